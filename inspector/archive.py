@@ -1,0 +1,265 @@
+"""Reading a package safely: a `.pt2` zip, an extracted package folder, or a bare `*.wrapper.cpp`.
+
+Nothing here runs, loads or unpickles anything.  Members are read lazily,
+straight from the zip, and only the text members a query needs; `.so`,
+weights and cubins are never read unless asked for (cubins are, later, for
+their assert strings).  Extraction happens only when asked, into a fresh
+temporary folder, refusing `..`, absolute names and symlinks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from .errors import UnreadablePackage
+
+MAX_TEXT_BYTES = 64 * 1024 * 1024  # one wrapper/kernel/json member
+MAX_CUBIN_BYTES = 64 * 1024 * 1024
+MAX_MEMBERS = 200_000
+AOTI_DIR = "data/aotinductor/"
+
+
+@dataclass
+class ModelFiles:
+    """The members of one model under ``data/aotinductor/<name>/``."""
+
+    name: str
+    folder: str
+    wrapper: str | None = None
+    kernel_cpp: str | None = None
+    wrapper_metadata: str | None = None
+    kernel_information: str | None = None
+    cubins: list[str] = field(default_factory=list)
+    shared_objects: list[str] = field(default_factory=list)
+    weights: list[str] = field(default_factory=list)
+    other: list[str] = field(default_factory=list)
+
+
+def _safe_name(name: str) -> bool:
+    """A member name that stays inside the folder it is extracted to."""
+    if not name or name.startswith(("/", "\\")) or "\\" in name:
+        return False
+    parts = PurePosixPath(name).parts
+    if ".." in parts or (parts and len(parts[0]) == 2 and parts[0][1] == ":"):
+        return False
+    return True
+
+
+class Archive:
+    """A package's members by name, whatever the container.  Use `Archive.open(path)`."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._zip: zipfile.ZipFile | None = None
+        self._dir: Path | None = None
+        self._members: dict[str, int] = {}  # name -> size
+        self.root = ""  # the archive's top folder, e.g. "embedding/"
+        self.skipped: list[str] = []  # unsafe names, symlinks: never read
+
+    # -- opening ---------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> "Archive":
+        p = Path(path)
+        if not p.exists() and not p.is_symlink():
+            raise UnreadablePackage(f"{p}: no such file or folder")
+        if p.is_symlink():
+            raise UnreadablePackage(f"{p}: is a symbolic link; pass the file it points to")
+        a = cls(p)
+        if p.is_dir():
+            a._open_dir(p)
+        elif not p.is_file():
+            raise UnreadablePackage(f"{p}: not a regular file")
+        elif p.name.endswith(".cpp"):
+            a._open_bare_wrapper(p)
+        else:
+            a._open_zip(p)
+        a._find_root()
+        return a
+
+    def _open_zip(self, p: Path):
+        try:
+            with p.open("rb") as f:
+                head = f.read(4)
+        except OSError as e:
+            raise UnreadablePackage(f"{p}: cannot read: {e.strerror}") from None
+        if head[:2] != b"PK":
+            raise UnreadablePackage(f"{p}: not a zip archive (a .pt2 package is a zip); is it the right file?")
+        try:
+            zf = zipfile.ZipFile(p)
+            infos = zf.infolist()
+        except (zipfile.BadZipFile, OSError, EOFError) as e:
+            raise UnreadablePackage(f"{p}: damaged or truncated zip ({e})") from None
+        if len(infos) > MAX_MEMBERS:
+            raise UnreadablePackage(f"{p}: {len(infos)} members, more than the {MAX_MEMBERS} accepted")
+        self._zip = zf
+        for info in infos:
+            mode = info.external_attr >> 16
+            if info.is_dir():
+                continue
+            if stat.S_ISLNK(mode) or not _safe_name(info.filename):
+                self.skipped.append(info.filename)
+                continue
+            self._members[info.filename] = info.file_size
+
+    def _open_dir(self, p: Path):
+        self._dir = p
+        for dirpath, dirnames, filenames in os.walk(p, followlinks=False):
+            for fn in filenames:
+                full = Path(dirpath) / fn
+                rel = full.relative_to(p).as_posix()
+                if full.is_symlink() or not full.is_file():
+                    self.skipped.append(rel)
+                    continue
+                self._members[rel] = full.stat().st_size
+                if len(self._members) > MAX_MEMBERS:
+                    raise UnreadablePackage(f"{p}: more than {MAX_MEMBERS} files")
+
+    def _open_bare_wrapper(self, p: Path):
+        if not p.name.endswith(".wrapper.cpp"):
+            raise UnreadablePackage(f"{p}: expected a .pt2 package, a package folder or a *.wrapper.cpp")
+        self._dir = p.parent
+        self._members[p.name] = p.stat().st_size
+        # A compile folder keeps the CPU kernels and the metadata beside the wrapper.
+        stem = p.name[: -len(".wrapper.cpp")]
+        for sib in sorted(p.parent.iterdir()):
+            if sib.is_symlink() or not sib.is_file():
+                continue
+            if sib.name.endswith(".kernel.cpp") or sib.name == f"{stem}.wrapper_metadata.json" or sib.name == "kernel_information.json":
+                self._members[sib.name] = sib.stat().st_size
+        self.bare_wrapper = p.name
+
+    def _find_root(self):
+        for name in self._members:
+            i = name.find(AOTI_DIR)
+            if i >= 0:
+                self.root = name[:i]
+                return
+            if name.endswith("archive_format"):
+                self.root = name[: -len("archive_format")]
+
+    def close(self):
+        if self._zip is not None:
+            self._zip.close()
+            self._zip = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- members -----------------------------------------------------------
+    @property
+    def kind(self) -> str:
+        if self._zip is not None:
+            return "zip"
+        return "wrapper" if getattr(self, "bare_wrapper", None) else "folder"
+
+    def members(self) -> list[str]:
+        return list(self._members)
+
+    def size(self, name: str) -> int:
+        return self._members[name]
+
+    def read_bytes(self, name: str, limit: int = MAX_TEXT_BYTES) -> bytes:
+        if name not in self._members:
+            raise KeyError(name)
+        if self._members[name] > limit:
+            raise UnreadablePackage(f"{self.path}: member {name} is {self._members[name]} bytes, over the {limit} accepted")
+        try:
+            if self._zip is not None:
+                with self._zip.open(name) as f:
+                    data = f.read(limit + 1)
+            else:
+                with (self._dir / name).open("rb") as f:
+                    data = f.read(limit + 1)
+        except (zipfile.BadZipFile, OSError, EOFError) as e:
+            raise UnreadablePackage(f"{self.path}: cannot read {name}: {e}") from None
+        if len(data) > limit:
+            raise UnreadablePackage(f"{self.path}: member {name} is over the {limit} bytes accepted")
+        return data
+
+    def read_text(self, name: str) -> str:
+        data = self.read_bytes(name)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise UnreadablePackage(f"{self.path}: {name} is not UTF-8 text (byte {e.start}); not a file torch generated?") from None
+
+    def read_json(self, name: str):
+        try:
+            return json.loads(self.read_text(name))
+        except json.JSONDecodeError as e:
+            raise UnreadablePackage(f"{self.path}: {name} is not valid JSON ({e.msg} at line {e.lineno})") from None
+
+    def small_text(self, name: str) -> str | None:
+        """archive_format, archive_version and the like: short, optional."""
+        full = self.root + name
+        if full in self._members and self._members[full] < 4096:
+            return self.read_bytes(full).decode("utf-8", "replace").strip()
+        return None
+
+    # -- package structure ------------------------------------------------
+    def model_files(self) -> list[ModelFiles]:
+        """Every model under data/aotinductor/<name>/ (or the bare wrapper as one model)."""
+        if self.kind == "wrapper":
+            mf = ModelFiles(name="model", folder="", wrapper=self.bare_wrapper)
+            for m in self._members:
+                if m.endswith(".kernel.cpp"):
+                    mf.kernel_cpp = m
+                elif m.endswith(".wrapper_metadata.json"):
+                    mf.wrapper_metadata = m
+                elif m == "kernel_information.json":
+                    mf.kernel_information = m
+            return [mf]
+        models: dict[str, ModelFiles] = {}
+        for name in self._members:
+            i = name.find(AOTI_DIR)
+            if i < 0:
+                continue
+            rest = name[i + len(AOTI_DIR):]
+            if "/" not in rest:
+                continue
+            model, fn = rest.split("/", 1)
+            mf = models.setdefault(model, ModelFiles(name=model, folder=name[: i + len(AOTI_DIR)] + model + "/"))
+            if fn.endswith(".wrapper.cpp"):
+                mf.wrapper = name
+            elif fn.endswith(".kernel.cpp"):
+                mf.kernel_cpp = name
+            elif fn.endswith(".wrapper_metadata.json"):
+                mf.wrapper_metadata = name
+            elif fn == "kernel_information.json":
+                mf.kernel_information = name
+            elif fn.endswith(".cubin") or fn.endswith(".hsaco") or fn.endswith(".spv"):
+                mf.cubins.append(name)
+            elif fn.endswith(".so"):
+                mf.shared_objects.append(name)
+            elif "weight" in fn or fn.endswith(".bin"):
+                mf.weights.append(name)
+            else:
+                mf.other.append(name)
+        return [m for _, m in sorted(models.items()) if m.wrapper]
+
+    def exported_programs(self) -> list[str]:
+        """``models/<name>.json`` members (torch.export.save archives or packages that carry them)."""
+        return sorted(m for m in self._members if m.startswith(self.root + "models/") and m.endswith(".json"))
+
+    # -- extraction ----------------------------------------------------------
+    def extract(self, names: list[str] | None = None) -> Path:
+        """Copy members into a fresh temporary folder (never elsewhere) and return it."""
+        out = Path(tempfile.mkdtemp(prefix="pt2-inspect-"))
+        for name in names if names is not None else self.members():
+            if not _safe_name(name) or name not in self._members:
+                raise UnreadablePackage(f"refusing to extract {name!r}")
+            dest = (out / name).resolve()
+            if out.resolve() not in dest.parents:
+                raise UnreadablePackage(f"refusing to extract {name!r} outside {out}")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(self.read_bytes(name, limit=max(MAX_TEXT_BYTES, self._members[name])))
+        return out

@@ -1,0 +1,209 @@
+"""What a package holds, as plain dataclasses.
+
+Parsers (``inspector.parse``) produce these; the graph (``inspector.graph``)
+links them; queries and renderers only read them.  Line numbers are 1-based
+and always say which file they count in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Expr:
+    """An expression as generated code wrote it: its text and the identifiers it names."""
+
+    text: str
+    names: tuple[str, ...] = ()
+
+
+@dataclass
+class Guard:
+    """One check in ``check_input_K``: ``if (argN_size[d] < 2)`` and the like."""
+
+    input: int
+    dim: int | None
+    kind: str  # "min" | "max" | "eq" | "stride" | "dtype" | "device"
+    value: int | str
+    line: int  # wrapper.cpp line
+
+
+@dataclass
+class Input:
+    index: int  # position the caller passes
+    name: str  # wrapper name, e.g. "arg3_1"
+    dtype: str | None = None
+    shape: list[int | str] = field(default_factory=list)
+    stride: list[int | str] | None = None
+    device: str | None = None
+    guards: list[Guard] = field(default_factory=list)
+
+
+@dataclass
+class Output:
+    index: int
+    name: str  # outputs_info_ name, e.g. "output0"
+    source: str | None = None  # the buffer run_impl hands out, e.g. "buf2"
+
+
+@dataclass
+class Symbol:
+    """``int64_t s2 = arg3_1_size[0];`` (a definition) or ``int64_t s23 = s2;`` (an alias)."""
+
+    name: str
+    line: int
+    expr: str
+    input: int | None = None
+    dim: int | None = None
+    alias_of: str | None = None
+    min: int | None = None
+    max: int | None = None
+
+
+@dataclass
+class Constant:
+    name: str
+    index: int
+    fqn: str | None = None
+    dtype: str | None = None
+    shape: list[int] = field(default_factory=list)
+    stride: list[int] = field(default_factory=list)
+    nbytes: int | None = None
+    kind: str | None = None  # Parameter, Buffer, TensorConstant…
+
+
+@dataclass
+class KernelParam:
+    name: str
+    position: int
+    role: str  # "in" | "out" | "inout" | "size" | "other"
+    ctype: str | None = None
+
+
+@dataclass
+class TmpDef:
+    """``tmp9 = tl.where(…)`` / ``auto tmp2 = …;``: one definition in one loop-nest scope."""
+
+    name: str
+    expr: Expr
+    line: int  # in the kernel's own file numbering (Triton .py / kernel.cpp)
+    scope: tuple[int, ...] = ()  # ids of the { } blocks around it (CPU loop nests)
+
+
+@dataclass
+class Store:
+    ptr: str
+    value: Expr
+    line: int
+    scope: tuple[int, ...] = ()
+
+
+@dataclass
+class Assertion:
+    kernel: str
+    line: int  # Triton: the .py line a device assert reports; CPU: the kernel.cpp line
+    message: str
+    index_var: str | None
+    bound_expr: str | None
+    lower_bound: str | None  # "0", or None when the check has no lower bound
+    condition: str
+    scope: tuple[int, ...] = ()
+    wrapper_line: int | None = None  # where the statement sits in wrapper.cpp (Triton only)
+
+
+@dataclass
+class Kernel:
+    name: str
+    kind: str  # "triton" | "cpp"
+    flavor: str  # "pointwise" | "reduction" | "persistent_reduction" | "template" | "foreach" | "cpp" | …
+    params: list[KernelParam] = field(default_factory=list)
+    tmps: list[TmpDef] = field(default_factory=list)
+    stores: list[Store] = field(default_factory=list)
+    assertions: list[Assertion] = field(default_factory=list)
+    source_file: str = ""  # member the numbering refers to (wrapper.cpp for Triton, kernel.cpp for CPU)
+    first_line: int = 0  # line in source_file where the kernel's text starts
+    source: list[str] = field(default_factory=list)  # the kernel's lines, first is file line `first_line`
+    line_base: int = 0  # kernel line L is source[L - line_base]
+    cubin: str | None = None  # archive member of the cubin (CUDA)
+    mutated: list[str] = field(default_factory=list)
+
+    def param(self, name: str) -> KernelParam | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def source_line(self, line: int) -> str | None:
+        i = line - self.line_base
+        return self.source[i] if 0 <= i < len(self.source) else None
+
+
+@dataclass
+class CallArg:
+    text: str
+    base: str | None  # the buffer/input/constant/symbol the argument is made from
+    names: tuple[str, ...] = ()
+
+
+@dataclass
+class CallSite:
+    """A kernel launch or extern op call in run_impl."""
+
+    target: str  # kernel name, or the extern op (aoti_torch_cuda_addmm_out)
+    kind: str  # "kernel" | "extern"
+    line: int  # wrapper.cpp line
+    args: list[CallArg] = field(default_factory=list)
+    source_nodes: list[str] = field(default_factory=list)
+    aten_ops: list[str] = field(default_factory=list)
+    provenance: str | None = None  # "<name>:<handle>" key of kernel_information.json
+    writes: list[str] = field(default_factory=list)  # bases written (extern ops)
+    reads: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BufferDef:
+    name: str
+    line: int
+    kind: str  # "alloc" | "reuse" | "view" | "extern_out"
+    origin: str | None = None  # the buffer it reuses or views
+
+
+@dataclass
+class ProvenanceEntry:
+    key: str
+    stack_traces: list[str] = field(default_factory=list)
+    pre_grad_nodes: list[str] = field(default_factory=list)
+    post_grad_nodes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Model:
+    """One AOTI model of a package: its wrapper, kernels and metadata, indexed."""
+
+    name: str
+    wrapper_member: str | None
+    kernel_member: str | None = None
+    metadata: dict = field(default_factory=dict)
+    inputs: list[Input] = field(default_factory=list)
+    outputs: list[Output] = field(default_factory=list)
+    constants: list[Constant] = field(default_factory=list)
+    symbols: dict[str, Symbol] = field(default_factory=dict)
+    kernels: dict[str, Kernel] = field(default_factory=dict)
+    calls: list[CallSite] = field(default_factory=list)
+    buffers: dict[str, BufferDef] = field(default_factory=dict)
+    constant_bindings: dict[str, int] = field(default_factory=dict)  # run_impl name -> constants_ index
+    in_spec: str | None = None
+    out_spec: str | None = None
+    provenance: dict[str, ProvenanceEntry] = field(default_factory=dict)
+    locals: dict[str, Expr] = field(default_factory=dict)  # run_impl scalars: int64_t x_xnumel = 8L*s59;
+    launcher_params: dict[str, list[KernelParam]] = field(default_factory=dict)  # call_triton_<name> params
+    warnings: list[str] = field(default_factory=list)
+    wrapper_lines: int = 0
+
+    @property
+    def device(self) -> str | None:
+        return self.metadata.get("AOTI_DEVICE_KEY")
+
+    def input_by_name(self, name: str) -> Input | None:
+        return next((i for i in self.inputs if i.name == name), None)
+
+    def constant_by_name(self, name: str) -> Constant | None:
+        return next((c for c in self.constants if c.name == name), None)

@@ -1,0 +1,130 @@
+"""A package, opened: the archive plus each model indexed on first use.
+
+    >>> import inspector
+    >>> pkg = inspector.open_package("sample_packages/cpu/jagged/jagged.pt2")
+    >>> [m.name for m in pkg.models]
+    ['model']
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from pathlib import Path
+
+from .archive import MAX_CUBIN_BYTES, Archive, ModelFiles
+from .errors import UnreadablePackage, UsageError
+from .model import Model, ProvenanceEntry
+from .parse.cpp_kernel import parse_kernel_cpp
+from .parse.wrapper import parse_wrapper
+
+_ASSERT_FILE = re.compile(rb"assertFile_\d+\[\d+\]\s*=\s*\{([\d,\s]+)\}")
+
+
+class Package:
+    """What `open_package` returns.  Models are parsed lazily and cached on the instance."""
+
+    def __init__(self, archive: Archive):
+        self.archive = archive
+        self.path = archive.path
+        self._files = archive.model_files()
+        if not self._files:
+            hint = " (it holds an exported program only: models/*.json)" if archive.exported_programs() else ""
+            raise UnreadablePackage(f"{archive.path}: no AOTInductor model inside (no data/aotinductor/<model>/*.wrapper.cpp){hint}")
+        self._models: dict[str, Model] = {}
+
+    # -- package-level facts -------------------------------------------------
+    @property
+    def format(self) -> str:
+        return self.archive.small_text("archive_format") or ("wrapper" if self.archive.kind == "wrapper" else "unknown")
+
+    @property
+    def archive_version(self) -> str | None:
+        return self.archive.small_text("archive_version")
+
+    @property
+    def model_names(self) -> list[str]:
+        return [f.name for f in self._files]
+
+    @property
+    def exported_programs(self) -> list[str]:
+        return self.archive.exported_programs()
+
+    @property
+    def models(self) -> list[Model]:
+        return [self.model(n) for n in self.model_names]
+
+    def files(self, name: str) -> ModelFiles:
+        for f in self._files:
+            if f.name == name:
+                return f
+        raise UsageError(f"no model {name!r} in {self.path}; it holds: {', '.join(self.model_names)}")
+
+    def model(self, name: str | None = None) -> Model:
+        """The indexed model ``name`` (the only one when ``name`` is None)."""
+        if name is None:
+            if len(self._files) != 1 and "model" not in self.model_names:
+                raise UsageError(f"{self.path} holds several models ({', '.join(self.model_names)}): pass --model NAME")
+            name = "model" if "model" in self.model_names else self._files[0].name
+        if name not in self._models:
+            self._models[name] = self._index(self.files(name))
+        return self._models[name]
+
+    def _index(self, f: ModelFiles) -> Model:
+        m = Model(name=f.name, wrapper_member=f.wrapper, kernel_member=f.kernel_cpp)
+        if f.wrapper_metadata:
+            meta = self.archive.read_json(f.wrapper_metadata)
+            if isinstance(meta, dict):
+                m.metadata = meta
+        parse_wrapper(m, self.archive.read_text(f.wrapper), f.wrapper)
+        if f.kernel_cpp:
+            for name, k in parse_kernel_cpp(self.archive.read_text(f.kernel_cpp), f.kernel_cpp).items():
+                m.kernels.setdefault(name, k)
+        if not m.metadata.get("AOTI_DEVICE_KEY"):
+            m.metadata["AOTI_DEVICE_KEY"] = "cuda" if any(k.kind == "triton" for k in m.kernels.values()) else "cpu"
+            m.warnings.append("no wrapper_metadata.json: device guessed from the kernels")
+        if f.kernel_information:
+            info = self.archive.read_json(f.kernel_information)
+            for key, v in (info or {}).items():
+                if isinstance(v, dict):
+                    m.provenance[key] = ProvenanceEntry(
+                        key=key, stack_traces=list(v.get("stack_traces") or []),
+                        pre_grad_nodes=list(v.get("pre_grad_nodes") or []),
+                        post_grad_nodes=list(v.get("post_grad_nodes") or []))
+        # Cubins: the wrapper names them by the compile-time path; the package keeps the file name.
+        by_base = {os.path.basename(c): c for c in f.cubins}
+        for k in m.kernels.values():
+            if k.cubin:
+                k.cubin = by_base.get(os.path.basename(k.cubin), None)
+        called = {c.target for c in m.calls if c.kind == "kernel"}
+        for name in called - set(m.kernels):
+            m.warnings.append(f"kernel {name} is called in run_impl but its source was not found")
+        return m
+
+    # -- costly, on demand -------------------------------------------------------
+    @functools.lru_cache(maxsize=None)
+    def cubin_assert_files(self, member: str) -> tuple[str, ...]:
+        """The ``assertFile`` strings a cubin embeds (the kernel's .py path at compile time)."""
+        data = self.archive.read_bytes(member, limit=MAX_CUBIN_BYTES)
+        out = []
+        for m in _ASSERT_FILE.finditer(data):
+            try:
+                out.append(bytes(int(x) for x in m.group(1).split(b",") if x.strip()).rstrip(b"\0").decode("utf-8", "replace"))
+            except ValueError:
+                continue
+        return tuple(dict.fromkeys(out))
+
+    def close(self):
+        self.archive.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def open_package(path: str | os.PathLike) -> Package:
+    """Open a `.pt2`, an extracted package folder or a bare ``*.wrapper.cpp``; nothing is parsed yet."""
+    return Package(Archive.open(Path(path)))

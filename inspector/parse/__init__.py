@@ -1,0 +1,1 @@
+"""Parsers: generated text -> plain dataclasses (inspector.model). Never prints, never builds graphs."""

@@ -1,0 +1,165 @@
+"""Index Inductor's CPU kernels (``<hash>.kernel.cpp``).
+
+The scanner walks the file once: it joins the multi-line ``extern "C"``
+signatures and the vectorized lambda definitions (``auto tmp2 =`` / ``[&]`` /
+``{ … return …; }`` / ``()`` / ``;``), gives each loop nest a scope number (the
+same ``tmpN`` is defined again in every nest of a kernel), and hands single
+statements to ``grammars/cpp_kernel.lark``.  Line numbers are kernel.cpp's, the
+numbering ``Exception raised from <kernel> at …kernel.cpp:N`` uses.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lark.exceptions import LarkError
+
+from ..model import Assertion, Expr, Kernel, KernelParam, Store, TmpDef
+from .grammar import ExprTransformer, parser
+from .message import parse_check_message
+
+STARTS = ("signature", "tmp_def", "check", "vec_store", "scalar_store")
+
+
+class _CppTransformer(ExprTransformer):
+    def signature(self, c):
+        return ("sig", str(c[1]), [p for p in c[2:] if isinstance(p, tuple)])
+
+    def cparam(self, c):
+        toks = [str(t) for t in c]
+        return (toks[-1], toks[-2] + ("*" if "*" in toks else ""), "const" in toks)
+
+    def tmp_def(self, c):
+        return ("tmp", str(c[0]), c[1])
+
+    def check(self, c):
+        return ("check", c[1], str(c[2]))
+
+    def vec_store(self, c):
+        args = c[1] if len(c) > 1 else []
+        return ("store", str(c[0]), args)
+
+    def scalar_store(self, c):
+        return ("sstore", str(c[0]), c[1], c[2])
+
+
+_TRANSFORMER = _CppTransformer()
+
+
+def parse_cpp_statement(text: str, start: str):
+    try:
+        return _TRANSFORMER.transform(parser("cpp_kernel", STARTS).parse(text, start=start))
+    except LarkError:
+        return None
+
+
+def _role(name: str, ctype: str, const: bool) -> str:
+    if name.startswith("in_out_ptr"):
+        return "inout"
+    if name.startswith("in_ptr"):
+        return "in"
+    if name.startswith("out_ptr"):
+        return "out"
+    if re.fullmatch(r"ks\d+", name):
+        return "size"
+    if "*" in ctype:
+        return "in" if const else "out"
+    return "other"
+
+
+def _lambda_value(body: list[str]) -> str:
+    """The value a ``[&] { … }()`` lambda stands for: its return expressions, joined."""
+    rets = [re.sub(r"^return\s+", "", l.strip()).rstrip(";") for l in body if l.strip().startswith("return ")]
+    return " , ".join(rets) if rets else " ".join(l.strip() for l in body)
+
+
+def parse_kernel_cpp(text: str, member: str) -> dict[str, Kernel]:
+    """Every ``extern "C"`` kernel of the file, with its tmps, checks and stores.
+
+    Each statement records its block path (the ids of the ``{`` blocks around it),
+    so a use of ``tmp2`` resolves to the nearest earlier definition in the same or
+    an enclosing block, as C++ scoping does.
+    """
+    lines = text.split("\n")
+    kernels: dict[str, Kernel] = {}
+    cur: Kernel | None = None
+    stack: list[int] = []
+    next_block = 0
+    i, n = 0, len(lines)
+    while i < n:
+        s = lines[i].strip()
+        line = i + 1
+        if s.startswith('extern "C"'):
+            j, sig = i, s
+            while ")" not in sig and j + 1 < n:
+                j += 1
+                sig += " " + lines[j].strip()
+            r = parse_cpp_statement(sig, "signature")
+            if r:
+                _, name, params = r
+                cur = Kernel(name=name, kind="cpp", flavor="cpp", source_file=member, first_line=line,
+                             line_base=1, source=lines,
+                             params=[KernelParam(name=p, position=k, role=_role(p, t, c), ctype=t)
+                                     for k, (p, t, c) in enumerate(params)])
+                kernels[name] = cur
+                stack = []
+            i = j + 1
+            continue
+        if cur is None:
+            i += 1
+            continue
+        scope = tuple(stack)
+        if s.startswith("auto ") and s.endswith("="):
+            # Vectorized lambda: `auto tmp2 =` / `[&]` / `{` … `}` / `()` / `;`
+            name = s[len("auto "):-1].strip()
+            j, body, d, started = i + 1, [], 0, False
+            while j < n:
+                t = lines[j].strip()
+                d += t.count("{") - t.count("}")
+                started = started or "{" in t
+                body.append(t)
+                if started and d <= 0:
+                    break
+                j += 1
+            while j + 1 < n and lines[j + 1].strip() in ("()", ";", "();"):
+                j += 1
+            value = _lambda_value(body)
+            r = parse_cpp_statement(f"auto {name} = {value};", "tmp_def")
+            expr = r[2] if r else Expr(value, tuple(re.findall(r"[A-Za-z_]\w*", value)))
+            cur.tmps.append(TmpDef(name=name, expr=expr, line=line, scope=scope))
+            i = j + 1
+            continue
+        if s.startswith("auto tmp"):
+            r = parse_cpp_statement(s, "tmp_def")
+            if r:
+                cur.tmps.append(TmpDef(name=r[1], expr=r[2], line=line, scope=scope))
+        elif s.startswith(("AOTI_TORCH_CHECK(", "TORCH_CHECK(")):
+            r = parse_cpp_statement(s, "check")
+            if r:
+                msg = r[2].strip('"')
+                cm = parse_check_message(msg)
+                cur.assertions.append(Assertion(
+                    kernel=cur.name, line=line, message=msg, index_var=cm.index_var if cm else None,
+                    bound_expr=cm.bound if cm else None, lower_bound=cm.lower if cm else None,
+                    condition=r[1].text, scope=scope))
+        elif ".store(" in s:
+            r = parse_cpp_statement(s, "vec_store")
+            if r and r[2]:
+                ptr = next((x for x in r[2][0].names if "ptr" in x), None)
+                if ptr:
+                    cur.stores.append(Store(ptr=ptr, value=Expr(r[1], (r[1],)), line=line, scope=scope))
+        elif re.match(r"(out_ptr|in_out_ptr)\d+\[", s):
+            r = parse_cpp_statement(s, "scalar_store")
+            if r:
+                cur.stores.append(Store(ptr=r[1], value=r[3], line=line, scope=scope))
+        for ch in s:
+            if ch == "{":
+                next_block += 1
+                stack.append(next_block)
+            elif ch == "}" and stack:
+                stack.pop()
+                if not stack:
+                    cur = None  # the kernel's body closed
+                    break
+        i += 1
+    return kernels

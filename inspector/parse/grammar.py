@@ -1,0 +1,89 @@
+"""Loading the Lark grammars and turning balanced-token expressions into `Expr`.
+
+The grammars live in the top-level ``grammars/`` folder of the source tree; an
+installed copy carries them inside the package as ``inspector/grammars``
+(pyproject maps the folder there), so either location is accepted.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from pathlib import Path
+
+from lark import Lark, Transformer
+
+from ..model import Expr
+
+_SOURCE_TREE = Path(__file__).resolve().parents[2] / "grammars"
+
+
+def grammar_text(name: str) -> str:
+    """The text of ``grammars/<name>.lark`` from the installed package or the source tree."""
+    try:
+        ref = resources.files("inspector.grammars").joinpath(f"{name}.lark")
+        if ref.is_file():
+            return ref.read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        pass
+    path = _SOURCE_TREE / f"{name}.lark"
+    if path.is_file():
+        return path.read_text(encoding="utf-8")
+    raise FileNotFoundError(f"grammar {name}.lark not found (installed package or {_SOURCE_TREE})")
+
+
+@functools.lru_cache(maxsize=None)
+def parser(name: str, starts: tuple[str, ...]) -> Lark:
+    """An LALR parser for ``<name>.lark`` (with the shared expression rules in front)."""
+    text = grammar_text(name)
+    if name != "assert_message":
+        text = grammar_text("common") + "\n" + text
+    return Lark(text, parser="lalr", start=list(starts), maybe_placeholders=False)
+
+
+class ExprTransformer(Transformer):
+    """Turns the shared balanced-token rules into `Expr` values (text + identifiers named)."""
+
+    def name(self, c):
+        return Expr(str(c[0]), (str(c[0]),))
+
+    def number(self, c):
+        return Expr(str(c[0]))
+
+    string = op = number
+
+    def args(self, c):
+        return [x for x in c if isinstance(x, Expr)]
+
+    def _group(self, c, left, right):
+        inner = c[0] if c else []
+        return Expr(left + ", ".join(e.text for e in inner) + right, tuple(n for e in inner for n in e.names))
+
+    def paren(self, c):
+        return self._group(c, "(", ")")
+
+    def bracket(self, c):
+        return self._group(c, "[", "]")
+
+    def brace(self, c):
+        return self._group(c, "{", "}")
+
+    def expr(self, items):
+        if len(items) == 1:
+            return items[0]
+        return Expr(_join_text([it.text for it in items]), tuple(n for it in items for n in it.names))
+
+
+_TIGHT = (".", "::", "->")
+
+
+def _join_text(parts: list[str]) -> str:
+    """Re-space tokens the way the generator wrote them closely enough to read and to match."""
+    out = ""
+    prev = ""
+    for t in parts:
+        if out and not (t in _TIGHT or prev in _TIGHT or t[:1] in "([,)]" or prev[-1:] in "([" or prev in ("&", "*", "~", "!") and len(out) == len(prev)):
+            out += " "
+        out += t
+        prev = t
+    return out

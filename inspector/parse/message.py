@@ -1,0 +1,36 @@
+"""The message of an Inductor index check: ``index out of bounds: 0 <= tmp10 < ks0``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lark.exceptions import LarkError
+
+from .grammar import parser
+
+
+@dataclass(frozen=True)
+class CheckMessage:
+    index_var: str
+    bound: str  # as written: "ks0", "1000L", "(-1) + ks0"
+    lower: str | None  # "0", or None when the check has no lower bound
+
+    @property
+    def static_bound(self) -> int | None:
+        """The bound as an integer when it is a constant (``512``, ``64L``)."""
+        m = re.fullmatch(r"\(?(-?\d+)[Ll]?\)?", self.bound.strip())
+        return int(m.group(1)) if m else None
+
+
+def parse_check_message(text: str) -> CheckMessage | None:
+    """Parse the message; None when it is not an index check (other asserts are kept as plain text)."""
+    text = text.strip().strip('"')
+    try:
+        tree = parser("assert_message", ("message",)).parse(text, start="message")
+    except LarkError:
+        return None
+    lower = next((str(t.children[0]) for t in tree.children if getattr(t, "data", None) == "lower"), None)
+    var = next(str(t) for t in tree.children if getattr(t, "type", None) == "NAME")
+    bound = next(str(t.children[0]) for t in tree.children if getattr(t, "data", None) == "bound").strip()
+    return CheckMessage(index_var=var, bound=bound, lower=lower)

@@ -1,0 +1,119 @@
+"""Index one Triton kernel as Inductor embeds it in the wrapper's comment.
+
+The lines handed in start with ``async_compile.triton('<name>', '''`` — that
+line is line 1 of the kernel's ``.py`` file as the device assert counts it
+(seen on torch 2.11: an assert on the 35th line after the opening is
+reported as line 36).  Statements go to ``grammars/triton.lark``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lark.exceptions import LarkError
+
+from ..model import Assertion, Expr, Kernel, KernelParam, Store, TmpDef
+from .grammar import ExprTransformer, parser
+from .message import parse_check_message
+
+STARTS = ("def_stmt", "assign_stmt", "call_stmt")
+_DECORATOR = re.compile(r"@triton_heuristics\.(\w+)\(")
+_MUTATED = re.compile(r"'mutated_arg_names':\s*\[([^\]]*)\]")
+
+
+class _TritonTransformer(ExprTransformer):
+    def def_stmt(self, c):
+        return ("def", str(c[0]), [p for p in c[1:] if isinstance(p, tuple)])
+
+    def param(self, c):
+        return (str(c[0]), c[1].text if len(c) > 1 else None)
+
+    def assign_stmt(self, c):
+        names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
+        value = c[-1]
+        # `R0_BLOCK: tl.constexpr = 1024` names the annotation too; the target is the first name.
+        return ("assign", names[0] if ":" not in value.text else names[0], value)
+
+    def call_stmt(self, c):
+        callee = ".".join(str(t) for t in c if getattr(t, "type", None) == "NAME")
+        args = next((x for x in c if isinstance(x, list)), [])
+        return ("call", callee, args)
+
+
+_TRANSFORMER = _TritonTransformer()
+
+
+def parse_triton_statement(text: str, start: str):
+    try:
+        return _TRANSFORMER.transform(parser("triton", STARTS).parse(text, start=start))
+    except LarkError:
+        return None
+
+
+def _role(name: str, annotation: str | None) -> str:
+    if annotation and "constexpr" in annotation:
+        return "other"
+    if name.startswith("in_out_ptr"):
+        return "inout"
+    if name.startswith("in_ptr"):
+        return "in"
+    if name.startswith("out_ptr"):
+        return "out"
+    if re.fullmatch(r"ks\d+", name) or name.endswith("numel"):
+        return "size"
+    return "other"
+
+
+def parse_triton_source(name: str, lines: list[str], source_file: str, first_line: int) -> Kernel:
+    """``lines[0]`` is the ``async_compile.triton(`` line (kernel line 1) at wrapper line ``first_line``."""
+    flavor = "other"
+    k = Kernel(name=name, kind="triton", flavor=flavor, source_file=source_file,
+               first_line=first_line, source=list(lines), line_base=1)
+    in_def = False
+    for idx, raw in enumerate(lines):
+        kline = idx + 1
+        s = raw.strip()
+        if not s or s.startswith("#"):
+            continue
+        m = _DECORATOR.search(s)
+        if m and not in_def:
+            k.flavor = m.group(1)
+            continue
+        m = _MUTATED.search(s)
+        if m:
+            k.mutated = [x.strip().strip("'\"") for x in m.group(1).split(",") if x.strip()]
+        if s.startswith("def ") and not in_def:
+            r = parse_triton_statement(s, "def_stmt")
+            if r and r[1] == name:
+                k.params = [KernelParam(name=p, position=i, role=_role(p, ann), ctype=ann)
+                            for i, (p, ann) in enumerate(r[2])]
+                in_def = True
+            continue
+        if not in_def or s.startswith("'''"):
+            continue
+        if s.startswith("tl.device_assert(") or s.startswith("tl.store(") or s.startswith("tl.atomic_"):
+            r = parse_triton_statement(s, "call_stmt")
+            if not r:
+                continue
+            _, callee, args = r
+            if callee == "tl.device_assert" and len(args) >= 2:
+                msg = args[1].text.strip("\"'")
+                cm = parse_check_message(msg)
+                k.assertions.append(Assertion(
+                    kernel=name, line=kline, message=msg,
+                    index_var=cm.index_var if cm else None, bound_expr=cm.bound if cm else None,
+                    lower_bound=cm.lower if cm else None, condition=args[0].text,
+                    wrapper_line=first_line + idx))
+            elif args:
+                ptr = next((n for n in args[0].names if "ptr" in n), None)
+                if ptr and len(args) > 1:
+                    k.stores.append(Store(ptr=ptr, value=args[1], line=kline))
+            continue
+        if "=" in s:
+            r = parse_triton_statement(s, "assign_stmt")
+            if r:
+                k.tmps.append(TmpDef(name=r[1], expr=r[2], line=kline))
+    if k.flavor == "other":
+        k.flavor = {"triton_poi_": "pointwise", "triton_red_": "reduction", "triton_per_": "persistent_reduction",
+                    "triton_tem_": "template"}.get(name[:11], "other")
+    return k

@@ -33,6 +33,7 @@ class Package:
             hint = " (it holds an exported program only: models/*.json)" if archive.exported_programs() else ""
             raise UnreadablePackage(f"{archive.path}: no AOTInductor model inside (no data/aotinductor/<model>/*.wrapper.cpp){hint}")
         self._models: dict[str, Model] = {}
+        self._graphs: dict = {}
 
     # -- package-level facts -------------------------------------------------
     @property
@@ -101,6 +102,15 @@ class Package:
         for name in called - set(m.kernels):
             m.warnings.append(f"kernel {name} is called in run_impl but its source was not found")
         return m
+
+    def graph(self, name: str | None = None):
+        """The networkx graph of a model (built once per package object)."""
+        m = self.model(name)
+        if m.name not in self._graphs:
+            from .graph import build_graph
+
+            self._graphs[m.name] = build_graph(m)
+        return self._graphs[m.name]
 
     # -- costly, on demand -------------------------------------------------------
     @functools.lru_cache(maxsize=None)

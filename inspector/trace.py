@@ -54,6 +54,7 @@ class IndexOrigin:
     constant: str | None
     path: list[str]
     unresolved: str | None = None  # why the walk stopped, when it did not reach an input or constant
+    computed: str | None = None  # the index reads no tensor: it is made from loop indices and sizes
 
 
 @dataclass
@@ -290,6 +291,9 @@ def _index_origins(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) 
     an = f"assert:{k.name}:{a.line}"
     start = next((v for v, _ in _edges(g, an, "asserts_on")), None)
     if start is None:
+        if re.fullmatch(r"[xyzr]\d*(_\w+)?", a.index_var or ""):
+            return [IndexOrigin(input=None, constant=None, path=[a.index_var],
+                                computed=f"{a.index_var} is the kernel's own loop index (e.g. an arange position)")]
         return [IndexOrigin(input=None, constant=None, path=[a.index_var or "?"],
                             unresolved=f"no definition of {a.index_var} found in {k.name}")]
     out: list[IndexOrigin] = []
@@ -297,7 +301,8 @@ def _index_origins(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) 
     if not out:
         # The index is computed from sizes and loop variables only (e.g. an arange position).
         out.append(IndexOrigin(input=None, constant=None, path=[g.nodes[start].get("name", "?")],
-                               unresolved=f"{a.index_var} reads no tensor: it is computed from loop indices and sizes"))
+                               computed=f"{a.index_var} reads no tensor: it is computed from loop indices and sizes "
+                                        "(e.g. an arange position)"))
     uniq: dict[tuple, IndexOrigin] = {}
     for o in out:
         key = (o.input.index if o.input else None, o.constant, o.unresolved)

@@ -95,15 +95,21 @@ class ScatterModel(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, d, heads):
+    """Pre-norm attention + MLP.  Each block gets its own MLP width and activation,
+    as mixed-width models do, so Inductor cannot reuse one block's kernels for the next."""
+
+    ACTS = (F.gelu, F.silu, F.relu, torch.tanh)
+
+    def __init__(self, d, heads, ratio=4, act=0):
         super().__init__()
         self.heads = heads
+        self.act = self.ACTS[act % len(self.ACTS)]
         self.ln1 = nn.LayerNorm(d)
         self.qkv = nn.Linear(d, 3 * d)
         self.out = nn.Linear(d, d)
         self.ln2 = nn.LayerNorm(d)
-        self.fc1 = nn.Linear(d, 4 * d)
-        self.fc2 = nn.Linear(4 * d, d)
+        self.fc1 = nn.Linear(d, ratio * d)
+        self.fc2 = nn.Linear(ratio * d, d)
 
     def forward(self, h):
         b, s, d = h.shape
@@ -113,17 +119,17 @@ class Block(nn.Module):
         v = v.view(b, s, self.heads, d // self.heads).transpose(1, 2)
         a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         h = h + self.out(a.transpose(1, 2).reshape(b, s, d))
-        return h + self.fc2(F.gelu(self.fc1(self.ln2(h))))
+        return h + self.fc2(self.act(self.fc1(self.ln2(h))))
 
 
 class TinyTransformer(nn.Module):
-    """A 4-block decoder-only transformer: token + position embeddings, dynamic batch and sequence."""
+    """A 12-block decoder-only transformer: token + position embeddings, dynamic batch and sequence."""
 
-    def __init__(self, vocab=512, d=64, heads=4, layers=4, max_pos=128):
+    def __init__(self, vocab=512, d=64, heads=4, layers=12, max_pos=128):
         super().__init__()
         self.tok = nn.Embedding(vocab, d)
         self.pos = nn.Embedding(max_pos, d)
-        self.blocks = nn.ModuleList(Block(d, heads) for _ in range(layers))
+        self.blocks = nn.ModuleList(Block(d, heads, ratio=1 + i, act=i) for i in range(layers))
         self.ln_f = nn.LayerNorm(d)
         self.head = nn.Linear(d, vocab, bias=False)
 

@@ -30,10 +30,13 @@ class _CppTransformer(ExprTransformer):
         return (toks[-1], toks[-2] + ("*" if "*" in toks else ""), "const" in toks)
 
     def tmp_def(self, c):
-        return ("tmp", str(c[0]), c[1])
+        return ("tmp", str(c[0]), _joined(c[1]))
 
     def check(self, c):
-        return ("check", c[1], str(c[2]))
+        args = c[1]
+        if len(args) < 2 or not args[-1].text.startswith('"'):
+            raise ValueError("a check without a message")
+        return ("check", _joined(args[:-1]), args[-1].text)
 
     def vec_store(self, c):
         args = c[1] if len(c) > 1 else []
@@ -41,6 +44,10 @@ class _CppTransformer(ExprTransformer):
 
     def scalar_store(self, c):
         return ("sstore", str(c[0]), c[1], c[2])
+
+
+def _joined(parts: list[Expr]) -> Expr:
+    return Expr(", ".join(p.text for p in parts), tuple(n for p in parts for n in p.names))
 
 
 _TRANSFORMER = _CppTransformer()
@@ -123,9 +130,10 @@ def parse_kernel_cpp(text: str, member: str) -> dict[str, Kernel]:
                 j += 1
             while j + 1 < n and lines[j + 1].strip() in ("()", ";", "();"):
                 j += 1
+            # The value is what the lambda returns, but it reads every tmp its body names
+            # (`tmpbuf[i] = static_cast<int64_t>(tmp1[i]);` before `return …loadu(tmpbuf…)`).
             value = _lambda_value(body)
-            r = parse_cpp_statement(f"auto {name} = {value};", "tmp_def")
-            expr = r[2] if r else Expr(value, tuple(re.findall(r"[A-Za-z_]\w*", value)))
+            expr = Expr(value, tuple(dict.fromkeys(re.findall(r"[A-Za-z_]\w*", " ".join(body)))))
             cur.tmps.append(TmpDef(name=name, expr=expr, line=line, scope=scope))
             i = j + 1
             continue

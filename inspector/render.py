@@ -1,0 +1,157 @@
+"""Rendering with rich: tables for `show`, a tree for `trace-assert`.  Never parses anything."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from .trace import TraceMatch, TraceResult
+
+
+def _fmt_shape(shape) -> Text:
+    return Text("[" + ", ".join(str(x) for x in shape) + "]" if shape is not None else "-")
+
+
+def _row(t: Table, *cells) -> None:
+    """Cells as plain text: shapes like [s59, 8] must not be read as rich markup."""
+    t.add_row(*(c if isinstance(c, Text) else Text(str(c)) for c in cells))
+
+
+def render_summary(console: Console, s: dict) -> None:
+    head = Text.assemble(("package ", "bold"), s["package"], "\n",
+                         ("format ", "bold"), f"{s['format']}  ", ("archive_version ", "bold"), f"{s['archive_version']}")
+    if s["exported_programs"]:
+        head.append("\n")
+        head.append("exported programs ", style="bold")
+        head.append(", ".join(s["exported_programs"]))
+    console.print(Panel(head, title="pt2-inspect show", expand=False))
+    for m in s["models"]:
+        dev = m["device"] or "?"
+        if m["compute_capability"]:
+            dev += f"  compute capability {m['compute_capability']}"
+        if m["cpu_isa"]:
+            dev += f"  CPU ISA {m['cpu_isa']}"
+        console.print(Text.assemble(("model ", "bold"), (m["name"], "bold cyan"), f"  device {dev}"))
+        console.print(f"  wrapper {m['wrapper']}" + (f"\n  kernels {m['kernel_cpp']}" if m["kernel_cpp"] else ""))
+
+        t = Table(title="inputs", title_justify="left", show_edge=False)
+        for col in ("#", "name", "dtype", "shape", "stride", "device"):
+            t.add_column(col)
+        for i in m["inputs"]:
+            _row(t, str(i["index"]), i["name"], i["dtype"] or "?", _fmt_shape(i["shape"]), _fmt_shape(i["stride"]),
+                      i["device"] or "?")
+        console.print(t)
+
+        if m["symbols"]:
+            t = Table(title="symbols (allowed range from the input guards)", title_justify="left", show_edge=False)
+            for col in ("symbol", "input", "dim", "min", "max", "note"):
+                t.add_column(col)
+            for sy in m["symbols"]:
+                _row(t, sy["name"], str(sy["input"]) if sy["input"] is not None else "?",
+                          str(sy["dim"]) if sy["dim"] is not None else "?",
+                          str(sy["min"]) if sy["min"] is not None else "-", str(sy["max"]) if sy["max"] is not None else "-",
+                          f"alias of {sy['alias_of']}" if sy["alias_of"] else "")
+            console.print(t)
+            console.print(f"  [yellow]note:[/] {escape(s['guard_note'])}; without it nothing stops a size outside the range (a 0 included).")
+
+        t = Table(title="outputs", title_justify="left", show_edge=False)
+        t.add_column("#")
+        t.add_column("name")
+        t.add_column("from")
+        for o in m["outputs"]:
+            _row(t, str(o["index"]), o["name"], o["source"] or "?")
+        console.print(t)
+
+        if m["constants"]:
+            t = Table(title=f"constants ({len(m['constants'])})", title_justify="left", show_edge=False)
+            for col in ("name", "fqn", "dtype", "shape", "bytes"):
+                t.add_column(col)
+            for c in m["constants"]:
+                _row(t, c["name"], c["fqn"] or "-", c["dtype"] or "?", _fmt_shape(c["shape"]),
+                          str(c["nbytes"]) if c["nbytes"] is not None else "?")
+            console.print(t)
+
+        t = Table(title=f"kernels ({len(m['kernels'])}; {m['assertions']} assertions)", title_justify="left", show_edge=False)
+        for col in ("kernel", "kind", "launches", "assertions", "assert lines"):
+            t.add_column(col)
+        for k in m["kernels"]:
+            _row(t, k["name"], f"{k['kind']} {k['flavor']}" if k["kind"] == "triton" else k["kind"], str(k["launches"]),
+                      str(k["assertions"]), ", ".join(map(str, k["assert_lines"])) or "-")
+        console.print(t)
+        if m["extern_ops"]:
+            console.print("  extern ops: " + ", ".join(f"{e['name']} ×{e['calls']}" for e in m["extern_ops"]))
+        for w in m["warnings"]:
+            console.print(f"  [yellow]warning:[/] {escape(w)}")
+        console.print()
+
+
+def _match_tree(mt: TraceMatch) -> Tree:
+    a = mt.assertion
+    how = "exact" if mt.exact else "candidate"
+    root = Tree(Text.assemble(("✗ ", "bold red"), (a["message"], "bold"), f"   model {mt.model!r}, {how}: {mt.matched_by}"))
+    where = f"line {mt.file_line} of its .py" if mt.kernel_kind == "triton" else f"kernel.cpp line {mt.file_line}"
+    kn = root.add(Text.assemble(("kernel ", "bold"), (mt.kernel, "cyan"), f"  ({mt.kernel_kind}, {where}"
+                                + (f"; wrapper.cpp line {a['wrapper_line']}" if a.get("wrapper_line") else "")
+                                + (f"; launched at wrapper.cpp line {', '.join(map(str, mt.call_sites))}" if mt.call_sites else "")
+                                + ")"))
+    snip = Text()
+    for ln, txt in mt.snippet:
+        mark = "→" if ln == mt.file_line else " "
+        snip.append(f"{mark}{ln:5d}  {txt.rstrip()}\n", style="bold red" if ln == mt.file_line else "dim")
+    if snip:
+        kn.add(snip)
+    if mt.static_bound is not None:
+        root.add(Text.assemble(("bound ", "bold"), f"{a['bound_expr']} (a constant: {mt.static_bound})"))
+    elif mt.bound:
+        b = mt.bound
+        bt = root.add(Text.assemble(("bound ", "bold"), f"{a['bound_expr']}"))
+        bt.add(f"kernel param {b.kernel_param} ← call argument {b.call_arg}")
+        if b.symbol:
+            alias = (" → " + " → ".join(b.aliases)) if b.aliases else ""
+            bt.add(f"symbol {b.symbol}{alias} = {b.definition} (wrapper.cpp line {b.definition_line})")
+        if b.input:
+            rng = f"{b.min if b.min is not None else '?'}..{b.max if b.max is not None else '?'}"
+            bt.add(Text.assemble(("model input ", "bold"), f"{b.input.index} ({b.input.name}), dim {b.input.dim}; "
+                                 f"guards allow {rng} (checked only with AOTI_RUNTIME_CHECK_INPUTS=1)"))
+        else:
+            bt.add(Text("could not trace the bound to a model input", style="yellow"))
+    it = root.add(Text.assemble(("index ", "bold"), f"{a['index_var']} comes from"))
+    for o in mt.index_origin:
+        end = (f"model input {o.input.index} ({o.input.name})" if o.input else
+               f"constant {o.constant}" if o.constant else o.computed if o.computed else f"? ({o.unresolved})")
+        it.add(Text.assemble(" ← ".join(o.path), "  ⇒ ", (end, "bold" if (o.input or o.constant or o.computed) else "yellow")))
+    tag = " (derived from the kernel name)" if mt.source_nodes_derived else ""
+    root.add(Text.assemble(("source nodes ", "bold"), ", ".join(mt.source_nodes) + tag))
+    if mt.aten_ops:
+        root.add(Text.assemble(("ATen ", "bold"), ", ".join(mt.aten_ops)))
+    if mt.stack_traces:
+        st = root.add(Text("user stack traces (kernel_information.json)", style="bold"))
+        for s in mt.stack_traces:
+            st.add(Text(s))
+    ex = root.add(Text("explanation", style="bold green"))
+    for e in mt.explanation:
+        ex.add(Text(e))
+    return root
+
+
+def render_trace(console: Console, r: TraceResult) -> None:
+    if not r.matches:
+        console.print(f"no assertion matched: looked for {r.looked_for}")
+    elif r.ambiguous:
+        console.print(Text(f"ambiguous: {len(r.matches)} assertions match {r.looked_for}; ranked below. Pass the "
+                           "whole error text (--log) so the .py path or kernel name can tell them apart.", style="yellow"))
+    for mt in r.matches:
+        console.print(_match_tree(mt))
+        console.print()
+    for c in r.context:
+        console.print(Text.assemble(("context: ", "bold"), c))
+    for h in r.hints:
+        console.print(Text.assemble(("hint: ", "bold yellow"), h))
+
+
+def render_group(*parts):
+    return Group(*parts)

@@ -1,0 +1,245 @@
+"""Every real sample package: `show` and `trace-assert` against the manifest and the package's own files.
+
+The manifests were written by sample_packages/build.py from how each model was
+built and from the real error its run printed; nothing in them comes from
+pt2-inspect.  The grep recipe of PyTorch's AOTI debugging guide is re-done here
+with a few regexes, and must reach the same input and dimension as the graph.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import inspector
+from inspector.cli import main
+from inspector.summary import summarize
+from inspector.trace import trace_assert
+
+ROOT = Path(__file__).resolve().parents[1]
+MANIFESTS = sorted(ROOT.glob("sample_packages/*/*/manifest.json"))
+IDS = [f"{p.parent.parent.name}-{p.parent.name}" for p in MANIFESTS]
+
+
+def _load(manifest: Path):
+    man = json.loads(manifest.read_text())
+    return man, manifest.parent / f"{man['name']}.pt2"
+
+
+def test_every_sample_is_there():
+    names = {(p.parent.parent.name, p.parent.name) for p in MANIFESTS}
+    for dev in ("cpu", "cuda"):
+        for n in ("embedding", "gather_dynamic", "jagged", "scatter_add", "transformer", "two_models"):
+            assert (dev, n) in names
+
+
+@pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
+def test_show_json_matches_package_and_manifest(manifest, capsys):
+    man, pkg_path = _load(manifest)
+    assert main(["show", str(pkg_path), "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["format"] == "pt2"
+    zf = zipfile.ZipFile(pkg_path)
+    names = zf.namelist()
+    wrappers = [n for n in names if n.endswith(".wrapper.cpp")]
+    assert len(s["models"]) == len(wrappers)
+    for m in s["models"]:
+        assert m["device"] == man["device"]
+        if man["device"] == "cuda":
+            assert m["compute_capability"] == "90"
+        else:
+            assert m["cpu_isa"]
+        wrapper = zf.read(m["wrapper"]).decode()
+        # Inputs: as many as inputs_info_ entries, dtypes as the manifest's example inputs.
+        assert len(m["inputs"]) == len(re.findall(r"inputs_info_\[\d+\]\.name", wrapper))
+        spec = man["models"][m["name"]] if "models" in man else man
+        assert [i["dtype"] for i in m["inputs"]] == [x["dtype"] for x in spec["inputs"]]
+        assert [len(i["shape"]) for i in m["inputs"]] == [len(x["shape"]) for x in spec["inputs"]]
+        # Symbols: each dynamic dim of the export has a symbol whose range is the guard's.
+        syms = {(sy["input"], sy["dim"]): sy for sy in m["symbols"] if not sy["alias_of"]}
+        for idx, dims in enumerate(spec["dynamic_shapes"]):
+            for dim, rng in dims.items():
+                sy = syms.get((idx, int(dim)))
+                if sy is None:  # a dim equal to another input's dim shares that symbol
+                    continue
+                assert sy["max"] == rng["max"]
+                assert sy["min"] == max(2, rng["min"])  # export specializes 0/1: the guard says >= 2
+        # Kernels: as many as the package defines (Triton launchers or extern "C" CPU kernels).
+        kernel_cpp = zf.read(m["kernel_cpp"]).decode() if m["kernel_cpp"] else ""
+        n_triton = len(re.findall(r"static inline void call_triton_\w+\(", wrapper))
+        n_cpp = len(re.findall(r'^extern "C"\s+void\s+cpp_\w+\(', kernel_cpp, re.M))
+        assert len(m["kernels"]) == n_triton + n_cpp
+        n_asserts = len(re.findall(r"tl\.device_assert\(", wrapper)) + len(re.findall(r"AOTI_TORCH_CHECK\(", kernel_cpp))
+        assert m["assertions"] == n_asserts
+        consts = len(set(re.findall(r"constants_info_\[(\d+)\]\.name", wrapper)))
+        assert len(m["constants"]) == consts
+
+
+@pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
+def test_captured_error_traces_to_manifest(manifest):
+    man, pkg_path = _load(manifest)
+    exp = man["expect"]
+    with inspector.open_package(pkg_path) as pkg:
+        r = trace_assert(pkg, log=man["error"]["stderr"])
+    assert r.matches, r.looked_for
+    assert not r.ambiguous
+    mt = r.matches[0]
+    assert mt.exact
+    assert mt.model == exp["model"]
+    assert mt.kernel == exp["kernel"]
+    assert mt.static_bound == exp["static_bound"]
+    if exp["bound_input"]:
+        assert mt.bound.input.index == exp["bound_input"]["index"]
+        assert mt.bound.input.dim == exp["bound_input"]["dim"]
+        assert mt.bound.min is not None and mt.bound.max is not None
+    assert {o.input.index for o in mt.index_origin if o.input} == {exp["index_input"]}
+    assert any(exp["source_contains"] in n for n in mt.source_nodes + mt.aten_ops)
+    assert mt.complete
+    assert mt.explanation
+
+
+@pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
+def test_every_assertion_traces_completely(manifest):
+    """Not only the one that fired: every assertion in the package has a chain with no unknown hop."""
+    _, pkg_path = _load(manifest)
+    with inspector.open_package(pkg_path) as pkg:
+        for m in pkg.models:
+            for k in m.kernels.values():
+                for a in k.assertions:
+                    r = trace_assert(pkg, line=a.line, kernel=k.name, model=m.name)
+                    mt = next(x for x in r.matches if x.kernel == k.name)
+                    assert mt.complete, (k.name, a.line, [o.unresolved for o in mt.index_origin])
+
+
+# --- the guide's grep recipe, as plain regexes -------------------------------------------------
+
+
+def _split_args(s: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def grep_recipe(wrapper: str, kernel_cpp: str, kernel: str, bound: str):
+    """Guide steps: kernel's call -> argument in the bound's position -> `int64_t sN = argK_1_size[d]` -> inputs[K]."""
+    if kernel.startswith("triton_"):
+        sig = re.search(r"static inline void call_" + kernel + r"\((.*?)\)\{", wrapper, re.S).group(1)
+        params = [p.split()[-1] for p in _split_args(sig)]
+        call = re.search(r"^\s*call_" + kernel + r"\((.*)\);", wrapper, re.M).group(1)
+    else:
+        sig = re.search(r'extern "C"\s+void\s+' + kernel + r"\((.*?)\)", kernel_cpp, re.S).group(1)
+        params = [p.split()[-1] for p in _split_args(sig)]
+        call = re.search(r"^\s*" + kernel + r"\((.*)\);", wrapper, re.M).group(1)
+    arg = _split_args(call)[params.index(bound)]
+    sym = re.search(r"\b(s\d+)\b", arg).group(1)
+    while True:
+        d = re.search(r"int64_t " + sym + r" = (\w+);", wrapper)
+        if not d or not re.fullmatch(r"s\d+", d.group(1)):
+            break
+        sym = d.group(1)
+    m = re.search(r"int64_t " + sym + r" = (\w+)_size\[(\d+)\];", wrapper)
+    name, dim = m.group(1), int(m.group(2))
+    k = int(re.search(r"auto " + name + r" = std::move\(inputs\[(\d+)\]\);", wrapper).group(1))
+    return k, dim
+
+
+@pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
+def test_grep_recipe_agrees_with_graph(manifest):
+    _, pkg_path = _load(manifest)
+    checked = 0
+    with inspector.open_package(pkg_path) as pkg:
+        zf = zipfile.ZipFile(pkg_path)
+        for m in pkg.models:
+            wrapper = zf.read(m.wrapper_member).decode()
+            kernel_cpp = zf.read(m.kernel_member).decode() if m.kernel_member else ""
+            for k in m.kernels.values():
+                for a in k.assertions:
+                    if not a.bound_expr or not re.fullmatch(r"ks\d+", a.bound_expr):
+                        continue
+                    r = trace_assert(pkg, line=a.line, kernel=k.name, model=m.name)
+                    b = r.matches[0].bound
+                    assert (b.input.index, b.input.dim) == grep_recipe(wrapper, kernel_cpp, k.name, a.bound_expr)
+                    checked += 1
+    man, _ = _load(manifest)
+    if man["expect"]["bound_input"]:
+        assert checked >= 1
+
+
+def test_line_alone_lists_every_candidate_ranked():
+    """`--line N` alone: every kernel with an assertion on that line, flagged ambiguous when several."""
+    pkg_path = ROOT / "sample_packages/cuda/transformer/transformer.pt2"
+    with inspector.open_package(pkg_path) as pkg:
+        lines = [a.line for k in pkg.model().kernels.values() for a in k.assertions]
+        line = max(set(lines), key=lines.count)
+        r = trace_assert(pkg, line=line)
+    assert len(r.matches) == lines.count(line)
+    if len(r.matches) > 1:
+        assert r.ambiguous
+    assert all(mt.file_line == line for mt in r.matches)
+
+
+def test_cuda_log_names_the_noticing_call_as_context_only():
+    man, pkg_path = _load(ROOT / "sample_packages/cuda/transformer/manifest.json")
+    noticed = re.search(r"Error: (\w+)\(.*API call failed at .*line (\d+)", man["error"]["stderr"])
+    assert noticed, "the captured CUDA log names a later call"
+    with inspector.open_package(pkg_path) as pkg:
+        r = trace_assert(pkg, log=man["error"]["stderr"])
+    assert [mt.kernel for mt in r.matches] == [man["expect"]["kernel"]]
+    assert any(noticed.group(1) in c and f"line {noticed.group(2)}" in c for c in r.context)
+
+
+def test_two_models_are_both_listed(capsys):
+    for dev in ("cpu", "cuda"):
+        assert main(["show", str(ROOT / f"sample_packages/{dev}/two_models/two_models.pt2"), "--json"]) == 0
+        s = json.loads(capsys.readouterr().out)
+        assert sorted(m["name"] for m in s["models"]) == ["decoder", "encoder"]
+
+
+def test_exported_program_is_listed():
+    with inspector.open_package(ROOT / "sample_packages/cpu/gather_dynamic/gather_dynamic.pt2") as pkg:
+        s = summarize(pkg)
+    assert s["exported_programs"] and all(p.endswith(".json") for p in s["exported_programs"])
+
+
+def test_provenance_stack_traces_are_shown():
+    man, pkg_path = _load(ROOT / "sample_packages/cpu/jagged/manifest.json")
+    with inspector.open_package(pkg_path) as pkg:
+        mt = trace_assert(pkg, log=man["error"]["stderr"]).matches[0]
+    assert not mt.source_nodes_derived
+    assert "index_copy" in mt.source_nodes
+    assert any("values[idx]" in t for t in mt.stack_traces)
+
+
+def test_transformer_has_many_kernels():
+    for dev in ("cpu", "cuda"):
+        with inspector.open_package(ROOT / f"sample_packages/{dev}/transformer/transformer.pt2") as pkg:
+            m = pkg.model()
+            launches = [c for c in m.calls]
+            assert len(m.kernels) + len({c.target for c in launches if c.kind == "extern"}) >= 10
+            assert len(launches) >= 20
+
+
+@pytest.mark.parametrize("fmt", ["dot", "graphml"])
+def test_graph_export(fmt, tmp_path):
+    out = tmp_path / f"g.{fmt}"
+    pkg = ROOT / "sample_packages/cuda/jagged/jagged.pt2"
+    assert main(["graph", str(pkg), "--format", fmt, "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "triton_per_fused_cumsum_0" in text and "input:1" in text
+    if fmt == "dot":
+        assert text.startswith("digraph") and "-> " in text

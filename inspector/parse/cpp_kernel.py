@@ -26,8 +26,9 @@ class _CppTransformer(ExprTransformer):
         return ("sig", str(c[1]), [p for p in c[2:] if isinstance(p, tuple)])
 
     def cparam(self, c):
-        toks = [str(t) for t in c]
-        return (toks[-1], toks[-2] + ("*" if "*" in toks else ""), "const" in toks)
+        kinds = [t.type for t in c]
+        names = [str(t) for t in c if t.type == "NAME"]
+        return (names[-1], names[0] + ("*" if "STAR" in kinds else ""), "CONST" in kinds)
 
     def tmp_def(self, c):
         return ("tmp", str(c[0]), _joined(c[1]))

@@ -47,7 +47,7 @@ def render_summary(console: Console, s: dict) -> None:
         console.print(t)
 
         if m["symbols"]:
-            t = Table(title="symbols (allowed range from the input guards)", title_justify="left", show_edge=False)
+            t = Table(title="symbols (range: input guards)", title_justify="left", show_edge=False)
             for col in ("symbol", "input", "dim", "min", "max", "note"):
                 t.add_column(col)
             for sy in m["symbols"]:

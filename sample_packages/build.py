@@ -321,6 +321,7 @@ def build_one(name, dev, out_dir: Path):
     manifest["expect"]["kernel"] = failing_kernel(err, pkg)
     manifest["package_bytes"] = pkg.stat().st_size
     (pkg_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    (pkg_dir / "error.log").write_text(err["stderr"].rstrip("\n") + "\n")  # the real stderr, to paste or --log
     return manifest
 
 

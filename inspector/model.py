@@ -7,6 +7,7 @@ and always say which file they count in.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -71,6 +72,24 @@ class Constant:
     stride: list[int] = field(default_factory=list)
     nbytes: int | None = None
     kind: str | None = None  # Parameter, Buffer, TensorConstant…
+
+
+def param_role(name: str, ctype: str | None = None, const: bool = False) -> str:
+    """What Inductor's parameter naming says a kernel does with an argument.
+
+    ``in_ptrK`` read, ``out_ptrK`` written, ``in_out_ptrK`` both, ``ksM``/``*numel`` sizes;
+    an unnamed pointer is read when ``const``, written otherwise.
+    """
+    if ctype and "constexpr" in ctype:
+        return "other"
+    for prefix, role in (("in_out_ptr", "inout"), ("in_ptr", "in"), ("out_ptr", "out")):
+        if name.startswith(prefix):
+            return role
+    if re.fullmatch(r"ks\d+", name) or name.endswith("numel"):
+        return "size"
+    if ctype and "*" in ctype:
+        return "in" if const else "out"
+    return "other"
 
 
 @dataclass

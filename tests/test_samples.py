@@ -243,3 +243,25 @@ def test_graph_export(fmt, tmp_path):
     assert "triton_per_fused_cumsum_0" in text and "input:1" in text
     if fmt == "dot":
         assert text.startswith("digraph") and "-> " in text
+
+
+def test_json_keys_are_the_documented_ones(capsys):
+    pkg = str(ROOT / "sample_packages/cuda/jagged/jagged.pt2")
+    assert main(["show", pkg, "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert {"package", "format", "archive_version", "models"} <= set(s)
+    m = s["models"][0]
+    assert {"name", "device", "compute_capability", "cpu_isa", "inputs", "outputs", "symbols", "constants", "kernels"} <= set(m)
+    assert {"index", "name", "dtype", "shape", "stride"} <= set(m["inputs"][0])
+    assert {"name", "input", "dim", "min", "max"} <= set(m["symbols"][0])
+    assert {"name", "kind", "assertions"} <= set(m["kernels"][0])
+    assert main(["trace-assert", pkg, "--log", str(ROOT / "sample_packages/cuda/jagged/error.log"), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    mt = r["matches"][0]
+    assert {"model", "kernel", "kernel_kind", "file_line", "assertion", "static_bound", "bound", "index_origin",
+            "source_nodes", "source_nodes_derived", "aten_ops", "explanation"} <= set(mt)
+    assert {"message", "index_var", "bound_expr"} <= set(mt["assertion"])
+    assert {"kernel_param", "call_arg", "symbol", "input", "min", "max"} <= set(mt["bound"])
+    assert mt["bound"]["input"] == {"index": 0, "name": "arg0_1", "dim": 0}
+    assert {"input", "constant", "path"} <= set(mt["index_origin"][0])
+    assert mt["index_origin"][0]["input"]["index"] == 1

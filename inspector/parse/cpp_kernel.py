@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import re
 
-from lark.exceptions import LarkError
-
-from ..model import Assertion, Expr, Kernel, KernelParam, Store, TmpDef
-from .grammar import ExprTransformer, parser
+from ..model import Assertion, Expr, Kernel, KernelParam, Store, TmpDef, param_role
+from .grammar import ExprTransformer, parse_one
 from .message import parse_check_message
 
 STARTS = ("signature", "tmp_def", "check", "vec_store", "scalar_store")
@@ -55,24 +53,7 @@ _TRANSFORMER = _CppTransformer()
 
 
 def parse_cpp_statement(text: str, start: str):
-    try:
-        return _TRANSFORMER.transform(parser("cpp_kernel", STARTS).parse(text, start=start))
-    except LarkError:
-        return None
-
-
-def _role(name: str, ctype: str, const: bool) -> str:
-    if name.startswith("in_out_ptr"):
-        return "inout"
-    if name.startswith("in_ptr"):
-        return "in"
-    if name.startswith("out_ptr"):
-        return "out"
-    if re.fullmatch(r"ks\d+", name):
-        return "size"
-    if "*" in ctype:
-        return "in" if const else "out"
-    return "other"
+    return parse_one("cpp_kernel", STARTS, _TRANSFORMER, text, start)
 
 
 def _lambda_value(body: list[str]) -> str:
@@ -107,7 +88,7 @@ def parse_kernel_cpp(text: str, member: str) -> dict[str, Kernel]:
                 _, name, params = r
                 cur = Kernel(name=name, kind="cpp", flavor="cpp", source_file=member, first_line=line,
                              line_base=1, source=lines,
-                             params=[KernelParam(name=p, position=k, role=_role(p, t, c), ctype=t)
+                             params=[KernelParam(name=p, position=k, role=param_role(p, t, c), ctype=t)
                                      for k, (p, t, c) in enumerate(params)])
                 kernels[name] = cur
                 stack = []

@@ -12,6 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from lark import Lark, Transformer
+from lark.exceptions import LarkError
 
 from ..model import Expr
 
@@ -39,6 +40,18 @@ def parser(name: str, starts: tuple[str, ...]) -> Lark:
     if name != "assert_message":
         text = grammar_text("common") + "\n" + text
     return Lark(text, parser="lalr", start=list(starts), maybe_placeholders=False)
+
+
+def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, text: str, start: str):
+    """Parse one statement with ``start`` and transform it; None when the grammar does not know it.
+
+    A statement the grammar rejects, or one whose shape the Transformer does not expect
+    (a VisitError, also a LarkError), is skipped rather than fatal.
+    """
+    try:
+        return transformer.transform(parser(grammar, starts).parse(text, start=start))
+    except LarkError:
+        return None
 
 
 class ExprTransformer(Transformer):

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import re
 
-from lark.exceptions import LarkError
-
-from ..model import Assertion, Expr, Kernel, KernelParam, Store, TmpDef
-from .grammar import ExprTransformer, parser
+from ..model import Assertion, Kernel, KernelParam, Store, TmpDef, param_role
+from .grammar import ExprTransformer, parse_one
 from .message import parse_check_message
 
 STARTS = ("def_stmt", "assign_stmt", "call_stmt")
@@ -44,24 +42,7 @@ _TRANSFORMER = _TritonTransformer()
 
 
 def parse_triton_statement(text: str, start: str):
-    try:
-        return _TRANSFORMER.transform(parser("triton", STARTS).parse(text, start=start))
-    except LarkError:
-        return None
-
-
-def _role(name: str, annotation: str | None) -> str:
-    if annotation and "constexpr" in annotation:
-        return "other"
-    if name.startswith("in_out_ptr"):
-        return "inout"
-    if name.startswith("in_ptr"):
-        return "in"
-    if name.startswith("out_ptr"):
-        return "out"
-    if re.fullmatch(r"ks\d+", name) or name.endswith("numel"):
-        return "size"
-    return "other"
+    return parse_one("triton", STARTS, _TRANSFORMER, text, start)
 
 
 def parse_triton_source(name: str, lines: list[str], source_file: str, first_line: int) -> Kernel:
@@ -85,7 +66,7 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
         if s.startswith("def ") and not in_def:
             r = parse_triton_statement(s, "def_stmt")
             if r and r[1] == name:
-                k.params = [KernelParam(name=p, position=i, role=_role(p, ann), ctype=ann)
+                k.params = [KernelParam(name=p, position=i, role=param_role(p, ann), ctype=ann)
                             for i, (p, ann) in enumerate(r[2])]
                 in_def = True
             continue

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import re
 
-from lark.exceptions import LarkError
-
 from ..model import (
     BufferDef,
     CallArg,
@@ -34,8 +32,9 @@ from ..model import (
     Model,
     Output,
     Symbol,
+    param_role,
 )
-from .grammar import ExprTransformer, parser
+from .grammar import ExprTransformer, parse_one
 from .triton import parse_triton_source
 
 STARTS = ("declaration", "handle_decl", "assignment", "call", "checked_call", "guard", "launcher_param", "load_kernel")
@@ -103,11 +102,7 @@ _TRANSFORMER = _WrapperTransformer()
 
 def parse_statement(text: str, start: str):
     """Parse one wrapper statement with the given start rule; None when the grammar does not know it."""
-    try:
-        tree = parser("wrapper", STARTS).parse(text, start=start)
-    except LarkError:
-        return None
-    return _TRANSFORMER.transform(tree)
+    return parse_one("wrapper", STARTS, _TRANSFORMER, text, start)
 
 
 def _start_rule(s: str) -> str | None:
@@ -235,7 +230,7 @@ class WrapperScanner:
         while i < len(self.lines) and not self.lines[i].strip().startswith("){"):
             r = parse_statement(self.lines[i].strip(), "launcher_param")
             if r:
-                params.append(KernelParam(name=r[1], position=len(params), role=_param_role(r[1]), ctype=r[2]))
+                params.append(KernelParam(name=r[1], position=len(params), role=param_role(r[1]), ctype=r[2]))
             i += 1
         self.launchers[name] = params
         kernel: Kernel | None = None
@@ -526,18 +521,6 @@ def _int_list(s: str) -> list[int]:
 def _dtype(s: str) -> str:
     m = re.search(r"dtype_(\w+)", s)
     return _DTYPE_NAMES.get(m.group(1), m.group(1)) if m else s
-
-
-def _param_role(name: str) -> str:
-    if name.startswith("in_out_ptr"):
-        return "inout"
-    if name.startswith("in_ptr"):
-        return "in"
-    if name.startswith("out_ptr"):
-        return "out"
-    if re.fullmatch(r"ks\d+", name) or name.endswith("numel"):
-        return "size"
-    return "other"
 
 
 def _flavor(name: str) -> str:

@@ -154,20 +154,26 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         raise UsageError("say what failed: --line N, --message TEXT, --kernel NAME or --log FILE (or paste the error)")
     cands: list[tuple[Model, Kernel, Assertion, bool, str]] = []
     looked: list[str] = []
-    report = LogReport()
-    if log is not None or (message and "\n" in message):
-        report = parse_log(log if log is not None else message)
-        if not report.asserts and log is not None and not (line or message or kernel):
+    text = log if log is not None else message
+    report = parse_log(text) if text else LogReport()
+    located = [r for r in report.asserts if r.kind != "message"]  # with a file and line
+    if not located and log is not None and not (line or message or kernel):
+        bare = [r.message for r in report.asserts]
+        if not bare:
             return TraceResult(package=str(pkg.path), matches=[], hints=report.hints,
                                looked_for="a device assert or CPU check failure in the log (none was found)",
                                context=_context(pkg, report))
-        for r in report.asserts:
-            looked.append(f"{r.kind} failure `{r.message}`" + (f" at {r.file_name}:{r.line}" if r.file else ""))
-            for c in _find_for_report(pkg, r, model):
-                if kernel and c[1].name != kernel:
-                    continue
-                cands.append(c)
-    if not report.asserts:
+        message = bare[0]
+    for r in located:
+        looked.append(f"{r.kind} failure `{r.message}`" + (f" at {r.file_name}:{r.line}" if r.file else ""))
+        for c in _find_for_report(pkg, r, model):
+            if kernel and c[1].name != kernel:
+                continue
+            cands.append(c)
+    if not located:
+        if message is not None and log is None:
+            bare = [r.message for r in report.asserts]
+            message = bare[0] if bare else message
         looked.append(" ".join(x for x in (f"line {line}" if line else "", f"message `{message}`" if message else "",
                                           f"kernel {kernel}" if kernel else "") if x))
         for m, k, a in _all_assertions(pkg, model):
@@ -187,10 +193,11 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
             seen.add(key)
             uniq.append(c)
     matches = [explain(pkg, m, k, a, exact, how) for m, k, a, exact, how in uniq]
-    n_reports = max(1, len(report.asserts))
+    n_reports = max(1, len(located))
     ambiguous = len(matches) > n_reports or (bool(matches) and not any(x.exact for x in matches) and len(matches) > 1)
+    warnings = [f"model {n!r}: {w}" for n in ([model] if model else pkg.model_names) for w in pkg.model(n).warnings]
     return TraceResult(package=str(pkg.path), matches=matches, looked_for="; ".join(looked), ambiguous=ambiguous,
-                       context=_context(pkg, report), hints=report.hints)
+                       context=_context(pkg, report), hints=report.hints + warnings)
 
 
 def _context(pkg: Package, report: LogReport) -> list[str]:

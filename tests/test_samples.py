@@ -265,3 +265,26 @@ def test_json_keys_are_the_documented_ones(capsys):
     assert mt["bound"]["input"] == {"index": 0, "name": "arg0_1", "dim": 0}
     assert {"input", "constant", "path"} <= set(mt["index_origin"][0])
     assert mt["index_origin"][0]["input"]["index"] == 1
+
+
+def test_one_pasted_device_assert_line_is_enough():
+    """A single line copied from the real log (as --message) finds the exact kernel by its .py path."""
+    man, pkg_path = _load(ROOT / "sample_packages/cuda/jagged/manifest.json")
+    line = next(l for l in man["error"]["stderr"].splitlines() if "Assertion" in l)
+    with inspector.open_package(pkg_path) as pkg:
+        r = trace_assert(pkg, message=line)
+    assert [(m.kernel, m.exact) for m in r.matches] == [(man["expect"]["kernel"], True)]
+
+
+def test_repeated_thread_lines_give_one_match_and_two_errors_two():
+    """The CUDA log repeats the assert once per thread: one match. Two different failures: two matches."""
+    man, pkg_path = _load(ROOT / "sample_packages/cpu/transformer/manifest.json")
+    with inspector.open_package(pkg_path) as pkg:
+        one = trace_assert(pkg, log=man["error"]["stderr"] * 3)
+        assert len(one.matches) == 1
+        # The same package's other real check (the position table), reported the way the kernel would.
+        k = pkg.model().kernels[man["expect"]["kernel"]]
+        other = next(a for a in k.assertions if a.message != one.matches[0].assertion["message"])
+        log = man["error"]["stderr"] + f"\nError: {other.message}\nException raised from {k.name} at /tmp/x/{Path(pkg.model().kernel_member).name}:{other.line} (most recent call first):\n"
+        two = trace_assert(pkg, log=log)
+    assert sorted(m.file_line for m in two.matches) == sorted({one.matches[0].file_line, other.line})

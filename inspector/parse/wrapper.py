@@ -136,6 +136,7 @@ class WrapperScanner:
         self.constant_facts: dict[int, Constant] = {}
         self.input_names: dict[int, str] = {}
         self.size_stride: dict[int, tuple[list, list]] = {}
+        self.saw_run_impl = False
 
     # -- driver --------------------------------------------------------------
     def scan(self):
@@ -149,6 +150,7 @@ class WrapperScanner:
                 i = self._check_input(i)
                 continue
             if s.startswith("void AOTInductorModel::run_impl("):
+                self.saw_run_impl = True
                 i = self._run_impl(i)
                 continue
             if s.startswith('extern "C"') and "cpp_" in s:
@@ -426,6 +428,11 @@ class WrapperScanner:
     # -- after the pass ----------------------------------------------------------
     def _finish(self):
         m = self.m
+        if not self.saw_run_impl:
+            m.warnings.append("no `void AOTInductorModel::run_impl(` in the wrapper: a dialect this version does not "
+                              "know; inputs, symbols and calls may be missing (answers are partial)")
+        elif not m.calls:
+            m.warnings.append("run_impl holds no kernel or extern call this version recognizes (answers are partial)")
         for inp in m.inputs:
             if not inp.name and inp.index in self.input_names:
                 inp.name = self.input_names[inp.index]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
@@ -152,6 +152,3 @@ def render_trace(console: Console, r: TraceResult) -> None:
     for h in r.hints:
         console.print(Text.assemble(("hint: ", "bold yellow"), h))
 
-
-def render_group(*parts):
-    return Group(*parts)

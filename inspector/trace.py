@@ -23,6 +23,7 @@ from .errors import UsageError
 from .graph import call_params, value_node
 from .logparse import LogReport, ReportedAssert, parse_log
 from .model import Assertion, CallSite, Kernel, Model
+from .parse.message import static_bound
 from .package import Package
 
 GUARD_NOTE = "input guards run only when AOTI_RUNTIME_CHECK_INPUTS=1 is set at run time"
@@ -242,10 +243,7 @@ def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True,
 
 
 def _static(bound: str | None) -> int | None:
-    if bound is None:
-        return None
-    mm = re.fullmatch(r"\(?(-?\d+)[Ll]?\)?", bound.strip())
-    return int(mm.group(1)) if mm else None
+    return static_bound(bound) if bound is not None else None
 
 
 def _edges(g, node, kind, call=None):

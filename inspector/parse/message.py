@@ -18,9 +18,13 @@ class CheckMessage:
 
     @property
     def static_bound(self) -> int | None:
-        """The bound as an integer when it is a constant (``512``, ``64L``)."""
-        m = re.fullmatch(r"\(?(-?\d+)[Ll]?\)?", self.bound.strip())
-        return int(m.group(1)) if m else None
+        return static_bound(self.bound)
+
+
+def static_bound(bound: str) -> int | None:
+    """The bound as an integer when it is a constant (``512``, ``64L``); None for ``ks0``, ``(-1) + ks0``."""
+    m = re.fullmatch(r"\(?(-?\d+)[Ll]?\)?", bound.strip())
+    return int(m.group(1)) if m else None
 
 
 def parse_check_message(text: str) -> CheckMessage | None:

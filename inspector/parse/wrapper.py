@@ -137,6 +137,7 @@ class WrapperScanner:
         self.input_names: dict[int, str] = {}
         self.size_stride: dict[int, tuple[list, list]] = {}
         self.saw_run_impl = False
+        self.guards: dict[int, list[Guard]] = {}
 
     # -- driver --------------------------------------------------------------
     def scan(self):
@@ -208,9 +209,8 @@ class WrapperScanner:
                 r = parse_statement(s, "guard")
                 if r:
                     _, ref, dim, op, value = r
+                    # `if (x_size[0] < 2)` rejects below 2: the allowed minimum is 2 (and `> 64` a maximum of 64).
                     kind = "stride" if ref.endswith("_stride") else {"<": "min", ">": "max"}.get(op, "eq")
-                    if kind == "min":
-                        value = value  # `< 2` rejects below 2: the allowed minimum is 2
                     guards.append(Guard(input=k, dim=dim, kind=kind, value=value, line=i + 1))
             elif "_expected_dtype = aoti_torch_dtype_" in s:
                 m = re.search(r"aoti_torch_dtype_(\w+)\(", s)
@@ -220,7 +220,6 @@ class WrapperScanner:
                 dev = {"0": "cpu", "1": "cuda"}.get(m.group(1), m.group(1)) if m else None
                 guards.append(Guard(input=k, dim=None, kind="device", value=dev, line=i + 1))
             i += 1
-        self.guards = getattr(self, "guards", {})
         self.guards[k] = guards
         return i + 1
 
@@ -441,7 +440,7 @@ class WrapperScanner:
             if idx not in known:
                 m.inputs.append(Input(index=idx, name=name))
         m.inputs.sort(key=lambda x: x.index)
-        guards = getattr(self, "guards", {})
+        guards = self.guards
         for inp in m.inputs:
             inp.guards = guards.get(inp.index, [])
             for g in inp.guards:

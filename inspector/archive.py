@@ -40,6 +40,25 @@ class ModelFiles:
     weights: list[str] = field(default_factory=list)
     other: list[str] = field(default_factory=list)
 
+    def add(self, fn: str, member: str) -> None:
+        """File ``member`` (file name ``fn`` inside the model folder) under what it is."""
+        if fn.endswith(".wrapper.cpp"):
+            self.wrapper = member
+        elif fn.endswith(".kernel.cpp"):
+            self.kernel_cpp = member
+        elif fn.endswith(".wrapper_metadata.json"):
+            self.wrapper_metadata = member
+        elif fn == "kernel_information.json":
+            self.kernel_information = member
+        elif fn.endswith((".cubin", ".hsaco", ".spv")):
+            self.cubins.append(member)
+        elif fn.endswith(".so"):
+            self.shared_objects.append(member)
+        elif "weight" in fn or fn.endswith(".bin"):
+            self.weights.append(member)
+        else:
+            self.other.append(member)
+
 
 def _safe_name(name: str) -> bool:
     """A member name that stays inside the folder it is extracted to."""
@@ -209,14 +228,10 @@ class Archive:
     def model_files(self) -> list[ModelFiles]:
         """Every model under data/aotinductor/<name>/ (or the bare wrapper as one model)."""
         if self.kind == "wrapper":
-            mf = ModelFiles(name="model", folder="", wrapper=self.bare_wrapper)
+            mf = ModelFiles(name="model", folder="")
             for m in self._members:
-                if m.endswith(".kernel.cpp"):
-                    mf.kernel_cpp = m
-                elif m.endswith(".wrapper_metadata.json"):
-                    mf.wrapper_metadata = m
-                elif m == "kernel_information.json":
-                    mf.kernel_information = m
+                mf.add(m, m)
+            mf.wrapper = self.bare_wrapper
             return [mf]
         models: dict[str, ModelFiles] = {}
         for name in self._members:
@@ -227,23 +242,7 @@ class Archive:
             if "/" not in rest:
                 continue
             model, fn = rest.split("/", 1)
-            mf = models.setdefault(model, ModelFiles(name=model, folder=name[: i + len(AOTI_DIR)] + model + "/"))
-            if fn.endswith(".wrapper.cpp"):
-                mf.wrapper = name
-            elif fn.endswith(".kernel.cpp"):
-                mf.kernel_cpp = name
-            elif fn.endswith(".wrapper_metadata.json"):
-                mf.wrapper_metadata = name
-            elif fn == "kernel_information.json":
-                mf.kernel_information = name
-            elif fn.endswith(".cubin") or fn.endswith(".hsaco") or fn.endswith(".spv"):
-                mf.cubins.append(name)
-            elif fn.endswith(".so"):
-                mf.shared_objects.append(name)
-            elif "weight" in fn or fn.endswith(".bin"):
-                mf.weights.append(name)
-            else:
-                mf.other.append(name)
+            models.setdefault(model, ModelFiles(name=model, folder=name[: i + len(AOTI_DIR)] + model + "/")).add(fn, name)
         return [m for _, m in sorted(models.items()) if m.wrapper]
 
     def exported_programs(self) -> list[str]:

@@ -216,6 +216,7 @@ class Model:
     launcher_params: dict[str, list[KernelParam]] = field(default_factory=dict)  # call_triton_<name> params
     warnings: list[str] = field(default_factory=list)
     wrapper_lines: int = 0
+    dialect: str = "unknown"  # the wrapper family `inspector.dialects.sniff` chose
 
     @property
     def device(self) -> str | None:

@@ -37,6 +37,7 @@ def summarize_model(m: Model) -> dict:
     by_flavor = Counter(f"{k['kind']}:{k['flavor']}" for k in kernels)
     return {
         "name": m.name,
+        "dialect": m.dialect,
         "device": md.get("AOTI_DEVICE_KEY"),
         "compute_capability": md.get("AOTI_COMPUTE_CAPABILITY") or None,
         "cpu_isa": md.get("AOTI_CPU_ISA") or None,

@@ -45,14 +45,16 @@ def parse_triton_statement(text: str, start: str):
     return parse_one("triton", STARTS, _TRANSFORMER, text, start)
 
 
-def parse_triton_source(name: str, lines: list[str], source_file: str, first_line: int) -> Kernel:
-    """``lines[0]`` is the ``async_compile.triton(`` line (kernel line 1) at wrapper line ``first_line``."""
+def parse_triton_source(name: str, lines: list[str], source_file: str, first_line: int,
+                        line_base: int = 1) -> Kernel:
+    """``lines[0]`` is the ``async_compile.triton(`` line at wrapper line ``first_line``; it is kernel line
+    ``line_base`` (the wrapper dialect says how the ``.py`` a device assert names is numbered)."""
     flavor = "other"
     k = Kernel(name=name, kind="triton", flavor=flavor, source_file=source_file,
-               first_line=first_line, source=list(lines), line_base=1)
+               first_line=first_line, source=list(lines), line_base=line_base)
     in_def = False
     for idx, raw in enumerate(lines):
-        kline = idx + 1
+        kline = idx + line_base
         s = raw.strip()
         if not s or s.startswith("#"):
             continue

@@ -34,15 +34,14 @@ from ..model import (
     Symbol,
     param_role,
 )
+from ..dialects import Dialect, sniff
 from .grammar import ExprTransformer, parse_one
 from .triton import parse_triton_source
 
 STARTS = ("declaration", "handle_decl", "assignment", "call", "checked_call", "guard", "launcher_param", "load_kernel")
 
 _SIZE_REF = re.compile(r"^(\w+)_(size|stride)\[(\d+)\]$")
-_SOURCE_NODES = re.compile(r"//\s*Topologically Sorted Source Nodes:\s*\[(.*?)\](?:,\s*Original ATen:\s*\[(.*?)\])?")
-_PROVENANCE = re.compile(r"//\s*\[Provenance debug handles\]\s*(\S+)")
-_TRITON_OPEN = re.compile(r"async_compile\.triton\('(\w+)',\s*'''")
+
 _DTYPE_NAMES = {
     "float32": "float32", "float16": "float16", "bfloat16": "bfloat16", "float64": "float64",
     "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool",
@@ -105,25 +104,13 @@ def parse_statement(text: str, start: str):
     return parse_one("wrapper", STARTS, _TRANSFORMER, text, start)
 
 
-def _start_rule(s: str) -> str | None:
-    if s.startswith("AOTI_TORCH_ERROR_CODE_CHECK("):
-        return "checked_call"
-    if s.startswith(("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ")):
-        return "declaration"
-    if s.startswith(("AtenTensorHandle ", "RAIIAtenTensorHandle ")):
-        return "handle_decl"
-    if s.startswith("output_handles["):
-        return "assignment"
-    if s.startswith(("call_triton_", "cpp_")) or re.match(r"\w+\(", s):
-        return "call"
-    return None
-
-
 class WrapperScanner:
     """One pass over the wrapper lines, filling a `Model`."""
 
-    def __init__(self, model: Model, text: str, member: str):
+    def __init__(self, model: Model, text: str, member: str, dialect: Dialect | None = None):
         self.m = model
+        self.d = dialect or sniff(text)
+        self.m.dialect = self.d.name
         self.member = member
         self.lines = text.split("\n")
         self.m.wrapper_lines = len(self.lines)
@@ -141,24 +128,25 @@ class WrapperScanner:
 
     # -- driver --------------------------------------------------------------
     def scan(self):
+        d = self.d
         i, n = 0, len(self.lines)
         while i < n:
             s = self.lines[i].strip()
-            if s.startswith("static inline void call_triton_"):
+            if d.launcher_start and s.startswith(d.launcher_start):
                 i = self._launcher(i)
                 continue
-            if s.startswith("AOTI_NOINLINE static void check_input_"):
+            if s.startswith(d.check_input_start):
                 i = self._check_input(i)
                 continue
-            if s.startswith("void AOTInductorModel::run_impl("):
+            if s.startswith(d.run_impl_start):
                 self.saw_run_impl = True
                 i = self._run_impl(i)
                 continue
-            if s.startswith('extern "C"') and "cpp_" in s:
+            if s.startswith(d.cpp_kernel_decl) and "cpp_" in s:
                 m = re.search(r"\b(cpp_\w+)\(", s)
                 if m:
                     self.cpp_kernels.add(m.group(1))
-            elif s.startswith(("inputs_info_[", "outputs_info_[", "constants_info_[", "in_spec_", "out_spec_")):
+            elif s.startswith(d.constructor_facts):
                 self._constructor_fact(s, i + 1)
             i += 1
         self._finish()
@@ -228,7 +216,7 @@ class WrapperScanner:
         name = re.search(r"call_(triton_\w+)\(", self.lines[i]).group(1)
         params: list[KernelParam] = []
         i += 1
-        while i < len(self.lines) and not self.lines[i].strip().startswith("){"):
+        while i < len(self.lines) and not self.lines[i].strip().startswith(self.d.launcher_params_end):
             r = parse_statement(self.lines[i].strip(), "launcher_param")
             if r:
                 params.append(KernelParam(name=r[1], position=len(params), role=param_role(r[1]), ctype=r[2]))
@@ -237,16 +225,17 @@ class WrapperScanner:
         kernel: Kernel | None = None
         while i < len(self.lines) and not self.lines[i].startswith("}"):
             line = self.lines[i]
-            if _TRITON_OPEN.search(line):
+            if self.d.triton_open.search(line):
                 start = i
                 indent = len(line) - len(line.lstrip())
                 j = i + 1
-                while j < len(self.lines) and not self.lines[j].lstrip().startswith("''', device_str"):
+                while j < len(self.lines) and not self.lines[j].lstrip().startswith(self.d.triton_close):
                     j += 1
                 src = [l[indent:] if l[:indent].strip() == "" else l.lstrip() for l in self.lines[start : j + 1]]
-                kernel = parse_triton_source(name, src, self.member, first_line=start + 1)
+                kernel = parse_triton_source(name, src, self.member, first_line=start + 1,
+                                             line_base=self.d.triton_line_base)
                 i = j
-            elif "loadKernel(" in line and kernel is not None:
+            elif self.d.load_kernel_marker in line and kernel is not None:
                 r = parse_statement(line.strip(), "load_kernel")
                 if r:
                     kernel.cubin = r[1]
@@ -261,28 +250,29 @@ class WrapperScanner:
 
     # -- run_impl ----------------------------------------------------------------
     def _run_impl(self, i: int) -> int:
+        d = self.d
         i += 1
-        while i < len(self.lines) and not self.lines[i].startswith(") {"):
+        while i < len(self.lines) and not self.lines[i].startswith(d.run_impl_body):
             i += 1
         i += 1
-        while i < len(self.lines) and not self.lines[i].startswith("} // AOTInductorModel::run_impl"):
+        while i < len(self.lines) and not self.lines[i].startswith(d.run_impl_end):
             s = self.lines[i].strip()
             line = i + 1
             i += 1
             if not s:
                 continue
             if s.startswith("//"):
-                m = _SOURCE_NODES.search(s)
+                m = d.source_nodes_re.search(s)
                 if m:
                     self.pending_nodes = (_split_list(m.group(1)), _split_list(m.group(2) or ""))
-                m = _PROVENANCE.search(s)
+                m = d.provenance_re.search(s)
                 if m:
                     self.pending_provenance = m.group(1)
                 continue
             if s.startswith("if (") and "assert_size_stride(" in s:
                 self._size_stride(s[s.index("assert_size_stride("): s.rindex(";") + 1])
                 continue
-            rule = _start_rule(s)
+            rule = d.start_rule(s)
             if rule is None:
                 continue
             r = parse_statement(s, rule)
@@ -383,17 +373,10 @@ class WrapperScanner:
                         b = n[: -len("_handle")]
                         self.m.buffers[b] = BufferDef(name=b, line=line, kind="alloc")
             return
-        if callee.startswith(("aoti_torch_get_", "aoti_torch_delete", "aoti_torch_new_tensor_handle",
-                              "aoti_torch_grad_mode", "assert_size_stride", "aoti_torch_check")):
+        tk = self.d.call_target(callee, self.cpp_kernels)
+        if tk is None:
             return
-        if callee.startswith("call_triton_"):
-            target, kind = callee[len("call_"):], "kernel"
-        elif callee in self.cpp_kernels or callee.startswith("cpp_fused") or callee.startswith("cpp_"):
-            target, kind = callee, "kernel"
-        elif callee.startswith("aoti_torch_") or callee.startswith("aoti_"):
-            target, kind = callee, "extern"
-        else:
-            return
+        target, kind = tk
         site = CallSite(target=target, kind=kind, line=line)
         for a in args:
             text = a.text
@@ -427,8 +410,11 @@ class WrapperScanner:
     # -- after the pass ----------------------------------------------------------
     def _finish(self):
         m = self.m
+        if not self.d.known:
+            m.warnings.append("the wrapper matches no wrapper dialect this version knows (`show --json` says "
+                              "dialect 'unknown'); it was read with the newest markers: answers may be partial")
         if not self.saw_run_impl:
-            m.warnings.append("no `void AOTInductorModel::run_impl(` in the wrapper: a dialect this version does not "
+            m.warnings.append(f"no `{self.d.run_impl_start}` in the wrapper: a dialect this version does not "
                               "know; inputs, symbols and calls may be missing (answers are partial)")
         elif not m.calls:
             m.warnings.append("run_impl holds no kernel or extern call this version recognizes (answers are partial)")

@@ -186,6 +186,29 @@ class BufferDef:
 
 
 @dataclass
+class Coverage:
+    """Statements of one region handed to a grammar: how many a rule understood, the first few it did not."""
+
+    understood: int = 0
+    total: int = 0
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, statement), the first `KEEP`
+    KEEP = 5
+
+    def ok(self) -> None:
+        self.understood += 1
+        self.total += 1
+
+    def skip(self, line: int, text: str) -> None:
+        self.total += 1
+        if len(self.skipped) < self.KEEP:
+            self.skipped.append((line, text if len(text) <= 200 else text[:197] + "..."))
+
+    @property
+    def missed(self) -> int:
+        return self.total - self.understood
+
+
+@dataclass
 class ProvenanceEntry:
     key: str
     stack_traces: list[str] = field(default_factory=list)
@@ -217,6 +240,15 @@ class Model:
     warnings: list[str] = field(default_factory=list)
     wrapper_lines: int = 0
     dialect: str = "unknown"  # the wrapper family `inspector.dialects.sniff` chose
+    # region ("constructor", "check_input", "launcher", "triton", "run_impl", "kernel.cpp") -> Coverage
+    coverage: dict[str, Coverage] = field(default_factory=dict)
+
+    def cov(self, region: str) -> Coverage:
+        return self.coverage.setdefault(region, Coverage())
+
+    @property
+    def skipped_statements(self) -> int:
+        return sum(c.missed for c in self.coverage.values())
 
     @property
     def device(self) -> str | None:

@@ -84,6 +84,9 @@ def render_summary(console: Console, s: dict) -> None:
         console.print(t)
         if m["extern_ops"]:
             console.print("  extern ops: " + ", ".join(f"{e['name']} ×{e['calls']}" for e in m["extern_ops"]))
+        cov = m.get("coverage")
+        if cov and cov["total"]:
+            console.print(f"  statements understood {cov['understood']:,}/{cov['total']:,}  (dialect {m.get('dialect')})")
         for w in m["warnings"]:
             console.print(f"  [yellow]warning:[/] {escape(w)}")
         console.print()

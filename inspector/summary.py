@@ -59,5 +59,15 @@ def summarize_model(m: Model) -> dict:
         "provenance": bool(m.provenance),
         "in_spec": m.in_spec,
         "out_spec": m.out_spec,
+        "coverage": coverage(m),
         "warnings": m.warnings,
     }
+
+
+def coverage(m: Model) -> dict:
+    """Statements handed to a grammar rule, per region: understood / total, and the first few skipped."""
+    regions = {r: {"understood": c.understood, "total": c.total,
+                   "skipped": [{"line": ln, "statement": s} for ln, s in c.skipped]}
+               for r, c in m.coverage.items() if c.total}
+    return {"understood": sum(r["understood"] for r in regions.values()),
+            "total": sum(r["total"] for r in regions.values()), "regions": regions}

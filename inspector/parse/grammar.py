@@ -12,9 +12,9 @@ from importlib import resources
 from pathlib import Path
 
 from lark import Lark, Transformer
-from lark.exceptions import LarkError
+from lark.exceptions import UnexpectedInput
 
-from ..model import Expr
+from ..model import Coverage, Expr
 
 _SOURCE_TREE = Path(__file__).resolve().parents[2] / "grammars"
 
@@ -42,16 +42,28 @@ def parser(name: str, starts: tuple[str, ...]) -> Lark:
     return Lark(text, parser="lalr", start=list(starts), maybe_placeholders=False)
 
 
-def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, text: str, start: str):
-    """Parse one statement with ``start`` and transform it; None when the grammar does not know it.
+def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, text: str, start: str,
+              cov: Coverage | None = None, line: int = 0):
+    """Parse one statement with ``start`` and transform it; None when no rule accepts it.
 
-    A statement the grammar rejects, or one whose shape the Transformer does not expect
-    (a VisitError, also a LarkError), is skipped rather than fatal.
+    Only Lark's `UnexpectedInput` (text no rule accepts) is a skip, counted in ``cov`` with its
+    line; a Transformer may also decline a parsed shape by returning None (counted the same).
+    Anything else (a `VisitError` wrapping a KeyError…) is a bug in pt2-inspect and propagates:
+    the CLI reports it as an internal error (exit 4), never as a bad package.
     """
     try:
-        return transformer.transform(parser(grammar, starts).parse(text, start=start))
-    except LarkError:
+        tree = parser(grammar, starts).parse(text, start=start)
+    except UnexpectedInput:
+        if cov is not None:
+            cov.skip(line, text)
         return None
+    r = transformer.transform(tree)
+    if cov is not None:
+        if r is None:
+            cov.skip(line, text)
+        else:
+            cov.ok()
+    return r
 
 
 class ExprTransformer(Transformer):

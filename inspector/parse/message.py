@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lark.exceptions import LarkError
+from lark.exceptions import UnexpectedInput
 
 from .grammar import parser
 
@@ -32,7 +32,7 @@ def parse_check_message(text: str) -> CheckMessage | None:
     text = text.strip().strip('"')
     try:
         tree = parser("assert_message", ("message",)).parse(text, start="message")
-    except LarkError:
+    except UnexpectedInput:
         return None
     lower = next((str(t.children[0]) for t in tree.children if getattr(t, "data", None) == "lower"), None)
     var = next(str(t) for t in tree.children if getattr(t, "type", None) == "NAME")

@@ -24,6 +24,7 @@ from ..model import (
     CallArg,
     CallSite,
     Constant,
+    Coverage,
     Expr,
     Guard,
     Input,
@@ -89,7 +90,16 @@ class _WrapperTransformer(ExprTransformer):
         return ("guard", str(c[2]), int(c[3]), op, int(str(c[0]).rstrip("L")))
 
     def launcher_param(self, c):
-        return ("param", str(c[-1]), str(c[-2]))
+        name = next(str(t) for t in c if getattr(t, "type", None) == "NAME")
+        return ("param", name, next(x for x in c if isinstance(x, str) and not hasattr(x, "type")))
+
+    def ctype(self, c):
+        names = [x for x in c if getattr(x, "type", None) == "NAME"]
+        inner = next((x for x in c if isinstance(x, str) and not hasattr(x, "type")), None)
+        return "::".join(str(n) for n in names) + (f"<{inner}>" if inner else "")
+
+    def guard_names(self, c):
+        return ("guard_names", str(c[0]), str(c[1]), str(c[2]))
 
     def load_kernel(self, c):
         strings = [str(t).strip('"') for t in c if getattr(t, "type", None) == "STRING"]
@@ -99,9 +109,10 @@ class _WrapperTransformer(ExprTransformer):
 _TRANSFORMER = _WrapperTransformer()
 
 
-def parse_statement(text: str, start: str):
-    """Parse one wrapper statement with the given start rule; None when the grammar does not know it."""
-    return parse_one("wrapper", STARTS, _TRANSFORMER, text, start)
+def parse_statement(text: str, start: str, cov: Coverage | None = None, line: int = 0):
+    """Parse one wrapper statement with the given start rule; None when the grammar does not know it
+    (counted in ``cov`` when given)."""
+    return parse_one("wrapper", STARTS, _TRANSFORMER, text, start, cov, line)
 
 
 class WrapperScanner:
@@ -153,7 +164,7 @@ class WrapperScanner:
 
     # -- constructor ---------------------------------------------------------
     def _constructor_fact(self, s: str, line: int):
-        r = parse_statement(s, "assignment")
+        r = parse_statement(s, "assignment", self.m.cov("constructor"), line)
         if not r:
             return
         _, toks, value = r
@@ -194,8 +205,8 @@ class WrapperScanner:
         while i < len(self.lines) and not self.lines[i].startswith("}"):
             s = self.lines[i].strip()
             if s.startswith("if ("):
-                r = parse_statement(s, "guard")
-                if r:
+                r = parse_statement(s, "guard", self.m.cov("check_input"), i + 1)
+                if r and r[0] == "guard":
                     _, ref, dim, op, value = r
                     # `if (x_size[0] < 2)` rejects below 2: the allowed minimum is 2 (and `> 64` a maximum of 64).
                     kind = "stride" if ref.endswith("_stride") else {"<": "min", ">": "max"}.get(op, "eq")
@@ -217,7 +228,7 @@ class WrapperScanner:
         params: list[KernelParam] = []
         i += 1
         while i < len(self.lines) and not self.lines[i].strip().startswith(self.d.launcher_params_end):
-            r = parse_statement(self.lines[i].strip(), "launcher_param")
+            r = parse_statement(self.lines[i].strip(), "launcher_param", self.m.cov("launcher"), i + 1)
             if r:
                 params.append(KernelParam(name=r[1], position=len(params), role=param_role(r[1]), ctype=r[2]))
             i += 1
@@ -233,10 +244,10 @@ class WrapperScanner:
                     j += 1
                 src = [l[indent:] if l[:indent].strip() == "" else l.lstrip() for l in self.lines[start : j + 1]]
                 kernel = parse_triton_source(name, src, self.member, first_line=start + 1,
-                                             line_base=self.d.triton_line_base)
+                                             line_base=self.d.triton_line_base, cov=self.m.cov("triton"))
                 i = j
             elif self.d.load_kernel_marker in line and kernel is not None:
-                r = parse_statement(line.strip(), "load_kernel")
+                r = parse_statement(line.strip(), "load_kernel", self.m.cov("launcher"), i + 1)
                 if r:
                     kernel.cubin = r[1]
             i += 1
@@ -270,12 +281,12 @@ class WrapperScanner:
                     self.pending_provenance = m.group(1)
                 continue
             if s.startswith("if (") and "assert_size_stride(" in s:
-                self._size_stride(s[s.index("assert_size_stride("): s.rindex(";") + 1])
+                self._size_stride(s[s.index("assert_size_stride("): s.rindex(";") + 1], line)
                 continue
             rule = d.start_rule(s)
             if rule is None:
                 continue
-            r = parse_statement(s, rule)
+            r = parse_statement(s, rule, self.m.cov("run_impl"), line)
             if r is None:
                 continue
             self._run_stmt(r, line)
@@ -305,9 +316,9 @@ class WrapperScanner:
             _, callee, args = r
             self._call(callee, args, line)
 
-    def _size_stride(self, stmt: str):
+    def _size_stride(self, stmt: str, line: int):
         """``assert_size_stride(arg3_1, {s23, s27}, {s27, 1L}, "input")``: an input's symbolic shape and stride."""
-        r = parse_statement(stmt, "call")
+        r = parse_statement(stmt, "call", self.m.cov("run_impl"), line)
         if not r or len(r[2]) < 3:
             return
         inp = next((x for x in self.m.inputs if x.name == r[2][0].text), None)

@@ -175,6 +175,9 @@ class CallSite:
     provenance: str | None = None  # "<name>:<handle>" key of kernel_information.json
     writes: list[str] = field(default_factory=list)  # bases written (extern ops)
     reads: list[str] = field(default_factory=list)
+    # Wrapped in AOTI_TORCH_ERROR_CODE_CHECK(…): an extern op that fails raises.  Unchecked (torch
+    # 2.6/2.8 emit some), its failure only logs `Exception in aoti_torch: …` and the run goes on.
+    checked: bool = False
 
 
 @dataclass

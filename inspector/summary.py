@@ -55,6 +55,9 @@ def summarize_model(m: Model) -> dict:
         "kernels": kernels,
         "kernel_counts": dict(sorted(by_flavor.items())),
         "extern_ops": [{"name": n, "calls": c} for n, c in sorted(externs.items())],
+        # Extern calls without AOTI_TORCH_ERROR_CODE_CHECK: a failure there returns garbage with exit 0.
+        "unchecked_extern_calls": [{"name": c.target, "line": c.line} for c in m.calls
+                                   if c.kind == "extern" and not c.checked],
         "assertions": sum(k["assertions"] for k in kernels),
         "provenance": bool(m.provenance),
         "in_spec": m.in_spec,

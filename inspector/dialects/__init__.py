@@ -59,6 +59,10 @@ class Dialect:
         r"//\s*Topologically Sorted Source Nodes:\s*\[(.*?)\](?:,\s*Original ATen:\s*\[(.*?)\])?"))
     provenance_re: re.Pattern = field(default=re.compile(r"//\s*\[Provenance debug handles\]\s*(\S+)"))
     checked_call: str = "AOTI_TORCH_ERROR_CODE_CHECK("
+    # run_impl callees that are runtime plumbing, not graph ops (the unaligned-input copy included)
+    runtime_helpers: tuple[str, ...] = ("aoti_torch_get_", "aoti_torch_delete", "aoti_torch_new_tensor_handle",
+                                        "aoti_torch_grad_mode", "assert_size_stride", "aoti_torch_check",
+                                        "aoti_torch_clone_preserve_strides")
     known: bool = True  # False for the fallback: answers may be partial
 
     # -- what a run_impl statement is -------------------------------------------------------
@@ -78,8 +82,7 @@ class Dialect:
 
     def call_target(self, callee: str, cpp_kernels: set[str]) -> tuple[str, str] | None:
         """``(target, "kernel"|"extern")`` for a run_impl callee, or None for runtime helpers."""
-        if callee.startswith(("aoti_torch_get_", "aoti_torch_delete", "aoti_torch_new_tensor_handle",
-                              "aoti_torch_grad_mode", "assert_size_stride", "aoti_torch_check")):
+        if callee.startswith(self.runtime_helpers):
             return None
         if callee.startswith("call_triton_"):
             return callee[len(self.launcher_call_prefix):], "kernel"

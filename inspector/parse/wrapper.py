@@ -74,10 +74,10 @@ class _WrapperTransformer(ExprTransformer):
         return ("assign", toks, c[-1])
 
     def call(self, c):
-        return ("call", str(c[0]), c[1] if len(c) > 1 else [])
+        return ("call", str(c[0]), c[1] if len(c) > 1 else [], False)
 
     def checked_call(self, c):
-        return ("call", str(c[0]), c[1] if len(c) > 1 else [])
+        return ("call", str(c[0]), c[1] if len(c) > 1 else [], True)
 
     def guard(self, c):
         return c[0]
@@ -313,8 +313,8 @@ class WrapperScanner:
                 else:
                     self.m.outputs.append(Output(index=idx, name=f"output{idx}", source=base))
         elif kind == "call":
-            _, callee, args = r
-            self._call(callee, args, line)
+            _, callee, args, checked = r
+            self._call(callee, args, line, checked)
 
     def _size_stride(self, stmt: str, line: int):
         """``assert_size_stride(arg3_1, {s23, s27}, {s27, 1L}, "input")``: an input's symbolic shape and stride."""
@@ -376,7 +376,7 @@ class WrapperScanner:
                 return self.aliases.get(n, n)
         return None
 
-    def _call(self, callee: str, args: list[Expr], line: int):
+    def _call(self, callee: str, args: list[Expr], line: int, checked: bool = False):
         if callee == "aoti_torch_empty_strided" or callee.startswith("aoti_torch_empty"):
             for a in args:
                 for n in a.names:
@@ -388,7 +388,7 @@ class WrapperScanner:
         if tk is None:
             return
         target, kind = tk
-        site = CallSite(target=target, kind=kind, line=line)
+        site = CallSite(target=target, kind=kind, line=line, checked=checked)
         for a in args:
             text = a.text
             out_handle = None

@@ -27,6 +27,7 @@ EXIT_CODES = """exit codes:
 GLOBAL_FLAGS = (
     ("--debug", "on an internal error, print the traceback instead of one line"),
     ("--strict", "exit 1 when a statement of the package was skipped (no grammar rule understood it)"),
+    ("--no-cache", "neither read nor write the index cache ($PT2_INSPECT_CACHE_DIR, default ~/.cache/pt2-inspect)"),
 )
 
 
@@ -202,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     from . import package
 
     package.SKIPPED.clear()
+    package.CACHE_DEFAULT = not a.no_cache
     try:
         rc = {"show": cmd_show, "trace-assert": cmd_trace, "graph": cmd_graph}[a.command](a)
     except InspectorError as e:

@@ -146,11 +146,16 @@ class Kernel:
     line_base: int = 0  # kernel line L is source[L - line_base]
     cubin: str | None = None  # archive member of the cubin (CUDA)
     mutated: list[str] = field(default_factory=list)
+    source_count: int = 0  # how many lines `source` holds, kept when the lines are not (a cached index)
+    # () -> the lines, for an index read from the cache (which does not store them); never serialized
+    source_loader: object = field(default=None, repr=False, compare=False)
 
     def param(self, name: str) -> KernelParam | None:
         return next((p for p in self.params if p.name == name), None)
 
     def source_line(self, line: int) -> str | None:
+        if not self.source and self.source_loader is not None:
+            self.source = self.source_loader()
         i = line - self.line_base
         return self.source[i] if 0 <= i < len(self.source) else None
 

@@ -133,6 +133,14 @@ FALLBACK = Dialect(
 DIALECTS: tuple[Dialect, ...] = (CUDA_CALL_TRITON, CPU_KERNEL_CPP)
 
 
+def embedded_source(lines: list[str], start: int, end: int) -> list[str]:
+    """A Triton kernel's lines as the wrapper comment at ``lines[start:end]`` holds them, the indent of
+    the ``async_compile.triton(`` line removed (the kernel's ``.py`` text, line for line)."""
+    first = lines[start]
+    indent = len(first) - len(first.lstrip())
+    return [l[indent:] if l[:indent].strip() == "" else l.lstrip() for l in lines[start:end]]
+
+
 def sniff(text: str) -> Dialect:
     """The first registered dialect whose markers the wrapper text carries, else `FALLBACK`."""
     for d in DIALECTS:

@@ -87,7 +87,7 @@ def parse_kernel_cpp(text: str, member: str, cov: Coverage | None = None) -> dic
             if r:
                 _, name, params = r
                 cur = Kernel(name=name, kind="cpp", flavor="cpp", source_file=member, first_line=line,
-                             line_base=1, source=lines,
+                             line_base=1, source=lines, source_count=len(lines),
                              params=[KernelParam(name=p, position=k, role=param_role(p, t, c), ctype=t)
                                      for k, (p, t, c) in enumerate(params)])
                 kernels[name] = cur

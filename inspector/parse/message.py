@@ -5,9 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lark.exceptions import UnexpectedInput
-
-from .grammar import parser
 
 
 @dataclass(frozen=True)
@@ -29,6 +26,10 @@ def static_bound(bound: str) -> int | None:
 
 def parse_check_message(text: str) -> CheckMessage | None:
     """Parse the message; None when it is not an index check (other asserts are kept as plain text)."""
+    from lark.exceptions import UnexpectedInput  # lark only when a message is parsed
+
+    from .grammar import parser
+
     text = text.strip().strip('"')
     try:
         tree = parser("assert_message", ("message",)).parse(text, start="message")

@@ -51,7 +51,8 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
     ``line_base`` (the wrapper dialect says how the ``.py`` a device assert names is numbered)."""
     flavor = "other"
     k = Kernel(name=name, kind="triton", flavor=flavor, source_file=source_file,
-               first_line=first_line, source=list(lines), line_base=line_base)
+               first_line=first_line, source=list(lines), line_base=line_base,
+               source_count=len(lines))
     in_def = False
     for idx, raw in enumerate(lines):
         kline = idx + line_base

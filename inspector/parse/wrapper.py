@@ -35,7 +35,7 @@ from ..model import (
     Symbol,
     param_role,
 )
-from ..dialects import Dialect, sniff
+from ..dialects import Dialect, embedded_source, sniff
 from .grammar import ExprTransformer, parse_one
 from .triton import parse_triton_source
 
@@ -238,11 +238,10 @@ class WrapperScanner:
             line = self.lines[i]
             if self.d.triton_open.search(line):
                 start = i
-                indent = len(line) - len(line.lstrip())
                 j = i + 1
                 while j < len(self.lines) and not self.lines[j].lstrip().startswith(self.d.triton_close):
                     j += 1
-                src = [l[indent:] if l[:indent].strip() == "" else l.lstrip() for l in self.lines[start : j + 1]]
+                src = embedded_source(self.lines, start, j + 1)
                 kernel = parse_triton_source(name, src, self.member, first_line=start + 1,
                                              line_base=self.d.triton_line_base, cov=self.m.cov("triton"))
                 i = j

@@ -202,8 +202,10 @@ def main(argv: list[str] | None = None) -> int:
     debug = a.debug or bool(os.environ.get("PT2_INSPECT_DEBUG"))
     from . import package
 
+    from .index import cache
+
     package.SKIPPED.clear()
-    package.CACHE_DEFAULT = not a.no_cache
+    cache.ENABLED = not a.no_cache
     try:
         rc = {"show": cmd_show, "trace-assert": cmd_trace, "graph": cmd_graph}[a.command](a)
     except InspectorError as e:

@@ -22,9 +22,6 @@ _ASSERT_FILE = re.compile(rb"assertFile_\d+\[\d+\]\s*=\s*\{([\d,\s]+)\}")
 # (package, model, statements no grammar rule accepted) for every model indexed in this process:
 # what `pt2-inspect --strict` fails on, whichever command indexed it.
 SKIPPED: list[tuple[str, str, int]] = []
-# Whether `open_package` uses the on-disk index cache when not told (the CLI turns it on unless
-# --no-cache; library callers pass cache=True).
-CACHE_DEFAULT = False
 
 
 class Package:
@@ -32,7 +29,10 @@ class Package:
 
     def __init__(self, archive: Archive, cache: bool | None = None):
         self.archive = archive
-        self.use_cache = CACHE_DEFAULT if cache is None else cache
+        from .index import cache as index_cache
+
+        # when not told: the CLI turns the cache on unless --no-cache; library callers pass cache=True
+        self.use_cache = index_cache.ENABLED if cache is None else cache
         self._lines: dict[str, list[str]] = {}
         self.path = archive.path
         self._files = archive.model_files()

@@ -161,3 +161,30 @@ def test_folder_input_is_keyed_by_content(tmp_path, cache_dir):
     w.write_text(w.read_text().replace("if (arg0_1_size[0] > 65536) {", "if (arg0_1_size[0] > 77) {"))
     with inspector.open_package(folder, cache=True) as p:
         assert [s.max for s in p.model().symbols.values() if s.name == "s59"] == [77]
+
+
+def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch):
+    """Lark tables kept as JSON: the loaded parser gives the same trees on every statement of a real
+    wrapper; a damaged tables file is rebuilt."""
+    from inspector.parse import grammar
+    from inspector.parse.wrapper import STARTS
+
+    monkeypatch.setattr(cache, "ENABLED", True)
+    grammar.parser.cache_clear()
+    built = grammar.parser("wrapper", STARTS)  # builds and writes the tables
+    (tables,) = cache_dir.glob("lark-*.json")
+    grammar.parser.cache_clear()
+    loaded = grammar.parser("wrapper", STARTS)
+    assert loaded is not built
+    with zipfile.ZipFile(ROOT / "sample_packages/cuda/transformer/transformer.pt2") as z:
+        text = z.read(next(n for n in z.namelist() if n.endswith(".wrapper.cpp"))).decode()
+    stmts = [l.strip() for l in text.split("\n") if l.strip().startswith(("constants_info_[", "AOTI_TORCH_ERROR_CODE_CHECK("))]
+    assert len(stmts) > 1000
+    for s in stmts:
+        start = "assignment" if s.startswith("constants_info_[") else "checked_call"
+        assert loaded.parse(s, start=start) == built.parse(s, start=start)
+    tables.write_text('{"tool": "x"')
+    grammar.parser.cache_clear()
+    again = grammar.parser("wrapper", STARTS)
+    assert again.parse(stmts[0], start="assignment") == built.parse(stmts[0], start="assignment")
+    grammar.parser.cache_clear()

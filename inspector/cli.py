@@ -123,6 +123,32 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Progress:
+    """A rich bar on stderr for indexing, shown only once it has taken a second (never on stdout)."""
+
+    def __init__(self, label: str):
+        import time
+
+        self.label, self.clock, self.t0, self.bar = label, time.monotonic, time.monotonic(), None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if self.clock() - self.t0 < 1.0:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                                TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(f"{self.label} (lines of wrapper.cpp)", total=total)
+        self.bar.update(self.task, completed=done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
 def _console():
     from rich.console import Console
 
@@ -206,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
 
     package.SKIPPED.clear()
     cache.ENABLED = not a.no_cache
+    package.PROGRESS = _Progress if sys.stderr.isatty() and not getattr(a, "json", False) else None
     try:
         rc = {"show": cmd_show, "trace-assert": cmd_trace, "graph": cmd_graph}[a.command](a)
     except InspectorError as e:

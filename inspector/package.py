@@ -22,6 +22,9 @@ _ASSERT_FILE = re.compile(rb"assertFile_\d+\[\d+\]\s*=\s*\{([\d,\s]+)\}")
 # (package, model, statements no grammar rule accepted) for every model indexed in this process:
 # what `pt2-inspect --strict` fails on, whichever command indexed it.
 SKIPPED: list[tuple[str, str, int]] = []
+# label -> a progress callable (lines done, lines total) with .close(); the CLI installs a rich bar on
+# stderr that shows only once indexing has taken a second.  None: no progress reporting.
+PROGRESS = None
 
 
 class Package:
@@ -141,7 +144,12 @@ class Package:
             meta = self.archive.read_json(f.wrapper_metadata)
             if isinstance(meta, dict):
                 m.metadata = meta
-        parse_wrapper(m, self.archive.read_text(f.wrapper), f.wrapper)
+        bar = PROGRESS(f"indexing {f.name}") if PROGRESS else None
+        try:
+            parse_wrapper(m, self.archive.read_text(f.wrapper), f.wrapper, progress=bar)
+        finally:
+            if bar is not None:
+                bar.close()
         if f.kernel_cpp:
             for name, k in parse_kernel_cpp(self.archive.read_text(f.kernel_cpp), f.kernel_cpp, m.cov("kernel.cpp")).items():
                 m.kernels.setdefault(name, k)

@@ -188,3 +188,28 @@ def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch):
     again = grammar.parser("wrapper", STARTS)
     assert again.parse(stmts[0], start="assignment") == built.parse(stmts[0], start="assignment")
     grammar.parser.cache_clear()
+
+
+def test_indexing_reports_progress_to_whoever_asks(monkeypatch):
+    """The CLI's bar hangs on this hook; the library itself never prints."""
+    from inspector import package
+
+    seen = []
+
+    class Recorder:
+        def __init__(self, label):
+            seen.append(label)
+
+        def __call__(self, done, total):
+            seen.append((done, total))
+
+        def close(self):
+            seen.append("closed")
+
+    monkeypatch.setattr(package, "PROGRESS", Recorder)
+    with inspector.open_package(ROOT / "sample_packages/cuda/transformer/transformer.pt2", cache=False) as p:
+        m = p.model()
+    assert seen[0] == "indexing model" and seen[-1] == "closed"
+    ticks = [x for x in seen if isinstance(x, tuple)]
+    assert len(ticks) > 10 and ticks[-1] == (m.wrapper_lines, m.wrapper_lines)
+    assert [d for d, _ in ticks] == sorted(d for d, _ in ticks)

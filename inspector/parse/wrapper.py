@@ -136,8 +136,13 @@ class WrapperScanner:
         self.size_stride: dict[int, tuple[list, list]] = {}
         self.saw_run_impl = False
         self.guards: dict[int, list[Guard]] = {}
+        self.progress = None  # (lines done, lines total) -> None
 
     # -- driver --------------------------------------------------------------
+    def _tick(self, i: int) -> None:
+        if self.progress is not None:
+            self.progress(i, len(self.lines))
+
     def scan(self):
         d = self.d
         i, n = 0, len(self.lines)
@@ -145,6 +150,7 @@ class WrapperScanner:
             s = self.lines[i].strip()
             if d.launcher_start and s.startswith(d.launcher_start):
                 i = self._launcher(i)
+                self._tick(i)
                 continue
             if s.startswith(d.check_input_start):
                 i = self._check_input(i)
@@ -160,6 +166,7 @@ class WrapperScanner:
             elif s.startswith(d.constructor_facts):
                 self._constructor_fact(s, i + 1)
             i += 1
+        self._tick(n)
         self._finish()
 
     # -- constructor ---------------------------------------------------------
@@ -269,6 +276,8 @@ class WrapperScanner:
             s = self.lines[i].strip()
             line = i + 1
             i += 1
+            if not i & 4095:
+                self._tick(i)
             if not s:
                 continue
             if s.startswith("//"):
@@ -484,9 +493,12 @@ class WrapperScanner:
         m.launcher_params = dict(self.launchers)
 
 
-def parse_wrapper(model: Model, text: str, member: str) -> set[str]:
-    """Fill ``model`` from the wrapper text.  Returns the CPU kernel names the wrapper declares."""
+def parse_wrapper(model: Model, text: str, member: str, progress=None) -> set[str]:
+    """Fill ``model`` from the wrapper text.  Returns the CPU kernel names the wrapper declares.
+
+    ``progress(lines_done, lines_total)``, when given, is called as the scan advances."""
     sc = WrapperScanner(model, text, member)
+    sc.progress = progress
     sc.scan()
     return sc.cpp_kernels
 

@@ -16,7 +16,7 @@ from inspector.graph import resolve_tmp
 from inspector.parse.cpp_kernel import parse_cpp_statement, parse_kernel_cpp
 from inspector.parse.message import parse_check_message
 from inspector.parse.triton import parse_triton_source, parse_triton_statement
-from inspector.parse.wrapper import parse_statement
+from inspector.parse.wrapper import ConstantSlot, InputSlot, Moved, SizeOf, parse_statement
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_packages"
@@ -78,10 +78,10 @@ def test_message_not_an_index_check(text):
 
 def test_symbol_definition():
     # cpu/jagged and cuda/jagged wrapper.cpp
-    kind, typ, name, expr, tail = parse_statement("int64_t s59 = arg0_1_size[0];", "declaration")
+    kind, typ, name, value, tail = parse_statement("int64_t s59 = arg0_1_size[0];", "declaration")
     assert (kind, typ, name, tail) == ("decl", "int64_t", "s59", None)
-    assert expr.text == "arg0_1_size[0]"
-    assert expr.names == ("arg0_1_size",)
+    assert value == SizeOf(tensor="arg0_1", kind="size", dim=0)
+    assert parse_statement("int64_t s7 = arg12_1_stride[1];", "declaration")[3] == SizeOf("arg12_1", "stride", 1)
 
 
 @pytest.mark.parametrize("stmt, name, target", [
@@ -94,17 +94,15 @@ def test_symbol_alias(stmt, name, target):
 
 
 def test_input_unpacking():
-    kind, typ, name, expr, tail = parse_statement("auto arg0_1 = std::move(inputs[0]);", "declaration")
-    assert (kind, typ, name) == ("decl", "auto", "arg0_1")
-    assert expr.text == "std::move(inputs[0])"
-    assert "inputs" in expr.names
+    kind, typ, name, value, tail = parse_statement("auto arg0_1 = std::move(inputs[0]);", "declaration")
+    assert (kind, typ, name, value) == ("decl", "auto", "arg0_1", InputSlot(0))
+    assert parse_statement("auto arg149_1 = std::move(inputs[12]);", "declaration")[3] == InputSlot(12)
 
 
 def test_buffer_reuse_comment_is_ignored():
     # cpu/transformer wrapper.cpp
-    kind, typ, name, expr, tail = parse_statement("auto buf9 = std::move(buf2);  // reuse", "declaration")
-    assert (name, expr.text, tail) == ("buf9", "std::move(buf2)", None)
-    assert "buf2" in expr.names
+    kind, typ, name, value, tail = parse_statement("auto buf9 = std::move(buf2);  // reuse", "declaration")
+    assert (name, value, tail) == ("buf9", Moved("buf2"), None)
 
 
 def test_view_with_reset_tail():
@@ -123,7 +121,13 @@ def test_array_and_constant_declarations():
     r = parse_statement("const int64_t int_array_0[] = {s59, 8L};", "declaration")
     assert (r[2], r[3].text, r[3].names) == ("int_array_0", "{s59, 8L}", ("s59",))
     r = parse_statement("[[maybe_unused]] auto& emb_weight = constants_->at(0);", "declaration")
-    assert (r[1], r[2], r[3].text) == ("auto", "emb_weight", "constants_->at(0)")
+    assert (r[1], r[2], r[3]) == ("auto", "emb_weight", ConstantSlot(0))
+    # a size inside a larger expression is not one of the shapes: the statement is skipped, and counted
+    from inspector.model import Coverage
+
+    cov = Coverage()
+    assert parse_statement("int64_t x = arg0_1_size[0] * 2L;", "declaration", cov, 7) is None
+    assert (cov.total, cov.understood, cov.skipped) == (1, 0, [(7, "int64_t x = arg0_1_size[0] * 2L;")])
 
 
 @pytest.mark.parametrize("stmt, expected", [

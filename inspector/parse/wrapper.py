@@ -18,6 +18,7 @@ is skipped; only the facts found are reported.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..model import (
     BufferDef,
@@ -41,7 +42,6 @@ from .triton import parse_triton_source
 
 STARTS = ("declaration", "handle_decl", "assignment", "call", "checked_call", "guard", "launcher_param", "load_kernel")
 
-_SIZE_REF = re.compile(r"^(\w+)_(size|stride)\[(\d+)\]$")
 
 _DTYPE_NAMES = {
     "float32": "float32", "float16": "float16", "bfloat16": "bfloat16", "float64": "float64",
@@ -50,15 +50,63 @@ _DTYPE_NAMES = {
 }
 
 
+@dataclass(frozen=True)
+class InputSlot:
+    """``std::move(inputs[K])``: the K-th input the caller passes."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class ConstantSlot:
+    """``constants_->at(i)``: the i-th entry of constants_info_."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Moved:
+    """``std::move(buf2)``: the named buffer, reused."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class SizeOf:
+    """``arg3_1_size[0]`` / ``arg3_1_stride[1]``: one dimension of a tensor's sizes or strides."""
+
+    tensor: str
+    kind: str  # "size" | "stride"
+    dim: int
+
+    @property
+    def text(self) -> str:
+        return f"{self.tensor}_{self.kind}[{self.dim}]"
+
+
 class _WrapperTransformer(ExprTransformer):
-    """Statements -> small tuples the scanner turns into model facts."""
+    """Statements -> small tuples of facts (and the dataclasses above) the scanner files into the model."""
 
     def declaration(self, c):
         names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
-        exprs = [e for e in c if isinstance(e, Expr)]
+        value = next(e for e in c if isinstance(e, (Expr, InputSlot, ConstantSlot, Moved, SizeOf)))
         tail = next((t for t in c if isinstance(t, tuple) and t and t[0] == "tail"), None)
         typ = next(str(t) for t in c if getattr(t, "type", None) == "TYPE")
-        return ("decl", typ, names[0], exprs[0], tail[1] if tail else None)
+        return ("decl", typ, names[0], value, tail[1] if tail else None)
+
+    def input_slot(self, c):
+        return InputSlot(int(c[1]))
+
+    def constant_slot(self, c):
+        return ConstantSlot(int(c[1]))
+
+    def moved(self, c):
+        return Moved(str(c[1]))
+
+    def size_of(self, c):
+        tensor, _, rest = str(c[0]).rpartition("_")
+        kind, _, dim = rest.partition("[")
+        return SizeOf(tensor=tensor, kind=kind, dim=int(dim.rstrip("]")))
 
     def tail(self, c):
         return ("tail", c[0])
@@ -334,31 +382,32 @@ class WrapperScanner:
             return
         self.size_stride[inp.index] = (_dims(r[2][1].text), _dims(r[2][2].text))
 
-    def _declaration(self, typ: str, name: str, expr: Expr, line: int):
+    def _declaration(self, typ: str, name: str, value, line: int):
+        if isinstance(value, InputSlot):
+            self.m.inputs.append(Input(index=value.index, name=name))
+            return
+        if isinstance(value, ConstantSlot):
+            self.m.constant_bindings[name] = value.index
+            return
+        if isinstance(value, Moved):
+            if name.startswith("buf"):
+                self.m.buffers[name] = BufferDef(name=name, line=line, kind="reuse", origin=value.name)
+            return
+        if isinstance(value, SizeOf):
+            if typ in ("int64_t", "int32_t") and value.kind == "size":
+                inp = next((x for x in self.m.inputs if x.name == value.tensor), None)
+                self.m.symbols[name] = Symbol(name=name, line=line, expr=value.text,
+                                              input=inp.index if inp else None, dim=value.dim)
+            else:
+                self.locals[name] = Expr(value.text, (f"{value.tensor}_{value.kind}",))
+            return
+        expr = value
         text = expr.text
-        m = re.match(r"std::move\(inputs\[(\d+)\]\)$", text)
-        if m:
-            self.m.inputs.append(Input(index=int(m.group(1)), name=name))
-            return
-        m = re.match(r"constants_->at\((\d+)\)$", text)
-        if m:
-            self.m.constant_bindings[name] = int(m.group(1))
-            return
         if typ in ("int64_t", "int32_t") and not name.startswith("int_array"):
-            m = _SIZE_REF.match(text.replace(" ", ""))
-            if m and m.group(2) == "size":
-                inp = next((x for x in self.m.inputs if x.name == m.group(1)), None)
-                self.m.symbols[name] = Symbol(name=name, line=line, expr=text,
-                                              input=inp.index if inp else None, dim=int(m.group(3)))
-                return
-            if re.fullmatch(r"\w+", text) and text in self.m.symbols:
+            if len(expr.names) == 1 and text == expr.names[0] and text in self.m.symbols:
                 self.m.symbols[name] = Symbol(name=name, line=line, expr=text, alias_of=text)
                 return
             self.locals[name] = expr
-            return
-        m = re.match(r"std::move\((\w+)\)$", text)
-        if m and name.startswith("buf"):
-            self.m.buffers[name] = BufferDef(name=name, line=line, kind="reuse", origin=m.group(1))
             return
         if "reinterpret_tensor_wrapper" in text or "alloc_from_pool" in text:
             base = self._base(expr.names)

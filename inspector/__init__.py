@@ -2,7 +2,18 @@
 
 __version__ = "0.1.0"
 
-from .errors import InspectorError, NothingFound, UnreadablePackage, UsageError  # noqa: E402
-from .package import Package, open_package  # noqa: E402
-
 __all__ = ["__version__", "open_package", "Package", "InspectorError", "NothingFound", "UnreadablePackage", "UsageError"]
+
+
+def __getattr__(name: str):
+    """`inspector.open_package` and friends, imported on first use: `pt2-inspect --version` and the
+    CLI's argument parsing never pay for lark, networkx or rich."""
+    if name in ("open_package", "Package"):
+        from . import package
+
+        return getattr(package, name)
+    if name in ("InspectorError", "NothingFound", "UnreadablePackage", "UsageError"):
+        from . import errors
+
+        return getattr(errors, name)
+    raise AttributeError(f"module 'inspector' has no attribute {name!r}")

@@ -9,6 +9,7 @@ temporary folder, refusing `..`, absolute names and symlinks.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -19,9 +20,12 @@ from pathlib import Path, PurePosixPath
 
 from .errors import UnreadablePackage
 
-MAX_TEXT_BYTES = 64 * 1024 * 1024  # one wrapper/kernel/json member
-MAX_CUBIN_BYTES = 64 * 1024 * 1024
-MAX_MEMBERS = 200_000
+# Caps against zip bombs and mistaken inputs, not against real packages: a production package with
+# 20,000 Triton kernels has a 137 MB wrapper.cpp, so one text member may be up to 1 GiB; a member
+# whose zip header claims less than it inflates to is cut at the cap and refused.
+MAX_TEXT_BYTES = 1024 * 1024 * 1024  # one wrapper/kernel/json member
+MAX_CUBIN_BYTES = 256 * 1024 * 1024
+MAX_MEMBERS = 1_000_000
 AOTI_DIR = "data/aotinductor/"
 
 
@@ -78,6 +82,7 @@ class Archive:
         self._zip: zipfile.ZipFile | None = None
         self._dir: Path | None = None
         self._members: dict[str, int] = {}  # name -> size
+        self._crc: dict[str, int] = {}  # name -> CRC-32 from the zip's central directory
         self.root = ""  # the archive's top folder, e.g. "embedding/"
         self.skipped: list[str] = []  # unsafe names, symlinks: never read
 
@@ -125,6 +130,7 @@ class Archive:
                 self.skipped.append(info.filename)
                 continue
             self._members[info.filename] = info.file_size
+            self._crc[info.filename] = info.CRC
 
     def _open_dir(self, p: Path):
         self._dir = p
@@ -203,6 +209,22 @@ class Archive:
         if len(data) > limit:
             raise UnreadablePackage(f"{self.path}: member {name} is over the {limit} bytes accepted")
         return data
+
+    def fingerprint(self, name: str) -> str:
+        """A content checksum of a member, for the index cache key: the CRC-32 the zip directory
+        records (nothing is read), or a BLAKE2b of a folder file's bytes."""
+        if name not in self._members:
+            raise KeyError(name)
+        if self._zip is not None:
+            return f"{name}:{self._members[name]}:crc32:{self._crc[name]:08x}"
+        h = hashlib.blake2b(digest_size=20)
+        try:
+            with (self._dir / name).open("rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+        except OSError as e:
+            raise UnreadablePackage(f"{self.path}: cannot read {name}: {e.strerror}") from None
+        return f"{name}:{self._members[name]}:blake2b:{h.hexdigest()}"
 
     def read_text(self, name: str) -> str:
         data = self.read_bytes(name)

@@ -1,6 +1,7 @@
 """The `pt2-inspect` command: thin over the library (inspector.summary, inspector.trace, inspector.graph).
 
-Exit codes: 0 ok · 1 nothing found · 2 usage · 3 unreadable input or not an AOTI package.
+Exit codes: 0 ok · 1 nothing found (or --strict and a statement skipped) · 2 usage ·
+3 unreadable input or not an AOTI package · 4 internal error (a bug in pt2-inspect).
 """
 
 from __future__ import annotations
@@ -11,14 +12,30 @@ import os
 import sys
 
 from . import __version__
-from .errors import InspectorError, NothingFound, UnreadablePackage, UsageError
+from .errors import INTERNAL_ERROR_EXIT, STRICT_EXIT, InspectorError, NothingFound, UsageError
 
 EXIT_CODES = """exit codes:
   0  ok
-  1  nothing found (no assertion matched)
+  1  nothing found (no assertion matched); with --strict also: a statement no
+     grammar rule understood was skipped
   2  usage error (bad arguments, unknown --model)
   3  unreadable input or not an AOTI package (not a file, not a zip, truncated zip,
-     no data/aotinductor/<model>/ inside, wrapper that is not UTF-8)"""
+     no data/aotinductor/<model>/ inside, wrapper that is not UTF-8)
+  4  internal error: a bug in pt2-inspect, not in the package (rerun with --debug
+     for the traceback and report it)"""
+
+GLOBAL_FLAGS = (
+    ("--debug", "on an internal error, print the traceback instead of one line"),
+    ("--strict", "exit 1 when a statement of the package was skipped (no grammar rule understood it)"),
+    ("--no-cache", "neither read nor write the index cache ($PT2_INSPECT_CACHE_DIR, default ~/.cache/pt2-inspect)"),
+)
+
+
+def _add_global_flags(p: argparse.ArgumentParser, sub: bool) -> None:
+    """The flags every command takes, before or after the command name."""
+    for flag, text in GLOBAL_FLAGS:
+        kw = {"default": argparse.SUPPRESS} if sub else {"default": False}
+        p.add_argument(flag, action="store_true", help=text, **kw)
 
 MAIN_HELP = f"""Inspect PyTorch AOTInductor .pt2 packages and trace their failures,
 from the package alone: nothing inside it is run, loaded or unpickled.
@@ -76,6 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     p = argparse.ArgumentParser(prog="pt2-inspect", description=MAIN_HELP, formatter_class=fmt)
     p.add_argument("--version", action="version", version=f"pt2-inspect {__version__}")
+    _add_global_flags(p, sub=False)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     s = sub.add_parser("show", help="what the package is", description=SHOW_HELP, formatter_class=fmt,
@@ -100,7 +118,35 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--format", choices=["dot", "graphml"], default="dot")
     g.add_argument("--model", metavar="NAME", help="which model (default: the only one, or 'model')")
     g.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    for sp in {id(x): x for x in sub.choices.values()}.values():
+        _add_global_flags(sp, sub=True)
     return p
+
+
+class _Progress:
+    """A rich bar on stderr for indexing, shown only once it has taken a second (never on stdout)."""
+
+    def __init__(self, label: str):
+        import time
+
+        self.label, self.clock, self.t0, self.bar = label, time.monotonic, time.monotonic(), None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if self.clock() - self.t0 < 1.0:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                                TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(f"{self.label} (lines of wrapper.cpp)", total=total)
+        self.bar.update(self.task, completed=done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def _console():
@@ -179,8 +225,16 @@ def main(argv: list[str] | None = None) -> int:
     if not a.command:
         p.print_help()
         return UsageError.exit_code
+    debug = a.debug or bool(os.environ.get("PT2_INSPECT_DEBUG"))
+    from . import package
+
+    from .index import cache
+
+    package.SKIPPED.clear()
+    cache.ENABLED = not a.no_cache
+    package.PROGRESS = _Progress if sys.stderr.isatty() and not getattr(a, "json", False) else None
     try:
-        return {"show": cmd_show, "trace-assert": cmd_trace, "graph": cmd_graph}[a.command](a)
+        rc = {"show": cmd_show, "trace-assert": cmd_trace, "graph": cmd_graph}[a.command](a)
     except InspectorError as e:
         print(f"pt2-inspect: error: {e}", file=sys.stderr)
         return e.exit_code
@@ -188,12 +242,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
-    except (RecursionError, MemoryError, ValueError, KeyError, IndexError, AttributeError, TypeError) as e:
-        if os.environ.get("PT2_INSPECT_DEBUG"):
+    except Exception as e:  # a bug in pt2-inspect: bad packages raise InspectorError above
+        if debug:
             raise
-        print(f"pt2-inspect: error: could not read {getattr(a, 'package', '?')}: {type(e).__name__}: {e} "
-              "(a format this version does not know? set PT2_INSPECT_DEBUG=1 for the traceback)", file=sys.stderr)
-        return UnreadablePackage.exit_code
+        msg = str(e).splitlines()[0][:300] if str(e) else ""
+        print(f"pt2-inspect: internal error ({type(e).__name__}{': ' + msg if msg else ''}): a bug in pt2-inspect, "
+              "not a problem with the package; rerun with --debug for the traceback and report it", file=sys.stderr)
+        return INTERNAL_ERROR_EXIT
+    if a.strict and package.SKIPPED and rc == 0:
+        what = "; ".join(f"{p} model {m!r}: {n}" for p, m, n in package.SKIPPED)
+        print(f"pt2-inspect: --strict: statements no grammar rule understood were skipped ({what}); "
+              "`show --json` lists them under coverage", file=sys.stderr)
+        return STRICT_EXIT
+    return rc
 
 
 def entry() -> None:

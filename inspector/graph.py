@@ -27,9 +27,12 @@ with ``call``), ``launches`` (call→kernel), ``reads`` (value→call),
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from .model import CallSite, Kernel, Model, TmpDef
+
+if TYPE_CHECKING:  # networkx costs ~0.3 s to import: only graph building pays it
+    import networkx as nx
 
 
 def value_node(m: Model, name: str | None) -> str | None:
@@ -69,6 +72,8 @@ def call_params(m: Model, site: CallSite) -> list[str]:
 
 
 def build_graph(m: Model) -> nx.MultiDiGraph:
+    import networkx as nx
+
     g = nx.MultiDiGraph(model=m.name)
     for inp in m.inputs:
         g.add_node(f"input:{inp.index}", type="input", name=inp.name, index=inp.index)

@@ -146,11 +146,16 @@ class Kernel:
     line_base: int = 0  # kernel line L is source[L - line_base]
     cubin: str | None = None  # archive member of the cubin (CUDA)
     mutated: list[str] = field(default_factory=list)
+    source_count: int = 0  # how many lines `source` holds, kept when the lines are not (a cached index)
+    # () -> the lines, for an index read from the cache (which does not store them); never serialized
+    source_loader: object = field(default=None, repr=False, compare=False)
 
     def param(self, name: str) -> KernelParam | None:
         return next((p for p in self.params if p.name == name), None)
 
     def source_line(self, line: int) -> str | None:
+        if not self.source and self.source_loader is not None:
+            self.source = self.source_loader()
         i = line - self.line_base
         return self.source[i] if 0 <= i < len(self.source) else None
 
@@ -175,6 +180,9 @@ class CallSite:
     provenance: str | None = None  # "<name>:<handle>" key of kernel_information.json
     writes: list[str] = field(default_factory=list)  # bases written (extern ops)
     reads: list[str] = field(default_factory=list)
+    # Wrapped in AOTI_TORCH_ERROR_CODE_CHECK(…): an extern op that fails raises.  Unchecked (torch
+    # 2.6/2.8 emit some), its failure only logs `Exception in aoti_torch: …` and the run goes on.
+    checked: bool = False
 
 
 @dataclass
@@ -183,6 +191,29 @@ class BufferDef:
     line: int
     kind: str  # "alloc" | "reuse" | "view" | "extern_out"
     origin: str | None = None  # the buffer it reuses or views
+
+
+@dataclass
+class Coverage:
+    """Statements of one region handed to a grammar: how many a rule understood, the first few it did not."""
+
+    understood: int = 0
+    total: int = 0
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, statement), the first `KEEP`
+    KEEP = 5
+
+    def ok(self) -> None:
+        self.understood += 1
+        self.total += 1
+
+    def skip(self, line: int, text: str) -> None:
+        self.total += 1
+        if len(self.skipped) < self.KEEP:
+            self.skipped.append((line, text if len(text) <= 200 else text[:197] + "..."))
+
+    @property
+    def missed(self) -> int:
+        return self.total - self.understood
 
 
 @dataclass
@@ -216,6 +247,16 @@ class Model:
     launcher_params: dict[str, list[KernelParam]] = field(default_factory=dict)  # call_triton_<name> params
     warnings: list[str] = field(default_factory=list)
     wrapper_lines: int = 0
+    dialect: str = "unknown"  # the wrapper family `inspector.dialects.sniff` chose
+    # region ("constructor", "check_input", "launcher", "triton", "run_impl", "kernel.cpp") -> Coverage
+    coverage: dict[str, Coverage] = field(default_factory=dict)
+
+    def cov(self, region: str) -> Coverage:
+        return self.coverage.setdefault(region, Coverage())
+
+    @property
+    def skipped_statements(self) -> int:
+        return sum(c.missed for c in self.coverage.values())
 
     @property
     def device(self) -> str | None:

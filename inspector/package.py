@@ -16,17 +16,27 @@ from pathlib import Path
 from .archive import MAX_CUBIN_BYTES, Archive, ModelFiles
 from .errors import UnreadablePackage, UsageError
 from .model import Model, ProvenanceEntry
-from .parse.cpp_kernel import parse_kernel_cpp
-from .parse.wrapper import parse_wrapper
 
 _ASSERT_FILE = re.compile(rb"assertFile_\d+\[\d+\]\s*=\s*\{([\d,\s]+)\}")
+
+# (package, model, statements no grammar rule accepted) for every model indexed in this process:
+# what `pt2-inspect --strict` fails on, whichever command indexed it.
+SKIPPED: list[tuple[str, str, int]] = []
+# label -> a progress callable (lines done, lines total) with .close(); the CLI installs a rich bar on
+# stderr that shows only once indexing has taken a second.  None: no progress reporting.
+PROGRESS = None
 
 
 class Package:
     """What `open_package` returns.  Models are parsed lazily and cached on the instance."""
 
-    def __init__(self, archive: Archive):
+    def __init__(self, archive: Archive, cache: bool | None = None):
         self.archive = archive
+        from .index import cache as index_cache
+
+        # when not told: the CLI turns the cache on unless --no-cache; library callers pass cache=True
+        self.use_cache = index_cache.ENABLED if cache is None else cache
+        self._lines: dict[str, list[str]] = {}
         self.path = archive.path
         self._files = archive.model_files()
         if not self._files:
@@ -69,18 +79,79 @@ class Package:
                 raise UsageError(f"{self.path} holds several models ({', '.join(self.model_names)}): pass --model NAME")
             name = "model" if "model" in self.model_names else self._files[0].name
         if name not in self._models:
-            self._models[name] = self._index(self.files(name))
+            m = self._load(self.files(name))
+            if m.skipped_statements:
+                SKIPPED.append((str(self.path), m.name, m.skipped_statements))
+            self._models[name] = m
         return self._models[name]
 
+    # -- the index cache -------------------------------------------------------------
+    def _fingerprints(self, f: ModelFiles) -> list[str]:
+        parts = [f"model:{f.name}", f"folder:{f.folder}"]
+        for member in (f.wrapper, f.kernel_cpp, f.wrapper_metadata, f.kernel_information):
+            parts.append(self.archive.fingerprint(member) if member else "-")
+        parts.extend(f"cubin:{c}:{self.archive.size(c)}" for c in sorted(f.cubins))
+        return parts
+
+    def _load(self, f: ModelFiles) -> Model:
+        """The model from the index cache when its key matches, else indexed (and cached)."""
+        if not self.use_cache:
+            return self._index(f)
+        from .index import cache
+
+        key = cache.make_key(self._fingerprints(f))
+        note = None
+        try:
+            m = cache.read(key)
+        except cache.CacheError as e:
+            m, note = None, f"index cache ignored and rebuilt: {e}"
+        if m is not None:
+            self._attach_sources(m)
+            return m
+        m = self._index(f)
+        try:
+            cache.write(key, m)
+        except OSError as e:
+            m.warnings.append(f"index cache not written to {cache.cache_dir()}: {e.strerror or e}")
+        if note:
+            m.warnings.append(note)
+        return m
+
+    def member_lines(self, member: str) -> list[str]:
+        if member not in self._lines:
+            self._lines[member] = self.archive.read_text(member).split("\n")
+        return self._lines[member]
+
+    def _attach_sources(self, m: Model) -> None:
+        """A cached index keeps no kernel source lines: read them from the member when a query asks."""
+        from .dialects import embedded_source
+
+        for k in m.kernels.values():
+            if not k.source_file or k.source_file not in self.archive.members():
+                continue
+            if k.kind == "triton":
+                k.source_loader = (lambda k=k: embedded_source(
+                    self.member_lines(k.source_file), k.first_line - 1, k.first_line - 1 + k.source_count))
+            else:
+                k.source_loader = lambda k=k: self.member_lines(k.source_file)
+
     def _index(self, f: ModelFiles) -> Model:
+        from .parse.cpp_kernel import parse_kernel_cpp  # lark: only when indexing, not on a cache hit
+        from .parse.wrapper import parse_wrapper
+
         m = Model(name=f.name, wrapper_member=f.wrapper, kernel_member=f.kernel_cpp)
         if f.wrapper_metadata:
             meta = self.archive.read_json(f.wrapper_metadata)
             if isinstance(meta, dict):
                 m.metadata = meta
-        parse_wrapper(m, self.archive.read_text(f.wrapper), f.wrapper)
+        bar = PROGRESS(f"indexing {f.name}") if PROGRESS else None
+        try:
+            parse_wrapper(m, self.archive.read_text(f.wrapper), f.wrapper, progress=bar)
+        finally:
+            if bar is not None:
+                bar.close()
         if f.kernel_cpp:
-            for name, k in parse_kernel_cpp(self.archive.read_text(f.kernel_cpp), f.kernel_cpp).items():
+            for name, k in parse_kernel_cpp(self.archive.read_text(f.kernel_cpp), f.kernel_cpp, m.cov("kernel.cpp")).items():
                 m.kernels.setdefault(name, k)
         if not m.metadata.get("AOTI_DEVICE_KEY"):
             m.metadata["AOTI_DEVICE_KEY"] = "cuda" if any(k.kind == "triton" for k in m.kernels.values()) else "cpu"
@@ -135,6 +206,8 @@ class Package:
         self.close()
 
 
-def open_package(path: str | os.PathLike) -> Package:
-    """Open a `.pt2`, an extracted package folder or a bare ``*.wrapper.cpp``; nothing is parsed yet."""
-    return Package(Archive.open(Path(path)))
+def open_package(path: str | os.PathLike, cache: bool | None = None) -> Package:
+    """Open a `.pt2`, an extracted package folder or a bare ``*.wrapper.cpp``; nothing is parsed yet.
+
+    ``cache=True`` reads and writes the on-disk index cache (`inspector.index.cache`)."""
+    return Package(Archive.open(Path(path)), cache=cache)

@@ -84,6 +84,14 @@ def render_summary(console: Console, s: dict) -> None:
         console.print(t)
         if m["extern_ops"]:
             console.print("  extern ops: " + ", ".join(f"{e['name']} ×{e['calls']}" for e in m["extern_ops"]))
+        if m.get("unchecked_extern_calls"):
+            console.print("  [yellow]unchecked extern calls:[/] " + ", ".join(
+                f"{e['name']} (wrapper.cpp line {e['line']})" for e in m["unchecked_extern_calls"])
+                + ": no AOTI_TORCH_ERROR_CODE_CHECK, so a failure there only logs `Exception in aoti_torch` "
+                "and returns garbage with exit 0")
+        cov = m.get("coverage")
+        if cov and cov["total"]:
+            console.print(f"  statements understood {cov['understood']:,}/{cov['total']:,}  (dialect {m.get('dialect')})")
         for w in m["warnings"]:
             console.print(f"  [yellow]warning:[/] {escape(w)}")
         console.print()

@@ -37,6 +37,7 @@ def summarize_model(m: Model) -> dict:
     by_flavor = Counter(f"{k['kind']}:{k['flavor']}" for k in kernels)
     return {
         "name": m.name,
+        "dialect": m.dialect,
         "device": md.get("AOTI_DEVICE_KEY"),
         "compute_capability": md.get("AOTI_COMPUTE_CAPABILITY") or None,
         "cpu_isa": md.get("AOTI_CPU_ISA") or None,
@@ -54,9 +55,22 @@ def summarize_model(m: Model) -> dict:
         "kernels": kernels,
         "kernel_counts": dict(sorted(by_flavor.items())),
         "extern_ops": [{"name": n, "calls": c} for n, c in sorted(externs.items())],
+        # Extern calls without AOTI_TORCH_ERROR_CODE_CHECK: a failure there returns garbage with exit 0.
+        "unchecked_extern_calls": [{"name": c.target, "line": c.line} for c in m.calls
+                                   if c.kind == "extern" and not c.checked],
         "assertions": sum(k["assertions"] for k in kernels),
         "provenance": bool(m.provenance),
         "in_spec": m.in_spec,
         "out_spec": m.out_spec,
+        "coverage": coverage(m),
         "warnings": m.warnings,
     }
+
+
+def coverage(m: Model) -> dict:
+    """Statements handed to a grammar rule, per region: understood / total, and the first few skipped."""
+    regions = {r: {"understood": c.understood, "total": c.total,
+                   "skipped": [{"line": ln, "statement": s} for ln, s in c.skipped]}
+               for r, c in m.coverage.items() if c.total}
+    return {"understood": sum(r["understood"] for r in regions.values()),
+            "total": sum(r["total"] for r in regions.values()), "regions": regions}

@@ -434,3 +434,79 @@ def test_package_with_unsafe_members_still_shows(tmp_path, capsys):
     assert rc == 0, err
     assert "cpp_fused_ge_index_index_copy_mul_sub_where_zeros_like_0" in out
     assert "evil" not in out
+
+
+# -- statements no rule understands: counted, shown, --strict exit 1 ---------------------
+
+
+def _mutated_wrapper(tmp_path: Path, old: str, new: str) -> Path:
+    """The real CPU jagged wrapper (and its kernel.cpp beside it) with one statement changed."""
+    members = real_members(CPU_JAGGED)
+    wname = next(n for n in members if n.endswith(".wrapper.cpp"))
+    kname = next(n for n in members if n.endswith(".kernel.cpp"))
+    text = members[wname].decode()
+    assert text.count(old) == 1
+    w = tmp_path / Path(wname).name
+    w.write_text(text.replace(old, new))
+    (tmp_path / Path(kname).name).write_bytes(members[kname])
+    return w
+
+
+def test_skipped_statement_is_counted_and_shown(tmp_path, capsys):
+    # A guard a future torch might write with a cast no rule knows.
+    w = _mutated_wrapper(tmp_path, "if (arg1_1_size[0] > 1024) {", "if (arg1_1_size[0] > (int64_t)1024) {")
+    rc, out, err = run(capsys, ["show", w, "--json"])
+    assert rc == 0
+    import json
+
+    cov = json.loads(out)["models"][0]["coverage"]
+    assert cov["total"] - cov["understood"] == 1
+    skipped = cov["regions"]["check_input"]["skipped"]
+    assert [s["statement"] for s in skipped] == ["if (arg1_1_size[0] > (int64_t)1024) {"]
+    assert skipped[0]["line"] > 0
+    rc, out, err = run(capsys, ["show", w])
+    assert rc == 0
+    assert f"statements understood {cov['understood']:,}/{cov['total']:,}" in out
+
+
+def test_strict_turns_a_skip_into_exit_1(tmp_path, capsys):
+    w = _mutated_wrapper(tmp_path, "if (arg1_1_size[0] > 1024) {", "if (arg1_1_size[0] > (int64_t)1024) {")
+    rc, out, err = run(capsys, ["show", w, "--strict"])
+    assert rc == 1
+    assert "--strict" in err and "1" in err
+    rc, out, err = run(capsys, ["--strict", "trace-assert", w, "--line", "52"])
+    assert rc == 1
+    # The unchanged sample has nothing skipped: --strict passes.
+    rc, out, err = run(capsys, ["show", CPU_JAGGED, "--strict"])
+    assert rc == 0, err
+
+
+# -- a bug in pt2-inspect: exit 4, one line, --debug for the traceback ---------------------
+
+
+def _break_transformer(monkeypatch):
+    from inspector.parse import wrapper
+
+    def boom(self, c):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(wrapper._WrapperTransformer, "declaration", boom)
+
+
+@pytest.mark.parametrize("argv", COMMANDS)
+def test_transformer_bug_is_an_internal_error_not_a_bad_package(argv, monkeypatch, capsys):
+    _break_transformer(monkeypatch)
+    rc, out, err = run(capsys, [*argv(CPU_JAGGED), "--no-cache"])
+    assert rc == 4
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("pt2-inspect: internal error (VisitError")
+    assert "--debug" in lines[0] and "could not read" not in lines[0]
+
+
+def test_debug_shows_the_traceback(monkeypatch):
+    _break_transformer(monkeypatch)
+    from lark.exceptions import VisitError
+
+    with pytest.raises(VisitError):
+        main(["show", str(CPU_JAGGED), "--debug", "--no-cache"])

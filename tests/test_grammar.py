@@ -16,7 +16,7 @@ from inspector.graph import resolve_tmp
 from inspector.parse.cpp_kernel import parse_cpp_statement, parse_kernel_cpp
 from inspector.parse.message import parse_check_message
 from inspector.parse.triton import parse_triton_source, parse_triton_statement
-from inspector.parse.wrapper import parse_statement
+from inspector.parse.wrapper import ConstantSlot, InputSlot, Moved, SizeOf, parse_statement
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_packages"
@@ -78,10 +78,10 @@ def test_message_not_an_index_check(text):
 
 def test_symbol_definition():
     # cpu/jagged and cuda/jagged wrapper.cpp
-    kind, typ, name, expr, tail = parse_statement("int64_t s59 = arg0_1_size[0];", "declaration")
+    kind, typ, name, value, tail = parse_statement("int64_t s59 = arg0_1_size[0];", "declaration")
     assert (kind, typ, name, tail) == ("decl", "int64_t", "s59", None)
-    assert expr.text == "arg0_1_size[0]"
-    assert expr.names == ("arg0_1_size",)
+    assert value == SizeOf(tensor="arg0_1", kind="size", dim=0)
+    assert parse_statement("int64_t s7 = arg12_1_stride[1];", "declaration")[3] == SizeOf("arg12_1", "stride", 1)
 
 
 @pytest.mark.parametrize("stmt, name, target", [
@@ -94,17 +94,15 @@ def test_symbol_alias(stmt, name, target):
 
 
 def test_input_unpacking():
-    kind, typ, name, expr, tail = parse_statement("auto arg0_1 = std::move(inputs[0]);", "declaration")
-    assert (kind, typ, name) == ("decl", "auto", "arg0_1")
-    assert expr.text == "std::move(inputs[0])"
-    assert "inputs" in expr.names
+    kind, typ, name, value, tail = parse_statement("auto arg0_1 = std::move(inputs[0]);", "declaration")
+    assert (kind, typ, name, value) == ("decl", "auto", "arg0_1", InputSlot(0))
+    assert parse_statement("auto arg149_1 = std::move(inputs[12]);", "declaration")[3] == InputSlot(12)
 
 
 def test_buffer_reuse_comment_is_ignored():
     # cpu/transformer wrapper.cpp
-    kind, typ, name, expr, tail = parse_statement("auto buf9 = std::move(buf2);  // reuse", "declaration")
-    assert (name, expr.text, tail) == ("buf9", "std::move(buf2)", None)
-    assert "buf2" in expr.names
+    kind, typ, name, value, tail = parse_statement("auto buf9 = std::move(buf2);  // reuse", "declaration")
+    assert (name, value, tail) == ("buf9", Moved("buf2"), None)
 
 
 def test_view_with_reset_tail():
@@ -123,7 +121,13 @@ def test_array_and_constant_declarations():
     r = parse_statement("const int64_t int_array_0[] = {s59, 8L};", "declaration")
     assert (r[2], r[3].text, r[3].names) == ("int_array_0", "{s59, 8L}", ("s59",))
     r = parse_statement("[[maybe_unused]] auto& emb_weight = constants_->at(0);", "declaration")
-    assert (r[1], r[2], r[3].text) == ("auto", "emb_weight", "constants_->at(0)")
+    assert (r[1], r[2], r[3]) == ("auto", "emb_weight", ConstantSlot(0))
+    # a size inside a larger expression is not one of the shapes: the statement is skipped, and counted
+    from inspector.model import Coverage
+
+    cov = Coverage()
+    assert parse_statement("int64_t x = arg0_1_size[0] * 2L;", "declaration", cov, 7) is None
+    assert (cov.total, cov.understood, cov.skipped) == (1, 0, [(7, "int64_t x = arg0_1_size[0] * 2L;")])
 
 
 @pytest.mark.parametrize("stmt, expected", [
@@ -144,9 +148,9 @@ def test_guard_rejects_other_statements():
 
 def test_extern_call():
     # cpu/jagged wrapper.cpp
-    kind, callee, args = parse_statement(
+    kind, callee, args, checked = parse_statement(
         "AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_cumsum(arg1_1, 0L, &var_0, &buf1_handle));", "checked_call")
-    assert (kind, callee) == ("call", "aoti_torch_cpu_cumsum")
+    assert (kind, callee, checked) == ("call", "aoti_torch_cpu_cumsum", True)
     assert [a.text for a in args] == ["arg1_1", "0L", "&var_0", "&buf1_handle"]
     assert args[3].names == ("buf1_handle",)
 
@@ -155,15 +159,15 @@ def test_triton_call_counts_args():
     # cuda/jagged wrapper.cpp
     s = ("call_triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2(buf0, arg0_1, buf1, buf2, s59, s2, "
          "8L, this->device_idx_, stream, kernels, this->cubin_dir_);")
-    kind, callee, args = parse_statement(s, "call")
-    assert callee == "call_triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2"
+    kind, callee, args, checked = parse_statement(s, "call")
+    assert callee == "call_triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2" and not checked
     assert len(args) == 11
     assert [a.text for a in args[:7]] == ["buf0", "arg0_1", "buf1", "buf2", "s59", "s2", "8L"]
     assert args[7].text == "this->device_idx_"
 
 
 def test_triton_call_short_form():
-    kind, callee, args = parse_statement(
+    kind, callee, args, _ = parse_statement(
         "call_triton_poi_fused_x_2(buf0, arg0_1, buf1, buf2, s59, s2, 8L, this->device_idx_, stream, kernels, "
         "this->cubin_dir_);", "call")
     assert (callee, len(args)) == ("call_triton_poi_fused_x_2", 11)
@@ -173,7 +177,7 @@ def test_cpp_kernel_call_with_casts():
     # cpu/jagged wrapper.cpp
     s = ("cpp_fused_ge_index_index_copy_mul_sub_where_zeros_like_0((const float*)(arg0_1.data_ptr()), "
          "(const int64_t*)(buf1.data_ptr()), (float*)(buf3.data_ptr()), (float*)(buf2.data_ptr()), s59, s2);")
-    kind, callee, args = parse_statement(s, "call")
+    kind, callee, args, _ = parse_statement(s, "call")
     assert callee == "cpp_fused_ge_index_index_copy_mul_sub_where_zeros_like_0"
     assert len(args) == 6
     bases = [next(n for n in a.names if n.startswith(("arg", "buf", "s"))) for a in args]
@@ -513,3 +517,42 @@ def test_real_gather_dynamic_checks_resolve_in_their_nest():
     assert d1.line < c1.line < d2.line < c2.line
     assert lines[d1.line - 1].strip() == lines[d2.line - 1].strip() == "auto tmp2 ="
     assert (c1.bound_expr, c2.bound_expr) == ("ks2", "ks2")
+
+
+# -- extern calls: checked or not (issue 8: unchecked ones fail with exit 0) -------------------
+
+
+def test_every_extern_call_of_the_samples_is_checked():
+    import inspector
+
+    seen = 0
+    for pkg_path in sorted(ROOT.glob("sample_packages/*/*/*.pt2")):
+        with inspector.open_package(pkg_path) as pkg:
+            for m in pkg.models:
+                for c in m.calls:
+                    if c.kind == "extern":
+                        seen += 1
+                        assert c.checked, (pkg_path, c.target, c.line)
+    assert seen >= 100  # 61 in each transformer alone
+
+
+def test_unchecked_extern_call_is_listed_by_show(tmp_path, capsys):
+    """The torch 2.6/2.8 line (FORMAT_NOTES) put into a real 2.13 CPU run_impl, right after its cumsum."""
+    import json
+
+    from inspector.cli import main
+
+    (name, text), = _member(ROOT / "sample_packages/cpu/jagged/jagged.pt2", ".wrapper.cpp")
+    (kname, ktext), = _member(ROOT / "sample_packages/cpu/jagged/jagged.pt2", ".kernel.cpp")
+    lines = text.split("\n")
+    at = next(i for i, l in enumerate(lines) if "aoti_torch_cpu_cumsum(" in l) + 1
+    lines.insert(at, '    aoti_torch_cpu_scatter_reduce_two_out(buf0, buf0,0,arg1_1,arg0_1, "sum",1);')
+    w = tmp_path / Path(name).name
+    w.write_text("\n".join(lines))
+    (tmp_path / Path(kname).name).write_text(ktext)
+    assert main(["show", str(w), "--json"]) == 0
+    m = json.loads(capsys.readouterr().out)["models"][0]
+    assert m["unchecked_extern_calls"] == [{"name": "aoti_torch_cpu_scatter_reduce_two_out", "line": at + 1}]
+    assert main(["show", str(w)]) == 0
+    out = capsys.readouterr().out
+    assert "unchecked extern calls" in out and "garbage with exit 0" in out

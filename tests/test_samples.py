@@ -158,26 +158,70 @@ def grep_recipe(wrapper: str, kernel_cpp: str, kernel: str, bound: str):
     return k, dim
 
 
+TRITON_CLOSE = "''" + "', device_str"
+
+
+def grep_assert_lines(wrapper: str, kernel_cpp: str, kernel: str) -> dict[int, str]:
+    """Guide step 1, by grep: the line of each index check of ``kernel`` as its error names it, with its message.
+
+    Triton: the N-th line of the embedded source, the `async_compile.triton('<kernel>', '''` line
+    being 1; CPU: the kernel.cpp line, from the kernel's `extern "C"` signature to the next one.
+    """
+    out = {}
+    if kernel.startswith("triton_"):
+        lines = wrapper.split("\n")
+        start = next(i for i, l in enumerate(lines) if f"async_compile.triton('{kernel}'," in l)
+        end = next(i for i in range(start, len(lines)) if TRITON_CLOSE in lines[i])
+        for i in range(start, end):
+            m = re.search(r'tl\.device_assert\(.*"(index out of bounds:[^"]*)"\)', lines[i])
+            if m:
+                out[i - start + 1] = m.group(1)
+    else:
+        lines = kernel_cpp.split("\n")
+        start = next(i for i, l in enumerate(lines) if re.search(r"\b" + kernel + r"\(", l) and "extern" in l)
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith('extern "C"')), len(lines))
+        for i in range(start, end):
+            m = re.search(r'AOTI_TORCH_CHECK\(.*"(index out of bounds:[^"]*)"\);', lines[i])
+            if m:
+                out[i + 1] = m.group(1)
+    return out
+
+
 @pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
 def test_grep_recipe_agrees_with_graph(manifest):
-    _, pkg_path = _load(manifest)
-    checked = 0
+    """Every index check of every sample, re-found by grep: same lines and messages; a size bound
+    reaches the same input and dim by the guide's recipe; a static bound is the number in the message."""
+    man, pkg_path = _load(manifest)
+    checked = {"lines": 0, "size_bound": 0, "static_bound": 0}
     with inspector.open_package(pkg_path) as pkg:
         zf = zipfile.ZipFile(pkg_path)
         for m in pkg.models:
             wrapper = zf.read(m.wrapper_member).decode()
             kernel_cpp = zf.read(m.kernel_member).decode() if m.kernel_member else ""
             for k in m.kernels.values():
+                if not k.assertions:
+                    continue
+                grep = grep_assert_lines(wrapper, kernel_cpp, k.name)
+                assert {a.line: a.message for a in k.assertions} == grep
+                checked["lines"] += len(grep)
                 for a in k.assertions:
-                    if not a.bound_expr or not re.fullmatch(r"ks\d+", a.bound_expr):
-                        continue
                     r = trace_assert(pkg, line=a.line, kernel=k.name, model=m.name)
-                    b = r.matches[0].bound
-                    assert (b.input.index, b.input.dim) == grep_recipe(wrapper, kernel_cpp, k.name, a.bound_expr)
-                    checked += 1
-    man, _ = _load(manifest)
+                    mt = next(x for x in r.matches if x.file_line == a.line)
+                    if re.fullmatch(r"ks\d+", a.bound_expr or ""):
+                        b = mt.bound
+                        assert (b.input.index, b.input.dim) == grep_recipe(wrapper, kernel_cpp, k.name, a.bound_expr)
+                        checked["size_bound"] += 1
+                    else:
+                        number = re.search(r"< \(?(\d+)L?\)?$", grep[a.line])
+                        assert number, grep[a.line]
+                        assert mt.static_bound == int(number.group(1))
+                        checked["static_bound"] += 1
+    assert checked["lines"] >= 1, checked  # every sample holds at least one index check
+    assert checked["size_bound"] + checked["static_bound"] == checked["lines"]
     if man["expect"]["bound_input"]:
-        assert checked >= 1
+        assert checked["size_bound"] >= 1, checked
+    if man["expect"].get("static_bound"):
+        assert checked["static_bound"] >= 1, checked
 
 
 def test_line_alone_lists_every_candidate_ranked():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Assertion, Expr, Kernel, KernelParam, Store, TmpDef, param_role
+from ..model import Assertion, Coverage, Expr, Kernel, KernelParam, Store, TmpDef, param_role
 from .grammar import ExprTransformer, parse_one
 from .message import parse_check_message
 
@@ -34,7 +34,7 @@ class _CppTransformer(ExprTransformer):
     def check(self, c):
         args = c[1]
         if len(args) < 2 or not args[-1].text.startswith('"'):
-            raise ValueError("a check without a message")
+            return None  # a check without a message: not a shape we read (counted as skipped)
         return ("check", _joined(args[:-1]), args[-1].text)
 
     def vec_store(self, c):
@@ -52,8 +52,8 @@ def _joined(parts: list[Expr]) -> Expr:
 _TRANSFORMER = _CppTransformer()
 
 
-def parse_cpp_statement(text: str, start: str):
-    return parse_one("cpp_kernel", STARTS, _TRANSFORMER, text, start)
+def parse_cpp_statement(text: str, start: str, cov: Coverage | None = None, line: int = 0):
+    return parse_one("cpp_kernel", STARTS, _TRANSFORMER, text, start, cov, line)
 
 
 def _lambda_value(body: list[str]) -> str:
@@ -62,7 +62,7 @@ def _lambda_value(body: list[str]) -> str:
     return " , ".join(rets) if rets else " ".join(l.strip() for l in body)
 
 
-def parse_kernel_cpp(text: str, member: str) -> dict[str, Kernel]:
+def parse_kernel_cpp(text: str, member: str, cov: Coverage | None = None) -> dict[str, Kernel]:
     """Every ``extern "C"`` kernel of the file, with its tmps, checks and stores.
 
     Each statement records its block path (the ids of the ``{`` blocks around it),
@@ -83,11 +83,11 @@ def parse_kernel_cpp(text: str, member: str) -> dict[str, Kernel]:
             while ")" not in sig and j + 1 < n:
                 j += 1
                 sig += " " + lines[j].strip()
-            r = parse_cpp_statement(sig, "signature")
+            r = parse_cpp_statement(sig, "signature", cov, line)
             if r:
                 _, name, params = r
                 cur = Kernel(name=name, kind="cpp", flavor="cpp", source_file=member, first_line=line,
-                             line_base=1, source=lines,
+                             line_base=1, source=lines, source_count=len(lines),
                              params=[KernelParam(name=p, position=k, role=param_role(p, t, c), ctype=t)
                                      for k, (p, t, c) in enumerate(params)])
                 kernels[name] = cur
@@ -120,11 +120,11 @@ def parse_kernel_cpp(text: str, member: str) -> dict[str, Kernel]:
             i = j + 1
             continue
         if s.startswith("auto tmp"):
-            r = parse_cpp_statement(s, "tmp_def")
+            r = parse_cpp_statement(s, "tmp_def", cov, line)
             if r:
                 cur.tmps.append(TmpDef(name=r[1], expr=r[2], line=line, scope=scope))
         elif s.startswith(("AOTI_TORCH_CHECK(", "TORCH_CHECK(")):
-            r = parse_cpp_statement(s, "check")
+            r = parse_cpp_statement(s, "check", cov, line)
             if r:
                 msg = r[2].strip('"')
                 cm = parse_check_message(msg)
@@ -133,13 +133,13 @@ def parse_kernel_cpp(text: str, member: str) -> dict[str, Kernel]:
                     bound_expr=cm.bound if cm else None, lower_bound=cm.lower if cm else None,
                     condition=r[1].text, scope=scope))
         elif ".store(" in s:
-            r = parse_cpp_statement(s, "vec_store")
+            r = parse_cpp_statement(s, "vec_store", cov, line)
             if r and r[2]:
                 ptr = next((x for x in r[2][0].names if "ptr" in x), None)
                 if ptr:
                     cur.stores.append(Store(ptr=ptr, value=Expr(r[1], (r[1],)), line=line, scope=scope))
         elif re.match(r"(out_ptr|in_out_ptr)\d+\[", s):
-            r = parse_cpp_statement(s, "scalar_store")
+            r = parse_cpp_statement(s, "scalar_store", cov, line)
             if r:
                 cur.stores.append(Store(ptr=r[1], value=r[3], line=line, scope=scope))
         for ch in s:

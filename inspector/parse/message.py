@@ -5,9 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lark.exceptions import LarkError
-
-from .grammar import parser
 
 
 @dataclass(frozen=True)
@@ -29,10 +26,14 @@ def static_bound(bound: str) -> int | None:
 
 def parse_check_message(text: str) -> CheckMessage | None:
     """Parse the message; None when it is not an index check (other asserts are kept as plain text)."""
+    from lark.exceptions import UnexpectedInput  # lark only when a message is parsed
+
+    from .grammar import parser
+
     text = text.strip().strip('"')
     try:
         tree = parser("assert_message", ("message",)).parse(text, start="message")
-    except LarkError:
+    except UnexpectedInput:
         return None
     lower = next((str(t.children[0]) for t in tree.children if getattr(t, "data", None) == "lower"), None)
     var = next(str(t) for t in tree.children if getattr(t, "type", None) == "NAME")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Assertion, Kernel, KernelParam, Store, TmpDef, param_role
+from ..model import Assertion, Coverage, Kernel, KernelParam, Store, TmpDef, param_role
 from .grammar import ExprTransformer, parse_one
 from .message import parse_check_message
 
@@ -41,18 +41,21 @@ class _TritonTransformer(ExprTransformer):
 _TRANSFORMER = _TritonTransformer()
 
 
-def parse_triton_statement(text: str, start: str):
-    return parse_one("triton", STARTS, _TRANSFORMER, text, start)
+def parse_triton_statement(text: str, start: str, cov: Coverage | None = None, line: int = 0):
+    return parse_one("triton", STARTS, _TRANSFORMER, text, start, cov, line)
 
 
-def parse_triton_source(name: str, lines: list[str], source_file: str, first_line: int) -> Kernel:
-    """``lines[0]`` is the ``async_compile.triton(`` line (kernel line 1) at wrapper line ``first_line``."""
+def parse_triton_source(name: str, lines: list[str], source_file: str, first_line: int,
+                        line_base: int = 1, cov: Coverage | None = None) -> Kernel:
+    """``lines[0]`` is the ``async_compile.triton(`` line at wrapper line ``first_line``; it is kernel line
+    ``line_base`` (the wrapper dialect says how the ``.py`` a device assert names is numbered)."""
     flavor = "other"
     k = Kernel(name=name, kind="triton", flavor=flavor, source_file=source_file,
-               first_line=first_line, source=list(lines), line_base=1)
+               first_line=first_line, source=list(lines), line_base=line_base,
+               source_count=len(lines))
     in_def = False
     for idx, raw in enumerate(lines):
-        kline = idx + 1
+        kline = idx + line_base
         s = raw.strip()
         if not s or s.startswith("#"):
             continue
@@ -64,7 +67,7 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
         if m:
             k.mutated = [x.strip().strip("'\"") for x in m.group(1).split(",") if x.strip()]
         if s.startswith("def ") and not in_def:
-            r = parse_triton_statement(s, "def_stmt")
+            r = parse_triton_statement(s, "def_stmt", cov, first_line + idx)
             if r and r[1] == name:
                 k.params = [KernelParam(name=p, position=i, role=param_role(p, ann), ctype=ann)
                             for i, (p, ann) in enumerate(r[2])]
@@ -73,7 +76,7 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
         if not in_def or s.startswith("'''"):
             continue
         if s.startswith("tl.device_assert(") or s.startswith("tl.store(") or s.startswith("tl.atomic_"):
-            r = parse_triton_statement(s, "call_stmt")
+            r = parse_triton_statement(s, "call_stmt", cov, first_line + idx)
             if not r:
                 continue
             _, callee, args = r
@@ -91,7 +94,7 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
                     k.stores.append(Store(ptr=ptr, value=args[1], line=kline))
             continue
         if "=" in s:
-            r = parse_triton_statement(s, "assign_stmt")
+            r = parse_triton_statement(s, "assign_stmt", cov, first_line + idx)
             if r:
                 k.tmps.append(TmpDef(name=r[1], expr=r[2], line=kline))
     if k.flavor == "other":

@@ -18,12 +18,14 @@ is skipped; only the facts found are reported.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..model import (
     BufferDef,
     CallArg,
     CallSite,
     Constant,
+    Coverage,
     Expr,
     Guard,
     Input,
@@ -34,15 +36,13 @@ from ..model import (
     Symbol,
     param_role,
 )
+from ..dialects import Dialect, embedded_source, sniff
 from .grammar import ExprTransformer, parse_one
 from .triton import parse_triton_source
 
 STARTS = ("declaration", "handle_decl", "assignment", "call", "checked_call", "guard", "launcher_param", "load_kernel")
 
-_SIZE_REF = re.compile(r"^(\w+)_(size|stride)\[(\d+)\]$")
-_SOURCE_NODES = re.compile(r"//\s*Topologically Sorted Source Nodes:\s*\[(.*?)\](?:,\s*Original ATen:\s*\[(.*?)\])?")
-_PROVENANCE = re.compile(r"//\s*\[Provenance debug handles\]\s*(\S+)")
-_TRITON_OPEN = re.compile(r"async_compile\.triton\('(\w+)',\s*'''")
+
 _DTYPE_NAMES = {
     "float32": "float32", "float16": "float16", "bfloat16": "bfloat16", "float64": "float64",
     "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool",
@@ -50,15 +50,63 @@ _DTYPE_NAMES = {
 }
 
 
+@dataclass(frozen=True)
+class InputSlot:
+    """``std::move(inputs[K])``: the K-th input the caller passes."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class ConstantSlot:
+    """``constants_->at(i)``: the i-th entry of constants_info_."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Moved:
+    """``std::move(buf2)``: the named buffer, reused."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class SizeOf:
+    """``arg3_1_size[0]`` / ``arg3_1_stride[1]``: one dimension of a tensor's sizes or strides."""
+
+    tensor: str
+    kind: str  # "size" | "stride"
+    dim: int
+
+    @property
+    def text(self) -> str:
+        return f"{self.tensor}_{self.kind}[{self.dim}]"
+
+
 class _WrapperTransformer(ExprTransformer):
-    """Statements -> small tuples the scanner turns into model facts."""
+    """Statements -> small tuples of facts (and the dataclasses above) the scanner files into the model."""
 
     def declaration(self, c):
         names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
-        exprs = [e for e in c if isinstance(e, Expr)]
+        value = next(e for e in c if isinstance(e, (Expr, InputSlot, ConstantSlot, Moved, SizeOf)))
         tail = next((t for t in c if isinstance(t, tuple) and t and t[0] == "tail"), None)
         typ = next(str(t) for t in c if getattr(t, "type", None) == "TYPE")
-        return ("decl", typ, names[0], exprs[0], tail[1] if tail else None)
+        return ("decl", typ, names[0], value, tail[1] if tail else None)
+
+    def input_slot(self, c):
+        return InputSlot(int(c[1]))
+
+    def constant_slot(self, c):
+        return ConstantSlot(int(c[1]))
+
+    def moved(self, c):
+        return Moved(str(c[1]))
+
+    def size_of(self, c):
+        tensor, _, rest = str(c[0]).rpartition("_")
+        kind, _, dim = rest.partition("[")
+        return SizeOf(tensor=tensor, kind=kind, dim=int(dim.rstrip("]")))
 
     def tail(self, c):
         return ("tail", c[0])
@@ -74,10 +122,10 @@ class _WrapperTransformer(ExprTransformer):
         return ("assign", toks, c[-1])
 
     def call(self, c):
-        return ("call", str(c[0]), c[1] if len(c) > 1 else [])
+        return ("call", str(c[0]), c[1] if len(c) > 1 else [], False)
 
     def checked_call(self, c):
-        return ("call", str(c[0]), c[1] if len(c) > 1 else [])
+        return ("call", str(c[0]), c[1] if len(c) > 1 else [], True)
 
     def guard(self, c):
         return c[0]
@@ -90,7 +138,16 @@ class _WrapperTransformer(ExprTransformer):
         return ("guard", str(c[2]), int(c[3]), op, int(str(c[0]).rstrip("L")))
 
     def launcher_param(self, c):
-        return ("param", str(c[-1]), str(c[-2]))
+        name = next(str(t) for t in c if getattr(t, "type", None) == "NAME")
+        return ("param", name, next(x for x in c if isinstance(x, str) and not hasattr(x, "type")))
+
+    def ctype(self, c):
+        names = [x for x in c if getattr(x, "type", None) == "NAME"]
+        inner = next((x for x in c if isinstance(x, str) and not hasattr(x, "type")), None)
+        return "::".join(str(n) for n in names) + (f"<{inner}>" if inner else "")
+
+    def guard_names(self, c):
+        return ("guard_names", str(c[0]), str(c[1]), str(c[2]))
 
     def load_kernel(self, c):
         strings = [str(t).strip('"') for t in c if getattr(t, "type", None) == "STRING"]
@@ -100,30 +157,19 @@ class _WrapperTransformer(ExprTransformer):
 _TRANSFORMER = _WrapperTransformer()
 
 
-def parse_statement(text: str, start: str):
-    """Parse one wrapper statement with the given start rule; None when the grammar does not know it."""
-    return parse_one("wrapper", STARTS, _TRANSFORMER, text, start)
-
-
-def _start_rule(s: str) -> str | None:
-    if s.startswith("AOTI_TORCH_ERROR_CODE_CHECK("):
-        return "checked_call"
-    if s.startswith(("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ")):
-        return "declaration"
-    if s.startswith(("AtenTensorHandle ", "RAIIAtenTensorHandle ")):
-        return "handle_decl"
-    if s.startswith("output_handles["):
-        return "assignment"
-    if s.startswith(("call_triton_", "cpp_")) or re.match(r"\w+\(", s):
-        return "call"
-    return None
+def parse_statement(text: str, start: str, cov: Coverage | None = None, line: int = 0):
+    """Parse one wrapper statement with the given start rule; None when the grammar does not know it
+    (counted in ``cov`` when given)."""
+    return parse_one("wrapper", STARTS, _TRANSFORMER, text, start, cov, line)
 
 
 class WrapperScanner:
     """One pass over the wrapper lines, filling a `Model`."""
 
-    def __init__(self, model: Model, text: str, member: str):
+    def __init__(self, model: Model, text: str, member: str, dialect: Dialect | None = None):
         self.m = model
+        self.d = dialect or sniff(text)
+        self.m.dialect = self.d.name
         self.member = member
         self.lines = text.split("\n")
         self.m.wrapper_lines = len(self.lines)
@@ -138,34 +184,42 @@ class WrapperScanner:
         self.size_stride: dict[int, tuple[list, list]] = {}
         self.saw_run_impl = False
         self.guards: dict[int, list[Guard]] = {}
+        self.progress = None  # (lines done, lines total) -> None
 
     # -- driver --------------------------------------------------------------
+    def _tick(self, i: int) -> None:
+        if self.progress is not None:
+            self.progress(i, len(self.lines))
+
     def scan(self):
+        d = self.d
         i, n = 0, len(self.lines)
         while i < n:
             s = self.lines[i].strip()
-            if s.startswith("static inline void call_triton_"):
+            if d.launcher_start and s.startswith(d.launcher_start):
                 i = self._launcher(i)
+                self._tick(i)
                 continue
-            if s.startswith("AOTI_NOINLINE static void check_input_"):
+            if s.startswith(d.check_input_start):
                 i = self._check_input(i)
                 continue
-            if s.startswith("void AOTInductorModel::run_impl("):
+            if s.startswith(d.run_impl_start):
                 self.saw_run_impl = True
                 i = self._run_impl(i)
                 continue
-            if s.startswith('extern "C"') and "cpp_" in s:
+            if s.startswith(d.cpp_kernel_decl) and "cpp_" in s:
                 m = re.search(r"\b(cpp_\w+)\(", s)
                 if m:
                     self.cpp_kernels.add(m.group(1))
-            elif s.startswith(("inputs_info_[", "outputs_info_[", "constants_info_[", "in_spec_", "out_spec_")):
+            elif s.startswith(d.constructor_facts):
                 self._constructor_fact(s, i + 1)
             i += 1
+        self._tick(n)
         self._finish()
 
     # -- constructor ---------------------------------------------------------
     def _constructor_fact(self, s: str, line: int):
-        r = parse_statement(s, "assignment")
+        r = parse_statement(s, "assignment", self.m.cov("constructor"), line)
         if not r:
             return
         _, toks, value = r
@@ -206,8 +260,8 @@ class WrapperScanner:
         while i < len(self.lines) and not self.lines[i].startswith("}"):
             s = self.lines[i].strip()
             if s.startswith("if ("):
-                r = parse_statement(s, "guard")
-                if r:
+                r = parse_statement(s, "guard", self.m.cov("check_input"), i + 1)
+                if r and r[0] == "guard":
                     _, ref, dim, op, value = r
                     # `if (x_size[0] < 2)` rejects below 2: the allowed minimum is 2 (and `> 64` a maximum of 64).
                     kind = "stride" if ref.endswith("_stride") else {"<": "min", ">": "max"}.get(op, "eq")
@@ -228,8 +282,8 @@ class WrapperScanner:
         name = re.search(r"call_(triton_\w+)\(", self.lines[i]).group(1)
         params: list[KernelParam] = []
         i += 1
-        while i < len(self.lines) and not self.lines[i].strip().startswith("){"):
-            r = parse_statement(self.lines[i].strip(), "launcher_param")
+        while i < len(self.lines) and not self.lines[i].strip().startswith(self.d.launcher_params_end):
+            r = parse_statement(self.lines[i].strip(), "launcher_param", self.m.cov("launcher"), i + 1)
             if r:
                 params.append(KernelParam(name=r[1], position=len(params), role=param_role(r[1]), ctype=r[2]))
             i += 1
@@ -237,17 +291,17 @@ class WrapperScanner:
         kernel: Kernel | None = None
         while i < len(self.lines) and not self.lines[i].startswith("}"):
             line = self.lines[i]
-            if _TRITON_OPEN.search(line):
+            if self.d.triton_open.search(line):
                 start = i
-                indent = len(line) - len(line.lstrip())
                 j = i + 1
-                while j < len(self.lines) and not self.lines[j].lstrip().startswith("''', device_str"):
+                while j < len(self.lines) and not self.lines[j].lstrip().startswith(self.d.triton_close):
                     j += 1
-                src = [l[indent:] if l[:indent].strip() == "" else l.lstrip() for l in self.lines[start : j + 1]]
-                kernel = parse_triton_source(name, src, self.member, first_line=start + 1)
+                src = embedded_source(self.lines, start, j + 1)
+                kernel = parse_triton_source(name, src, self.member, first_line=start + 1,
+                                             line_base=self.d.triton_line_base, cov=self.m.cov("triton"))
                 i = j
-            elif "loadKernel(" in line and kernel is not None:
-                r = parse_statement(line.strip(), "load_kernel")
+            elif self.d.load_kernel_marker in line and kernel is not None:
+                r = parse_statement(line.strip(), "load_kernel", self.m.cov("launcher"), i + 1)
                 if r:
                     kernel.cubin = r[1]
             i += 1
@@ -261,31 +315,34 @@ class WrapperScanner:
 
     # -- run_impl ----------------------------------------------------------------
     def _run_impl(self, i: int) -> int:
+        d = self.d
         i += 1
-        while i < len(self.lines) and not self.lines[i].startswith(") {"):
+        while i < len(self.lines) and not self.lines[i].startswith(d.run_impl_body):
             i += 1
         i += 1
-        while i < len(self.lines) and not self.lines[i].startswith("} // AOTInductorModel::run_impl"):
+        while i < len(self.lines) and not self.lines[i].startswith(d.run_impl_end):
             s = self.lines[i].strip()
             line = i + 1
             i += 1
+            if not i & 4095:
+                self._tick(i)
             if not s:
                 continue
             if s.startswith("//"):
-                m = _SOURCE_NODES.search(s)
+                m = d.source_nodes_re.search(s)
                 if m:
                     self.pending_nodes = (_split_list(m.group(1)), _split_list(m.group(2) or ""))
-                m = _PROVENANCE.search(s)
+                m = d.provenance_re.search(s)
                 if m:
                     self.pending_provenance = m.group(1)
                 continue
             if s.startswith("if (") and "assert_size_stride(" in s:
-                self._size_stride(s[s.index("assert_size_stride("): s.rindex(";") + 1])
+                self._size_stride(s[s.index("assert_size_stride("): s.rindex(";") + 1], line)
                 continue
-            rule = _start_rule(s)
+            rule = d.start_rule(s)
             if rule is None:
                 continue
-            r = parse_statement(s, rule)
+            r = parse_statement(s, rule, self.m.cov("run_impl"), line)
             if r is None:
                 continue
             self._run_stmt(r, line)
@@ -312,12 +369,12 @@ class WrapperScanner:
                 else:
                     self.m.outputs.append(Output(index=idx, name=f"output{idx}", source=base))
         elif kind == "call":
-            _, callee, args = r
-            self._call(callee, args, line)
+            _, callee, args, checked = r
+            self._call(callee, args, line, checked)
 
-    def _size_stride(self, stmt: str):
+    def _size_stride(self, stmt: str, line: int):
         """``assert_size_stride(arg3_1, {s23, s27}, {s27, 1L}, "input")``: an input's symbolic shape and stride."""
-        r = parse_statement(stmt, "call")
+        r = parse_statement(stmt, "call", self.m.cov("run_impl"), line)
         if not r or len(r[2]) < 3:
             return
         inp = next((x for x in self.m.inputs if x.name == r[2][0].text), None)
@@ -325,31 +382,32 @@ class WrapperScanner:
             return
         self.size_stride[inp.index] = (_dims(r[2][1].text), _dims(r[2][2].text))
 
-    def _declaration(self, typ: str, name: str, expr: Expr, line: int):
+    def _declaration(self, typ: str, name: str, value, line: int):
+        if isinstance(value, InputSlot):
+            self.m.inputs.append(Input(index=value.index, name=name))
+            return
+        if isinstance(value, ConstantSlot):
+            self.m.constant_bindings[name] = value.index
+            return
+        if isinstance(value, Moved):
+            if name.startswith("buf"):
+                self.m.buffers[name] = BufferDef(name=name, line=line, kind="reuse", origin=value.name)
+            return
+        if isinstance(value, SizeOf):
+            if typ in ("int64_t", "int32_t") and value.kind == "size":
+                inp = next((x for x in self.m.inputs if x.name == value.tensor), None)
+                self.m.symbols[name] = Symbol(name=name, line=line, expr=value.text,
+                                              input=inp.index if inp else None, dim=value.dim)
+            else:
+                self.locals[name] = Expr(value.text, (f"{value.tensor}_{value.kind}",))
+            return
+        expr = value
         text = expr.text
-        m = re.match(r"std::move\(inputs\[(\d+)\]\)$", text)
-        if m:
-            self.m.inputs.append(Input(index=int(m.group(1)), name=name))
-            return
-        m = re.match(r"constants_->at\((\d+)\)$", text)
-        if m:
-            self.m.constant_bindings[name] = int(m.group(1))
-            return
         if typ in ("int64_t", "int32_t") and not name.startswith("int_array"):
-            m = _SIZE_REF.match(text.replace(" ", ""))
-            if m and m.group(2) == "size":
-                inp = next((x for x in self.m.inputs if x.name == m.group(1)), None)
-                self.m.symbols[name] = Symbol(name=name, line=line, expr=text,
-                                              input=inp.index if inp else None, dim=int(m.group(3)))
-                return
-            if re.fullmatch(r"\w+", text) and text in self.m.symbols:
+            if len(expr.names) == 1 and text == expr.names[0] and text in self.m.symbols:
                 self.m.symbols[name] = Symbol(name=name, line=line, expr=text, alias_of=text)
                 return
             self.locals[name] = expr
-            return
-        m = re.match(r"std::move\((\w+)\)$", text)
-        if m and name.startswith("buf"):
-            self.m.buffers[name] = BufferDef(name=name, line=line, kind="reuse", origin=m.group(1))
             return
         if "reinterpret_tensor_wrapper" in text or "alloc_from_pool" in text:
             base = self._base(expr.names)
@@ -375,7 +433,7 @@ class WrapperScanner:
                 return self.aliases.get(n, n)
         return None
 
-    def _call(self, callee: str, args: list[Expr], line: int):
+    def _call(self, callee: str, args: list[Expr], line: int, checked: bool = False):
         if callee == "aoti_torch_empty_strided" or callee.startswith("aoti_torch_empty"):
             for a in args:
                 for n in a.names:
@@ -383,18 +441,11 @@ class WrapperScanner:
                         b = n[: -len("_handle")]
                         self.m.buffers[b] = BufferDef(name=b, line=line, kind="alloc")
             return
-        if callee.startswith(("aoti_torch_get_", "aoti_torch_delete", "aoti_torch_new_tensor_handle",
-                              "aoti_torch_grad_mode", "assert_size_stride", "aoti_torch_check")):
+        tk = self.d.call_target(callee, self.cpp_kernels)
+        if tk is None:
             return
-        if callee.startswith("call_triton_"):
-            target, kind = callee[len("call_"):], "kernel"
-        elif callee in self.cpp_kernels or callee.startswith("cpp_fused") or callee.startswith("cpp_"):
-            target, kind = callee, "kernel"
-        elif callee.startswith("aoti_torch_") or callee.startswith("aoti_"):
-            target, kind = callee, "extern"
-        else:
-            return
-        site = CallSite(target=target, kind=kind, line=line)
+        target, kind = tk
+        site = CallSite(target=target, kind=kind, line=line, checked=checked)
         for a in args:
             text = a.text
             out_handle = None
@@ -427,8 +478,11 @@ class WrapperScanner:
     # -- after the pass ----------------------------------------------------------
     def _finish(self):
         m = self.m
+        if not self.d.known:
+            m.warnings.append("the wrapper matches no wrapper dialect this version knows (`show --json` says "
+                              "dialect 'unknown'); it was read with the newest markers: answers may be partial")
         if not self.saw_run_impl:
-            m.warnings.append("no `void AOTInductorModel::run_impl(` in the wrapper: a dialect this version does not "
+            m.warnings.append(f"no `{self.d.run_impl_start}` in the wrapper: a dialect this version does not "
                               "know; inputs, symbols and calls may be missing (answers are partial)")
         elif not m.calls:
             m.warnings.append("run_impl holds no kernel or extern call this version recognizes (answers are partial)")
@@ -488,9 +542,12 @@ class WrapperScanner:
         m.launcher_params = dict(self.launchers)
 
 
-def parse_wrapper(model: Model, text: str, member: str) -> set[str]:
-    """Fill ``model`` from the wrapper text.  Returns the CPU kernel names the wrapper declares."""
+def parse_wrapper(model: Model, text: str, member: str, progress=None) -> set[str]:
+    """Fill ``model`` from the wrapper text.  Returns the CPU kernel names the wrapper declares.
+
+    ``progress(lines_done, lines_total)``, when given, is called as the scan advances."""
     sc = WrapperScanner(model, text, member)
+    sc.progress = progress
     sc.scan()
     return sc.cpp_kernels
 

@@ -1,0 +1,158 @@
+"""The issue-7 benchmark table: whole-process runs of pt2-inspect, median and min-max, peak RSS, and the
+ratio to `grep -n` finding the assert in the same extracted wrapper, measured in the same run.
+
+    python bench/run.py                               # the sample rows + a 20,010-kernel package
+    python bench/run.py --variants 500 --runs 5 --json-out bench.json
+    python bench/run.py --skip-large                  # only --version and the largest shipped sample
+
+The large package is grown from the real cuda/jagged sample by bench/make_large.py (cached in
+--work), and traced with that sample's real error log.  "cold" runs pass --no-cache; "cached" runs
+use a cache folder the warm-up filled.  Times are wall seconds of a whole process (start-up
+included); RSS is the process's own peak (getrusage of that child).  Not a test: a slow machine
+gives slow numbers, so targets are printed next to them, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+TARGETS = {  # seconds / MB, from issue 7
+    "version": 0.1, "show largest sample (cold)": 0.35, "trace-assert largest sample (cold)": 0.35,
+    "show largest sample (cached)": 0.15, "trace-assert largest sample (cached)": 0.15,
+    "trace-assert large (no cache)": 10.0, "trace-assert large (cached)": 0.3, "show --json large (no cache)": 15.0,
+}
+RSS_TARGET_MB = 600
+
+
+def timed(cmd: list[str], env: dict, stdin_path: Path | None = None) -> tuple[float, float, int]:
+    """(wall s, peak RSS MB, exit code) of one whole process."""
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    if stdin_path:
+        stdin.close()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return wall, ru.ru_maxrss / 1024, p.returncode
+
+
+def series(cmd, env, runs, warmup=1):
+    for _ in range(warmup):
+        timed(cmd, env)
+    out = [timed(cmd, env) for _ in range(runs)]
+    walls = [w for w, _, _ in out]
+    return {"median_s": statistics.median(walls), "min_s": min(walls), "max_s": max(walls),
+            "peak_rss_mb": max(r for _, r, _ in out), "exit_codes": sorted({c for _, _, c in out}), "runs": runs}
+
+
+def grep_series(pattern: str, wrapper: Path, runs: int):
+    return series(["grep", "-n", "-F", pattern, str(wrapper)], dict(os.environ), runs)
+
+
+def extract_wrapper(pkg: Path, into: Path) -> Path:
+    with zipfile.ZipFile(pkg) as z:
+        name = next(n for n in z.namelist() if n.endswith(".wrapper.cpp"))
+        out = into / (pkg.stem + "." + Path(name).name)
+        if not out.exists():
+            out.write_bytes(z.read(name))
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--variants", type=int, default=6670, help="copies of each of cuda/jagged's 3 kernels")
+    ap.add_argument("--large-runs", type=int, default=None, help="runs for the uncached large rows (default --runs)")
+    ap.add_argument("--skip-large", action="store_true")
+    ap.add_argument("--weights-mb", type=int, default=0, help="also time show on a package with a weights member this big")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "pt2-inspect-bench")
+    ap.add_argument("--json-out", type=Path)
+    ap.add_argument("--python", default=sys.executable)
+    a = ap.parse_args(argv)
+    a.work.mkdir(parents=True, exist_ok=True)
+    cache = a.work / "cache"
+    env = dict(os.environ, PT2_INSPECT_CACHE_DIR=str(cache), PYTHONPATH=os.pathsep.join(
+        [str(ROOT), *([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])]))
+    tool = [a.python, "-m", "inspector.cli"]
+    rows = []
+
+    def row(name, cmd, runs, grep=None, warmup=1):
+        r = series(cmd, env, runs, warmup)
+        r["name"] = name
+        r["command"] = " ".join(cmd[2:])
+        if grep:
+            g = grep_series(*grep, runs)
+            r["grep_median_s"] = g["median_s"]
+            r["ratio_to_grep"] = r["median_s"] / g["median_s"] if g["median_s"] else None
+        r["target"] = TARGETS.get(name)
+        r["met"] = None if r["target"] is None else r["median_s"] <= r["target"]
+        rows.append(r)
+        print(_fmt(r), flush=True)
+
+    print(f"{'what':40s} {'median s':>9s} {'min-max s':>15s} {'RSS MB':>7s} {'x grep':>8s}  target")
+    row("version", [*tool, "--version"], a.runs)
+    largest = max(ROOT.glob("sample_packages/*/*/*.pt2"), key=lambda p: p.stat().st_size)
+    log = largest.parent / "error.log"
+    msg = json.loads((largest.parent / "manifest.json").read_text())["error"]["stderr"]
+    pattern = next((l.split("Assertion `")[1].split("`")[0] for l in msg.splitlines() if "Assertion `" in l),
+                   "index out of bounds")
+    wrapper = extract_wrapper(largest, a.work)
+    for cached in (False, True):
+        tag = "cached" if cached else "cold"
+        extra = [] if cached else ["--no-cache"]
+        row(f"show largest sample ({tag})", [*tool, "show", str(largest), "--json", *extra], a.runs, (pattern, wrapper))
+        row(f"trace-assert largest sample ({tag})", [*tool, "trace-assert", str(largest), "--log", str(log), "--json",
+                                                     *extra], a.runs, (pattern, wrapper))
+    if not a.skip_large:
+        import make_large
+
+        big = a.work / f"jagged-x{a.variants}.pt2"
+        if not big.exists():
+            n = make_large.make(ROOT / "sample_packages/cuda/jagged/jagged.pt2", a.variants, big)
+            print(f"built {big}: {n} kernels, {big.stat().st_size / 1e6:.0f} MB", flush=True)
+        blog = ROOT / "sample_packages/cuda/jagged/error.log"
+        bw = extract_wrapper(big, a.work)
+        bpat = "index out of bounds: 0 <= tmp9 < ks0"
+        lr = a.large_runs or a.runs
+        row("trace-assert large (no cache)", [*tool, "trace-assert", str(big), "--log", str(blog), "--json", "--no-cache"],
+            lr, (bpat, bw), warmup=0)
+        row("show --json large (no cache)", [*tool, "show", str(big), "--json", "--no-cache"], lr, (bpat, bw), warmup=0)
+        row("trace-assert large (cached)", [*tool, "trace-assert", str(big), "--log", str(blog), "--json"], a.runs,
+            (bpat, bw))
+    if a.weights_mb:
+        import make_large
+
+        wp = a.work / f"jagged-weights{a.weights_mb}.pt2"
+        if not wp.exists():
+            make_large.make(ROOT / "sample_packages/cuda/jagged/jagged.pt2", 1, wp, a.weights_mb)
+        row(f"show, {a.weights_mb} MB weights member (cold)", [*tool, "show", str(wp), "--no-cache"], a.runs)
+    peak = max(r["peak_rss_mb"] for r in rows)
+    print(f"peak RSS of any run: {peak:.0f} MB (target < {RSS_TARGET_MB} MB: {'met' if peak < RSS_TARGET_MB else 'NOT met'})")
+    if a.json_out:
+        a.json_out.write_text(json.dumps({"rows": rows, "peak_rss_mb": peak, "variants": a.variants,
+                                          "python": sys.version.split()[0]}, indent=2))
+    return 0
+
+
+def _fmt(r) -> str:
+    ratio = f"{r['ratio_to_grep']:.0f}x" if r.get("ratio_to_grep") else "-"
+    tgt = "-" if r["target"] is None else f"<= {r['target']} s {'met' if r['met'] else 'NOT met'}"
+    return (f"{r['name']:40s} {r['median_s']:9.3f} {r['min_s']:7.3f}-{r['max_s']:<7.3f} {r['peak_rss_mb']:7.0f} "
+            f"{ratio:>8s}  {tgt}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

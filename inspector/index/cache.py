@@ -1,0 +1,239 @@
+"""The on-disk index cache: one JSON file per indexed model, never pickle.
+
+Key: the tool version, this file's format number, and for every member the index was built from
+(wrapper, kernel.cpp, wrapper metadata, kernel_information.json; cubin names) its name, size and
+content checksum.  For a zip the checksum is the CRC-32 its central directory already records
+(free to read: the members are not read at all on a hit); for a folder or a bare wrapper it is a
+BLAKE2b of the file's bytes.  A package whose members change gets a new key, so a stale entry is
+never used; old entries simply stay until the folder is cleared.
+
+Where: ``$PT2_INSPECT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pt2-inspect``, else ``~/.cache/pt2-inspect``.
+Writes go to a temporary file in that folder and are renamed into place (atomic on POSIX), so
+concurrent writers each leave a whole file and a reader never sees half of one.  A file that is not
+valid JSON, names another tool or format, or does not decode into the model is ignored (the caller
+rebuilds the index and says so in the model's warnings).
+
+Kernel source lines are not stored: `Kernel.source_line` re-reads them from the member on demand.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import tempfile
+import types
+import typing
+from pathlib import Path
+
+from .. import __version__
+from .. import model as M
+
+FORMAT = 1
+TOOL = "pt2-inspect index cache"
+_SKIP = {("Kernel", "source"), ("Kernel", "source_loader")}
+
+
+class CacheError(Exception):
+    """A cache file that cannot be used (corrupt, foreign, another format)."""
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("PT2_INSPECT_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "pt2-inspect"
+
+
+def make_key(parts: list[str]) -> str:
+    h = hashlib.blake2b(digest_size=20)
+    for p in [TOOL, str(FORMAT), __version__, *parts]:
+        h.update(p.encode("utf-8", "surrogateescape"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+# -- encoding ------------------------------------------------------------------------------------
+
+
+def _enc(obj):
+    if dataclasses.is_dataclass(obj):
+        cls = type(obj).__name__
+        return {f.name: _enc(getattr(obj, f.name)) for f in dataclasses.fields(obj) if (cls, f.name) not in _SKIP}
+    if isinstance(obj, dict):
+        return {str(k): _enc(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_enc(v) for v in obj]
+    return obj
+
+
+@functools.lru_cache(maxsize=None)
+def _hints(cls) -> dict:
+    return typing.get_type_hints(cls, vars(M))
+
+
+def _dec(tp, v):
+    if v is None:
+        return None
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(args) == 1:
+            return _dec(args[0], v)
+        for a in args:  # int | str and the like: plain JSON values
+            if isinstance(v, a if isinstance(a, type) else object):
+                return v
+        return v
+    if origin is list:
+        (a,) = typing.get_args(tp)
+        if not isinstance(v, list):
+            raise CacheError(f"expected a list for {tp}")
+        return [_dec(a, x) for x in v]
+    if origin is tuple:
+        args = typing.get_args(tp)
+        if not isinstance(v, list):
+            raise CacheError(f"expected a list for {tp}")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_dec(args[0], x) for x in v)
+        return tuple(_dec(a, x) for a, x in zip(args, v))
+    if origin is dict:
+        _, a = typing.get_args(tp)
+        if not isinstance(v, dict):
+            raise CacheError(f"expected an object for {tp}")
+        return {k: _dec(a, x) for k, x in v.items()}
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(v, dict):
+            raise CacheError(f"expected an object for {tp.__name__}")
+        hints = _hints(tp)
+        kw = {}
+        for f in dataclasses.fields(tp):
+            if f.name in v and f.init:
+                kw[f.name] = _dec(hints[f.name], v[f.name])
+        try:
+            return tp(**kw)
+        except TypeError as e:
+            raise CacheError(f"{tp.__name__}: {e}") from None
+    if tp in (int, str, bool, float) and not isinstance(v, tp):
+        raise CacheError(f"expected {tp.__name__}, got {type(v).__name__}")
+    return v
+
+
+def dump_model(m: M.Model) -> dict:
+    return _enc(m)
+
+
+def load_model(d: dict) -> M.Model:
+    return _dec(M.Model, d)
+
+
+# -- files ---------------------------------------------------------------------------------------
+
+
+def read(key: str, directory: Path | None = None) -> M.Model | None:
+    """The cached model for ``key``; None when there is none.  Raises `CacheError` when one is there
+    but unusable (the caller rebuilds and warns)."""
+    path = (directory or cache_dir()) / f"{key}.json"
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise CacheError(f"{path}: {e.strerror}") from None
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise CacheError(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(doc, dict) or doc.get("tool") != TOOL or doc.get("format") != FORMAT or doc.get("key") != key:
+        raise CacheError(f"{path}: not a pt2-inspect {__version__} index (foreign or another format)")
+    try:
+        return load_model(doc["model"])
+    except (CacheError, KeyError, TypeError, ValueError, AttributeError) as e:
+        raise CacheError(f"{path}: does not decode ({type(e).__name__}: {e})") from None
+
+
+def write(key: str, m: M.Model, directory: Path | None = None) -> Path:
+    """Write atomically: a temporary file in the cache folder, renamed into place."""
+    d = directory or cache_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    doc = {"tool": TOOL, "format": FORMAT, "version": __version__, "key": key, "model": dump_model(m)}
+    fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".tmp", dir=d)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(doc, f, separators=(",", ":"))
+        os.replace(tmp, d / f"{key}.json")
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return d / f"{key}.json"
+
+
+# -- Lark's parse tables ---------------------------------------------------------------------------
+# Lark can serialize a built LALR parser to plain data (dicts with int keys, tuples); tagged so that
+# JSON keeps both, and loaded with Lark's own loader from a dict (no pickle involved).
+
+ENABLED = False  # the CLI turns the cache on unless --no-cache; library callers pass cache=True
+
+
+def _tag(o):
+    if isinstance(o, dict):
+        if all(isinstance(k, str) for k in o) and "__d__" not in o and "__t__" not in o:
+            return {k: _tag(v) for k, v in o.items()}
+        return {"__d__": [[_tag(k), _tag(v)] for k, v in o.items()]}
+    if isinstance(o, tuple):
+        return {"__t__": [_tag(x) for x in o]}
+    if isinstance(o, list):
+        return [_tag(x) for x in o]
+    if o is None or isinstance(o, (str, int, float, bool)):
+        return o
+    raise TypeError(f"not plain data: {type(o).__name__}")
+
+
+def _untag(o):
+    if isinstance(o, dict):
+        if "__d__" in o:
+            return {_untag(k): _untag(v) for k, v in o["__d__"]}
+        if "__t__" in o:
+            return tuple(_untag(x) for x in o["__t__"])
+        return {k: _untag(v) for k, v in o.items()}
+    if isinstance(o, list):
+        return [_untag(x) for x in o]
+    return o
+
+
+def read_tables(key: str):
+    """A Lark parser from cached tables, or None (missing, foreign, corrupt: the caller rebuilds)."""
+    from lark import Lark
+
+    path = cache_dir() / f"lark-{key}.json"
+    try:
+        doc = json.loads(path.read_bytes())
+        if doc.get("tool") != TOOL or doc.get("key") != key:
+            return None
+        return Lark.__new__(Lark)._load(_untag(doc["tables"]))
+    except FileNotFoundError:
+        return None
+    except Exception:  # a damaged tables file is only a lost speed-up: build the parser again
+        return None
+
+
+def write_tables(key: str, parser) -> None:
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
+
+    data, memo = parser.memo_serialize([TerminalDef, Rule])
+    d = cache_dir()
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".lark-{key}.", suffix=".tmp", dir=d)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"tool": TOOL, "key": key, "tables": _tag({"data": data, "memo": memo})}, f)
+        os.replace(tmp, d / f"lark-{key}.json")
+    except OSError:
+        pass  # a read-only cache folder: the index cache itself reports that

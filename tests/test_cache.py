@@ -1,0 +1,215 @@
+"""The on-disk index cache: same answers as a fresh index, stale entries never used, corrupt or foreign
+files ignored with a warning, concurrent writers leave one whole file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import inspector
+from inspector.index import cache
+from inspector.summary import summarize
+from inspector.trace import trace_assert
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted(ROOT.glob("sample_packages/*/*/*.pt2"))
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(d))
+    return d
+
+
+def _answers(pkg_path: Path, use_cache: bool):
+    log = (pkg_path.parent / "error.log").read_text()
+    with inspector.open_package(pkg_path, cache=use_cache) as pkg:
+        s = summarize(pkg)
+        r = trace_assert(pkg, log=log).to_dict()
+    for m in s["models"]:
+        m["warnings"] = [w for w in m["warnings"] if "index cache" not in w]
+    return s, r
+
+
+@pytest.mark.parametrize("pkg", SAMPLES, ids=[f"{p.parent.parent.name}-{p.parent.name}" for p in SAMPLES])
+def test_cached_answers_equal_fresh_ones(pkg, cache_dir):
+    fresh = _answers(pkg, use_cache=False)
+    assert not cache_dir.exists() or not list(cache_dir.iterdir())
+    first = _answers(pkg, use_cache=True)  # indexes and writes
+    files = list(cache_dir.glob("*.json"))
+    assert files
+    second = _answers(pkg, use_cache=True)  # reads
+    assert fresh == first == second
+    assert fresh[1]["matches"]  # the real log traces, so the comparison covers a whole trace
+
+
+def test_samples_found():
+    assert len(SAMPLES) >= 12
+
+
+def _copy_with_wrapper(src: Path, dst: Path, change) -> Path:
+    with zipfile.ZipFile(src) as zi, zipfile.ZipFile(dst, "w") as zo:
+        for info in zi.infolist():
+            data = zi.read(info)
+            if info.filename.endswith(".wrapper.cpp"):
+                data = change(data.decode()).encode()
+            zo.writestr(info.filename, data)
+    return dst
+
+
+def test_a_changed_member_is_not_served_from_the_cache(tmp_path, cache_dir):
+    """Same path, new content: the key follows the content, so the old entry is never used."""
+    src = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+    pkg = _copy_with_wrapper(src, tmp_path / "p.pt2", lambda t: t)
+    with inspector.open_package(pkg, cache=True) as p:
+        assert [s.max for s in p.model().symbols.values() if s.name == "s59"] == [65536]
+    _copy_with_wrapper(src, pkg, lambda t: t.replace("if (arg0_1_size[0] > 65536) {", "if (arg0_1_size[0] > 4096) {"))
+    with inspector.open_package(pkg, cache=True) as p:
+        assert [s.max for s in p.model().symbols.values() if s.name == "s59"] == [4096]
+    assert len(list(cache_dir.glob("*.json"))) == 2
+
+
+def test_another_tool_version_uses_another_key(monkeypatch):
+    k1 = cache.make_key(["a"])
+    monkeypatch.setattr(cache, "__version__", "9.9.9")
+    assert cache.make_key(["a"]) != k1
+
+
+@pytest.mark.parametrize("damage", [
+    lambda t: t[: len(t) // 2],  # truncated
+    lambda t: "not json at all",
+    lambda t: json.dumps({**json.loads(t), "tool": "someone else"}),  # foreign
+    lambda t: json.dumps({**json.loads(t), "format": 999}),  # another format
+    lambda t: json.dumps({**json.loads(t), "model": {"name": 3, "inputs": "x"}}),  # does not decode
+    lambda t: "\udcff".encode("utf-8", "surrogateescape").decode("latin-1"),  # not UTF-8
+], ids=["truncated", "not-json", "foreign", "format", "bad-model", "bytes"])
+def test_corrupt_cache_is_ignored_with_a_warning(damage, cache_dir, capsys):
+    pkg = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+    fresh = _answers(pkg, use_cache=False)
+    _answers(pkg, use_cache=True)
+    (f,) = cache_dir.glob("*.json")
+    f.write_text(damage(f.read_text()), encoding="latin-1")
+    with inspector.open_package(pkg, cache=True) as p:
+        m = p.model()
+        assert any(w.startswith("index cache ignored and rebuilt") for w in m.warnings)
+    assert _answers(pkg, use_cache=True) == fresh  # rebuilt, rewritten, whole again
+    from inspector.cli import main
+
+    assert main(["show", str(pkg)]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_unwritable_cache_dir_is_a_warning_not_a_failure(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(blocker / "sub"))  # a folder under a file: cannot exist
+    with inspector.open_package(ROOT / "sample_packages/cpu/jagged/jagged.pt2", cache=True) as p:
+        m = p.model()
+    assert m.inputs and any("index cache not written" in w for w in m.warnings)
+
+
+WRITER = """
+import sys, inspector
+from inspector.summary import summarize
+for _ in range(3):
+    with inspector.open_package(sys.argv[1], cache=True) as p:
+        summarize(p)
+"""
+
+
+def test_concurrent_writers_leave_one_whole_file(tmp_path, cache_dir):
+    """Several processes index the same package at once: each renames a whole file into place."""
+    pkg = ROOT / "sample_packages/cuda/transformer/transformer.pt2"
+    env = dict(os.environ, PT2_INSPECT_CACHE_DIR=str(cache_dir), PYTHONPATH=str(ROOT))
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(pkg)], env=env, stderr=subprocess.PIPE)
+             for _ in range(4)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err.decode()
+    files = list(cache_dir.iterdir())
+    assert [f.suffix for f in files] == [".json"]  # no temporary file left behind
+    doc = json.loads(files[0].read_text())
+    assert doc["tool"] == cache.TOOL and doc["model"]["name"] == "model"
+    with inspector.open_package(pkg, cache=True) as p:
+        assert not [w for w in p.model().warnings if "index cache" in w]
+
+
+def test_no_cache_flag_writes_nothing(cache_dir, capsys):
+    from inspector.cli import main
+
+    assert main(["show", str(ROOT / "sample_packages/cpu/jagged/jagged.pt2"), "--no-cache"]) == 0
+    assert not cache_dir.exists() or not list(cache_dir.iterdir())
+    assert main(["show", str(ROOT / "sample_packages/cpu/jagged/jagged.pt2")]) == 0
+    assert list(cache_dir.glob("*.json"))
+
+
+def test_folder_input_is_keyed_by_content(tmp_path, cache_dir):
+    src = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+    with zipfile.ZipFile(src) as z:
+        z.extractall(tmp_path / "x")
+    folder = tmp_path / "x" / "jagged"
+    with inspector.open_package(folder, cache=True) as p:
+        p.model()
+    (w,) = folder.glob("data/aotinductor/model/*.wrapper.cpp")
+    w.write_text(w.read_text().replace("if (arg0_1_size[0] > 65536) {", "if (arg0_1_size[0] > 77) {"))
+    with inspector.open_package(folder, cache=True) as p:
+        assert [s.max for s in p.model().symbols.values() if s.name == "s59"] == [77]
+
+
+def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch):
+    """Lark tables kept as JSON: the loaded parser gives the same trees on every statement of a real
+    wrapper; a damaged tables file is rebuilt."""
+    from inspector.parse import grammar
+    from inspector.parse.wrapper import STARTS
+
+    monkeypatch.setattr(cache, "ENABLED", True)
+    grammar.parser.cache_clear()
+    built = grammar.parser("wrapper", STARTS)  # builds and writes the tables
+    (tables,) = cache_dir.glob("lark-*.json")
+    grammar.parser.cache_clear()
+    loaded = grammar.parser("wrapper", STARTS)
+    assert loaded is not built
+    with zipfile.ZipFile(ROOT / "sample_packages/cuda/transformer/transformer.pt2") as z:
+        text = z.read(next(n for n in z.namelist() if n.endswith(".wrapper.cpp"))).decode()
+    stmts = [l.strip() for l in text.split("\n") if l.strip().startswith(("constants_info_[", "AOTI_TORCH_ERROR_CODE_CHECK("))]
+    assert len(stmts) > 1000
+    for s in stmts:
+        start = "assignment" if s.startswith("constants_info_[") else "checked_call"
+        assert loaded.parse(s, start=start) == built.parse(s, start=start)
+    tables.write_text('{"tool": "x"')
+    grammar.parser.cache_clear()
+    again = grammar.parser("wrapper", STARTS)
+    assert again.parse(stmts[0], start="assignment") == built.parse(stmts[0], start="assignment")
+    grammar.parser.cache_clear()
+
+
+def test_indexing_reports_progress_to_whoever_asks(monkeypatch):
+    """The CLI's bar hangs on this hook; the library itself never prints."""
+    from inspector import package
+
+    seen = []
+
+    class Recorder:
+        def __init__(self, label):
+            seen.append(label)
+
+        def __call__(self, done, total):
+            seen.append((done, total))
+
+        def close(self):
+            seen.append("closed")
+
+    monkeypatch.setattr(package, "PROGRESS", Recorder)
+    with inspector.open_package(ROOT / "sample_packages/cuda/transformer/transformer.pt2", cache=False) as p:
+        m = p.model()
+    assert seen[0] == "indexing model" and seen[-1] == "closed"
+    ticks = [x for x in seen if isinstance(x, tuple)]
+    assert len(ticks) > 10 and ticks[-1] == (m.wrapper_lines, m.wrapper_lines)
+    assert [d for d, _ in ticks] == sorted(d for d, _ in ticks)

@@ -1,0 +1,63 @@
+"""A production-size package stays exact: cuda/jagged grown to 500 variants of each kernel (1,500 Triton
+kernels, bench/make_large.py) answers the real error log exactly as the sample does, with one match."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import inspector
+from inspector.summary import summarize
+from inspector.trace import trace_assert
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_packages/cuda/jagged/jagged.pt2"
+LOG = SAMPLE.parent / "error.log"
+N = 500
+# Wrapper line numbers move when variants are inserted above run_impl; everything else must not.
+MOVING = {"wrapper_line", "definition_line", "call_sites", "line"}
+
+
+def _stable(d):
+    if isinstance(d, dict):
+        return {k: _stable(v) for k, v in d.items() if k not in MOVING and k != "package"}
+    if isinstance(d, list):
+        return [_stable(x) for x in d]
+    return d
+
+
+@pytest.fixture(scope="module")
+def large(tmp_path_factory):
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import make_large
+    finally:
+        sys.path.pop(0)
+    out = tmp_path_factory.mktemp("large") / "jagged-x500.pt2"
+    assert make_large.make(SAMPLE, N, out) == 3 * N
+    with inspector.open_package(out) as pkg:  # indexed once for the module
+        yield pkg
+
+
+def test_large_package_traces_exactly_like_the_sample(large):
+    log = LOG.read_text()
+    with inspector.open_package(SAMPLE) as pkg:
+        small = trace_assert(pkg, log=log).to_dict()
+    big = trace_assert(large, log=log).to_dict()
+    m = large.model()
+    assert len(m.kernels) == 3 * N
+    assert sum(len(k.assertions) for k in m.kernels.values()) == N  # one look-alike assert per variant
+    assert m.skipped_statements == 0
+    assert len(big["matches"]) == 1 and big["matches"][0]["exact"]
+    assert big["matches"][0]["kernel"] == "triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2"
+    assert _stable(big["matches"]) == _stable(small["matches"])
+
+
+def test_large_package_show_counts_every_kernel(large):
+    s = summarize(large)["models"][0]
+    assert len(s["kernels"]) == 3 * N and s["assertions"] == N
+    assert all(k["launches"] == 1 for k in s["kernels"])
+    assert s["coverage"]["understood"] == s["coverage"]["total"] > 30 * N
+    assert s["dialect"] == "cpp-wrapper-gpu/call_triton"

@@ -583,9 +583,14 @@ def build_one(name, dev, out_dir: Path):
         dims = spec["dims"]()
         ep = _export(model, args, dims)
         configs = _known_configs(spec.get("inductor_configs") or {})
-        if spec.get("with_exported_program"):
-            from torch.export.pt2_archive._package import package_pt2
-
+        with_ep = spec.get("with_exported_program")
+        if with_ep:
+            try:
+                from torch.export.pt2_archive._package import package_pt2
+            except ImportError:  # older builds (2.6) cannot package an exported program with AOTI files
+                print(f"  (torch {torch.__version__} has no package_pt2: AOTI files only)", flush=True)
+                with_ep = False
+        if with_ep:
             files = torch._inductor.aot_compile(
                 ep.module(), args, options={"aot_inductor.package": True, **configs}
             )
@@ -599,7 +604,7 @@ def build_one(name, dev, out_dir: Path):
                 "inputs": [{"shape": list(a.shape), "dtype": str(a.dtype).replace("torch.", "")} for a in args],
                 "dynamic_shapes": _dims_json(dims),
                 "inductor_configs": configs,
-                "exported_program_packaged": bool(spec.get("with_exported_program")),
+                "exported_program_packaged": bool(with_ep),
             }
         )
     manifest["trigger"] = spec["trigger_doc"]

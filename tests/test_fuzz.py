@@ -12,7 +12,8 @@ test, and so does exit 4 (internal error).
 
 Profiles: quick by default (CI: a few hundred cases in all); the long one is
 `PT2_FUZZ_EXAMPLES=10000 python -m pytest -q tests/test_fuzz.py` (examples per target).
-`PT2_FUZZ_STRICT=1` also sets PT2_INSPECT_DEBUG=1, so an internal error that the CLI's
+`PT2_FUZZ_SECONDS=N` caps each target's wall time in the long profile (the counts printed at the end say
+how many cases really ran).  `PT2_FUZZ_STRICT=1` also sets PT2_INSPECT_DEBUG=1, so an internal error that the CLI's
 catch-all reports as "could not read" surfaces as the exception it is.
 """
 
@@ -25,6 +26,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -45,6 +47,24 @@ CLEAN_EXITS = {0, 1, 2, 3}
 _TMP = Path(tempfile.mkdtemp(prefix="pt2-fuzz-"))
 atexit.register(shutil.rmtree, _TMP, True)
 COUNTS: dict[str, int] = {}
+SECONDS = float(os.environ.get("PT2_FUZZ_SECONDS", "0") or 0)  # long profile: wall-time cap per target
+_STARTED: dict[str, float] = {}
+
+
+_ELAPSED: dict[str, float] = {}
+
+
+def _count(kind: str) -> None:
+    COUNTS[kind] = COUNTS.get(kind, 0) + 1
+    _ELAPSED[kind] = time.monotonic() - _STARTED.setdefault(kind, time.monotonic())
+
+
+def _over_budget(kind: str) -> bool:
+    """With PT2_FUZZ_SECONDS, a target stops running cases once its time is spent (the count says how many ran)."""
+    if not SECONDS:
+        return False
+    start = _STARTED.setdefault(kind, time.monotonic())
+    return time.monotonic() - start > SECONDS
 
 
 def _wrapper_bytes(manifest: Path) -> int:
@@ -221,6 +241,8 @@ def _member_test(kind):
         base = _base(mf)
         original = (base / member).read_bytes()
         new = data.draw(mutated(original), label="mutation")
+        if _over_budget(kind):  # after the draws: hypothesis needs the same draws for the same input
+            return
         case = _case_dir()
         pkg = case / "pkg"
         shutil.copytree(base, pkg)
@@ -229,7 +251,7 @@ def _member_test(kind):
             _all_commands(pkg, mf.parent / "error.log", capsys, case)
         finally:
             shutil.rmtree(case, ignore_errors=True)
-        COUNTS[kind] = COUNTS.get(kind, 0) + 1
+        _count(kind)
 
     test.__name__ = f"test_fuzz_{kind}"
     return test
@@ -248,6 +270,8 @@ def test_fuzz_log(data, capsys):
     assert MANIFESTS
     mf = data.draw(st.sampled_from(MANIFESTS), label="sample")
     new = data.draw(mutated((mf.parent / "error.log").read_bytes()), label="mutation")
+    if _over_budget("log"):
+        return
     case = _case_dir()
     log = case / "error.log"
     log.write_bytes(new)
@@ -260,7 +284,7 @@ def test_fuzz_log(data, capsys):
             _check(["diagnose", str(pkg), "--log", str(log), "--json"], capsys)
     finally:
         shutil.rmtree(case, ignore_errors=True)
-    COUNTS["log"] = COUNTS.get("log", 0) + 1
+    _count("log")
 
 
 @functools.lru_cache(maxsize=None)
@@ -285,6 +309,8 @@ def test_fuzz_zip(data, capsys):
     assert MANIFESTS
     mf = data.draw(st.sampled_from(MANIFESTS), label="sample")
     new = data.draw(mutated(_small_zip(mf)), label="mutation")
+    if _over_budget("zip"):
+        return
     case = _case_dir()
     pkg = case / "m.pt2"
     pkg.write_bytes(new)
@@ -292,7 +318,7 @@ def test_fuzz_zip(data, capsys):
         _all_commands(pkg, mf.parent / "error.log", capsys, case)
     finally:
         shutil.rmtree(case, ignore_errors=True)
-    COUNTS["zip"] = COUNTS.get("zip", 0) + 1
+    _count("zip")
 
 
 def test_fuzz_targets_exist():
@@ -304,4 +330,4 @@ def test_fuzz_targets_exist():
 
 def teardown_module(module):
     if COUNTS:
-        print("\nfuzz cases run:", ", ".join(f"{k}={v}" for k, v in sorted(COUNTS.items())))
+        print("\nfuzz cases run:", ", ".join(f"{k}={v} ({_ELAPSED.get(k, 0):.0f}s)" for k, v in sorted(COUNTS.items())))

@@ -17,7 +17,6 @@ ENV_WHEN = {
     "TORCH_SHOW_CPP_STACKTRACES": "run",
     "AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "compile",
     "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": "compile",
-    "TORCHINDUCTOR_ASSERT_INDIRECT_INDEXING": "compile",
     "TORCH_USE_CUDA_DSA": "compile",
     "TORCH_LOGS": "compile",
 }
@@ -56,7 +55,8 @@ def table_words(table: dict | None) -> str:
         rows = f", {table['rows']} rows" if table.get("rows") is not None else ""
         return f"`{table.get('fqn') or table['name']}`{rows}"
     if table.get("kind") == "input":
-        return f"input {table['index']} ({table['name']})"
+        return f"input {table['index']} `{table['user_name']}`" if table.get("user_name") else \
+            f"input {table['index']} ({table['name']})"
     return f"buffer {table['name']}"
 
 
@@ -74,19 +74,19 @@ def trace_verdict(t) -> str:
     direct = [o for o in t.index_origin if o.input and not any(p.startswith("buf") for p in o.path)]
     src = ", ".join(dict.fromkeys(who(i) for i in inputs)) if inputs else None
     if src and not direct:
-        src = f"values computed from {src}"
+        src = f"an index computed from {src}"
     elif not src and consts:
         src = f"values read from constant {consts[0]}"
     tbl = table_words(t.table)
     where = f"checked in {t.kernel}" + (f" ({t.kernel_kind})" if t.kernel_kind == "extern" else "")
     if t.static_bound is not None:
-        limit = f"≥ {t.static_bound}" + (f", the rows of {tbl}" if tbl else "")
+        limit = f"≥ {t.static_bound}" + (f", indexing {tbl}" if tbl else "")
         return f"{src or var} holds values {limit} (or < 0); {where}"
     if t.bound is not None and t.bound.terms and all(x.input for x in t.bound.terms):
         lim = t.bound.limit or t.bound.kernel_param
         empty = [x for x in t.bound.terms if x.min is not None and x.min >= 1]
         if src and direct:
-            return f"{src} holds values ≥ {lim} (or < 0){', the rows of ' + tbl if tbl else ''}; {where}"
+            return f"{src} holds values ≥ {lim} (or < 0){', indexing ' + tbl if tbl else ''}; {where}"
         if empty:
             dims = " or ".join(dim_words(x.input) for x in empty)
             return (f"{dims} is 0 (an empty input) or {src or var} is ≥ {lim}; the package was exported for "
@@ -113,7 +113,7 @@ def trace_hypotheses(t, n_sites: int) -> list[str]:
     if t.static_bound is not None:
         if src:
             out.append(f"{src} holds a value outside 0..{t.static_bound - 1}"
-                       + (f" (the rows of {tbl})" if tbl else "") + f": check those values before calling the model "
+                       + (f" (indexing {tbl})" if tbl else "") + f": check those values before calling the model "
                        f"(e.g. ids < {t.static_bound}), or grow the table.")
         else:
             out.append(f"{var} is computed inside {t.kernel} and must stay below {t.static_bound}.")

@@ -206,3 +206,17 @@ def disagreements(ep: ExportedProgramInfo, m) -> list[str]:
         if e.shape and i.shape and len(e.shape) != len(i.shape):
             out.append(f"input {i.index}: the exported program says {e.name} has rank {len(e.shape)}, the package {len(i.shape)}")
     return out
+
+
+def annotate_summary(pkg, s: dict, ep_path: str | None = None) -> None:
+    """`show --json`: each input gains ``user_name`` from the exported program (--ep, or the packaged one)."""
+    ep_given = load_ep(ep_path) if ep_path else None
+    for md in s.get("models", []):
+        ep = ep_given or packaged_ep(pkg, md["name"])
+        m = pkg.model(md["name"])
+        dis = disagreements(ep, m) if ep else []
+        usable = ep is not None and not any("user inputs" in d for d in dis)
+        for i in md.get("inputs", []):
+            i["user_name"] = ep.user_name(i["index"]) if usable else None
+        md["exported_program"] = ep.source if ep else None
+        md["exported_program_disagreements"] = dis

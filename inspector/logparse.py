@@ -126,6 +126,9 @@ PATTERNS: list[Pattern] = [
     _p("input_check", "input_check",
        r"input_handles\[(?P<input>\d+)\]:\s*(?P<what>.+?)\s*$",
        "AOTI_RUNTIME_CHECK_INPUTS=1 rejected an input"),
+    _p("size_assert", "input_check",
+       r"expected size (?P<got>\d+)==(?P<exp>\d+), stride (?P<sgot>\d+)==(?P<sexp>\d+) at dim=(?P<dim>\d+)",
+       "the wrapper's assert_size_stride on an input: a size differs from the one another input fixed"),
     _p("device_side_assert", "device_assert",
        r"device-side assert triggered", "a CUDA kernel asserted; its Assertion line may be missing"),
     _p("cublas_error", "device_assert",
@@ -154,12 +157,15 @@ PATTERNS: list[Pattern] = [
        r"compiled for (?:CUDA|cuda).*?(?:not|no) .*available",
        "the host cannot run the package's device code"),
     _p("load_failure", "load",
-       r"undefined symbol:\s*\S+|cannot open shared object file|Failed to load|Segmentation fault|SIGSEGV|"
+       r"undefined symbol:\s*\S+|cannot open shared object file|Failed to load|"
        r"Illegal instruction|failed to dlopen|Error in dlopen|aoti_load_package.*(?:Error|failed)|"
        r"AOTIModelPackageLoader\(|AOTIModelContainerRunner\w*\(",
        "the package did not load"),
+    _p("segfault", "crash", r"Segmentation fault|SIGSEGV|signal 11",
+       "the process crashed: at load time a bad package/host, at run time an out-of-bounds access"),
     _p("deprecated_api", "deprecated_api",
-       r"torch\._export\.(?P<api>aot_compile|aot_load)\b|\b(?P<api2>aot_compile|aot_load)\(",
+       r"torch\._export\.(?P<api>aot_compile|aot_load)\b|\b(?P<api2>aot_compile|aot_load)\(|"
+       r", in (?P<api3>aot_compile|aot_load)\s*$",
        "a deprecated AOTI entry point"),
     _p("terminate_recursive", "hint", r"terminate called recursively",
        "the error text was lost inside OpenMP threads"),

@@ -175,7 +175,6 @@ class CallSite:
     provenance: str | None = None  # "<name>:<handle>" key of kernel_information.json
     writes: list[str] = field(default_factory=list)  # bases written (extern ops)
     reads: list[str] = field(default_factory=list)
-    checked: bool | None = None  # wrapped in AOTI_TORCH_ERROR_CODE_CHECK (None: not known)
 
 
 @dataclass

@@ -289,8 +289,6 @@ class WrapperScanner:
             if r is None:
                 continue
             self._run_stmt(r, line)
-            if rule in ("call", "checked_call") and self.m.calls and self.m.calls[-1].line == line:
-                self.m.calls[-1].checked = rule == "checked_call"
         return i + 1
 
     def _run_stmt(self, r, line: int):

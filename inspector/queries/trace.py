@@ -257,6 +257,8 @@ def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
             match.bound.input = match.bound.terms[0].input if match.bound.terms else match.bound.input
             match.bound.limit = limit_words(match.assertion.get("bound_expr") or "", match.bound.terms)
         match.source_locations = [asdict(x) for x in ep.locations(match.source_nodes)]
+        if match.table and match.table.get("kind") == "input":
+            match.table["user_name"] = ep.user_name(match.table["index"])
     match.verdict = words.trace_verdict(match)
     match.hypotheses = words.trace_hypotheses(match, n_sites)
     match.explanation = list(match.hypotheses)
@@ -268,9 +270,11 @@ def _table(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> dict 
     start = next((v for v, _ in edges(g, an, "asserts_on")), None)
     if start is None or call_node is None:
         return None
-    for u, _, d in g.in_edges(start, data=True):
-        if d.get("kind") != "uses" or not u.startswith("tmp:"):
-            continue
+    from .suspects import copies
+
+    users = [u for c in copies(g, start) for u, _, d in g.in_edges(c, data=True)
+             if d.get("kind") == "uses" and u.startswith("tmp:")]
+    for u in users:
         for p, d2 in edges(g, u, "loads"):
             bind = next(edges(g, p, "binds", call_node), None)
             if bind is None:
@@ -318,7 +322,7 @@ def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model,
         for name in [model] if model else pkg.model_names:
             m = pkg.model(name)
             for site in m.calls:
-                if site.kind == "extern" and site.checked is False and index_args(site)[1] and \
+                if site.kind == "extern" and getattr(site, "checked", None) is False and index_args(site)[1] and \
                         not site.target.startswith(("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")):
                     out.append((m, site, "an unchecked extern call swallowed the exception (the run went on with "
                                          "garbage and exit code 0)", msg))
@@ -353,7 +357,7 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
         model=m.name, kernel=site.target, kernel_kind="extern", file_line=site.line,
         assertion={"message": msg, "index_var": ", ".join(idx_names) or None, "bound_expr": str(limit) if limit else None,
                    "lower_bound": "0", "condition": "", "wrapper_line": site.line, "op": extern_op_name(site.target),
-                   "checked": site.checked},
+                   "checked": getattr(site, "checked", None)},
         static_bound=limit, bound=None, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
         aten_ops=aten, explanation=[], exact=True, matched_by=how, call_sites=[site.line],
         source_file=m.wrapper_member or "", snippet=[], stack_traces=traces, post_grad_nodes=post, table=table)

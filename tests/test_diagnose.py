@@ -43,13 +43,13 @@ def _steps_ok(d):
             assert s["when"] == ENV_WHEN[next(iter(s["env"]))]
 
 
-ERROR_LOGS = sorted(S.glob("*/*/error.log"))
+ERROR_LOGS = sorted(S.glob("*/*/error.log")) + [S / "cuda/transformer/logs/assert_warm_exit.log"]
 
 
 @pytest.mark.parametrize("log", ERROR_LOGS, ids=lambda p: f"{p.parent.parent.name}-{p.parent.name}")
 def test_index_assert_with_line_gives_the_full_trace(log):
     assert ERROR_LOGS
-    man = json.loads((log.parent / "manifest.json").read_text())
+    man = json.loads((_pkg_of(log).parent / "manifest.json").read_text())
     d = _diag(_pkg_of(log), log.read_text())
     assert d.category == "index_assert"
     assert d.trace and d.trace["matches"][0]["kernel"] == man["expect"]["kernel"]
@@ -59,6 +59,13 @@ def test_index_assert_with_line_gives_the_full_trace(log):
 
 @pytest.mark.parametrize("name,inp,kind,dim,symbol,got,expected", [
     ("cpu/jagged/logs/check_inputs_too_small.log", 0, "range", 0, "s59", 0, ">= 2"),
+    ("cpu/jagged/logs/check_inputs_too_large.log", 0, "range", 0, "s59", 70000, "<= 65536"),
+    ("cpu/jagged/logs/check_inputs_dtype.log", 1, "dtype", None, None, "int32", "int64"),
+    ("cuda/jagged/logs/check_inputs_too_small.log", 0, "range", 0, "s59", 0, ">= 2"),
+    ("cuda/jagged/logs/check_inputs_too_large.log", 0, "range", 0, "s59", 70000, "<= 65536"),
+    ("cuda/jagged/logs/check_inputs_dtype.log", 1, "dtype", None, None, "int32", "int64"),
+    ("cuda/embedding/logs/check_inputs_static.log", 0, "dtype", None, None, "float32", "int64"),
+    ("cpu/embedding/logs/check_inputs_batch_one.log", 0, "range", 0, "s23", 1, ">= 2"),
     ("cpu/gather_dynamic/logs/check_inputs_too_large.log", 0, "range", 1, "s27", 5000, "<= 4096"),
     ("cpu/embedding/logs/check_inputs_dtype.log", 0, "dtype", None, None, "int32", "int64"),
     ("cpu/gather_dynamic/logs/check_inputs_unequal.log", 1, "equal", 0, "s77", 3, 4),
@@ -107,10 +114,10 @@ def test_illegal_memory_access_cpu_segfault_names_the_unchecked_load():
 
 
 def test_shipped_samples_have_no_unchecked_indirect_access():
-    """Every shipped sample was compiled with index asserts on: no suspect may be reported (no false alarm)."""
+    """Every sample with a manifest was compiled with index asserts on: no suspect may be reported."""
     from inspector.queries.suspects import unchecked_indirect
 
-    pkgs = sorted(S.glob("*/*/*.pt2"))
+    pkgs = [p for p in sorted(S.glob("*/*/*.pt2")) if (p.parent / "manifest.json").exists()]
     assert len(pkgs) >= 12
     for p in pkgs:
         with inspector.open_package(p) as pkg:
@@ -118,19 +125,40 @@ def test_shipped_samples_have_no_unchecked_indirect_access():
                 assert unchecked_indirect(m, pkg.graph(m.name)) == [], p
 
 
-def test_illegal_memory_access_on_cuda_asks_about_the_device_first():
-    # The torch 2.11 text quoted in FORMAT_NOTES (CPU tensors fed to a CUDA package print the same).
-    log = ("torch.AcceleratorError: CUDA error: an illegal memory access was encountered\n"
-           "Search for `cudaErrorIllegalAddress' in https://docs.nvidia.com/cuda/ for more information.\n")
-    d = _diag(S / "cuda/embedding/embedding.pt2", log)
+@pytest.mark.parametrize("log", ["ima_async.log", "ima_blocking.log"])
+def test_illegal_memory_access_cuda_names_the_unchecked_load(log):
+    """Real torch 2.11 H200 runs of embedding_noassert (assert_indirect_indexing=False) with a huge id."""
+    d = _diag(S / "cuda/embedding_noassert/embedding_noassert.pt2", (S / "cuda/embedding_noassert/logs" / log).read_text())
     assert d.category == "illegal_memory_access"
+    s = d.suspects[0]
+    assert s["kernel"].startswith("triton_") and s["table"]["fqn"] == "emb.weight" and s["table"]["rows"] == 1000
+    assert [o["input"] for o in s["index_origin"]] == [0]
+    # CPU tensors print the same text: the device question comes first.
     assert "cuda" in d.steps[0]["do"] and "AOTI_DEVICE_KEY" in d.steps[0]["do"]
+    assert any(st["env"].get("CUDA_LAUNCH_BLOCKING") == "1" and st["when"] == "run" for st in d.steps)
+    _steps_ok(d)
+
+
+@pytest.mark.parametrize("log", ["cpu_inputs.log", "cpu_inputs_blocking.log"])
+def test_cpu_tensors_into_a_cuda_package_read_as_ima_with_the_device_step_first(log):
+    d = _diag(S / "cuda/jagged/jagged.pt2", (S / "cuda/jagged/logs" / log).read_text())
+    assert d.category == "illegal_memory_access"
     assert d.suspects == []
-    assert "not on cuda" in d.verdict or "on cuda" in d.verdict
+    assert "on cuda" in d.verdict
+    assert "cuda" in d.steps[0]["do"] and "AOTI_DEVICE_KEY" in d.steps[0]["do"]
+    _steps_ok(d)
+
+
+def test_device_mismatch_named_by_the_runtime_check():
+    d = _diag(S / "cuda/jagged/jagged.pt2", (S / "cuda/jagged/logs/cpu_inputs_checked.log").read_text())
+    assert d.category == "device_mismatch"
+    assert (d.input_check["input"], d.input_check["kind"], d.input_check["got"], d.input_check["expected"]) == \
+        (0, "device", "cpu", "cuda")
     _steps_ok(d)
 
 
 def test_device_mismatch_text_has_its_own_category():
+    # A line quoted in the issue (no real run here prints it).
     d = _diag(S / "cuda/embedding/embedding.pt2", "RuntimeError: Expected out tensor to have device cuda:0, but got cpu\n")
     assert d.category == "device_mismatch" and "cuda" in d.verdict
     _steps_ok(d)

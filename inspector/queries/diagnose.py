@@ -251,9 +251,12 @@ def _input_check(d: Diagnosis, rep: LogReport, models: list[Model]) -> Diagnosis
         d.verdict = f"{label} is {ic['got']} (code {got}); the package expects {ic['expected']} (code {exp})"
     elif _DEVICE.search(what):
         mm = _DEVICE.search(what)
-        ic.update(kind="device", expected=mm.group("exp"), got=mm.group("got"))
+        exp, got = _device_name(mm.group("exp")), _device_name(mm.group("got"))
+        ic.update(kind="device", expected=exp, got=got)
         ic["fix"] = f"move it to the package's device ({m.device}) before the call: x.to('{m.device}')"
-        d.verdict = f"{label} is on {mm.group('got')}; the package expects {mm.group('exp')}"
+        d.category = "device_mismatch"
+        d.verdict = (f"{label} is on {got} ({mm.group('got')}); the package expects {exp} ({mm.group('exp')}, "
+                     f"AOTI_DEVICE_KEY {m.device!r})")
     elif _STATIC.search(what) or _STRIDE.search(what):
         mm = _STATIC.search(what) or _STRIDE.search(what)
         kind = "size" if _STATIC.search(what) else "stride"
@@ -270,6 +273,14 @@ def _input_check(d: Diagnosis, rep: LogReport, models: list[Model]) -> Diagnosis
                step("Keep the runtime checks on while testing: they name the input instead of failing inside a kernel.",
                     {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
     return d
+
+
+def _device_name(text: str) -> str:
+    """``11(cuda)`` -> cuda; ``0`` -> cpu (the AOTI device-type code the check prints without a name)."""
+    mm = re.match(r"(\d+)\((\w+)\)", text)
+    if mm:
+        return mm.group(2)
+    return {"0": "cpu"}.get(text, text)
 
 
 def _device_mismatch(d: Diagnosis, rep: LogReport, models: list[Model]) -> Diagnosis:

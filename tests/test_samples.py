@@ -30,6 +30,19 @@ def _load(manifest: Path):
     return man, manifest.parent / f"{man['name']}.pt2"
 
 
+def _known_gap(man, request):
+    """A manifest's `expect.known_gap` marks work not done yet (issue N): the test must fail, strictly.
+
+    It applies to the tests named in `expect.known_gap_tests` (default: the trace of the real
+    error against the manifest's truth).  Strict: once the gap is closed the test passes, the
+    XPASS fails the run, and the flag has to come out of the manifest (by rebuilding the sample).
+    """
+    exp = man["expect"]
+    tests = exp.get("known_gap_tests", ["test_captured_error_traces_to_manifest"])
+    if exp.get("known_gap") and request.function.__name__ in tests:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=exp["known_gap"]))
+
+
 def test_every_sample_is_there():
     names = {(p.parent.parent.name, p.parent.name) for p in MANIFESTS}
     for dev in ("cpu", "cuda"):
@@ -38,7 +51,8 @@ def test_every_sample_is_there():
 
 
 @pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
-def test_show_json_matches_package_and_manifest(manifest, capsys):
+def test_show_json_matches_package_and_manifest(manifest, request, capsys):
+    _known_gap(json.loads(manifest.read_text()), request)
     man, pkg_path = _load(manifest)
     assert main(["show", str(pkg_path), "--json"]) == 0
     s = json.loads(capsys.readouterr().out)
@@ -80,9 +94,12 @@ def test_show_json_matches_package_and_manifest(manifest, capsys):
 
 
 @pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
-def test_captured_error_traces_to_manifest(manifest):
+def test_captured_error_traces_to_manifest(manifest, request):
     man, pkg_path = _load(manifest)
     exp = man["expect"]
+    if not exp.get("fired", True):
+        pytest.skip("the trigger ran without any error on this build: nothing to trace")
+    _known_gap(man, request)
     with inspector.open_package(pkg_path) as pkg:
         r = trace_assert(pkg, log=man["error"]["stderr"])
     assert r.matches, r.looked_for
@@ -96,6 +113,12 @@ def test_captured_error_traces_to_manifest(manifest):
         assert mt.bound.input.index == exp["bound_input"]["index"]
         assert mt.bound.input.dim == exp["bound_input"]["dim"]
         assert mt.bound.min is not None and mt.bound.max is not None
+    if len(exp.get("bound_terms") or []) > 1:  # a compound bound: every input dim in it
+        terms = getattr(mt.bound, "terms", None) or []
+        assert sorted((t.input.index, t.input.dim) for t in terms) == sorted(
+            (t["index"], t["dim"]) for t in exp["bound_terms"])
+    if exp.get("kernel_kind"):
+        assert mt.kernel_kind == exp["kernel_kind"]
     assert {o.input.index for o in mt.index_origin if o.input} == {exp["index_input"]}
     assert any(exp["source_contains"] in n for n in mt.source_nodes + mt.aten_ops)
     assert mt.complete
@@ -103,8 +126,9 @@ def test_captured_error_traces_to_manifest(manifest):
 
 
 @pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
-def test_every_assertion_traces_completely(manifest):
+def test_every_assertion_traces_completely(manifest, request):
     """Not only the one that fired: every assertion in the package has a chain with no unknown hop."""
+    _known_gap(json.loads(manifest.read_text()), request)
     _, pkg_path = _load(manifest)
     with inspector.open_package(pkg_path) as pkg:
         for m in pkg.models:
@@ -159,7 +183,8 @@ def grep_recipe(wrapper: str, kernel_cpp: str, kernel: str, bound: str):
 
 
 @pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
-def test_grep_recipe_agrees_with_graph(manifest):
+def test_grep_recipe_agrees_with_graph(manifest, request):
+    _known_gap(json.loads(manifest.read_text()), request)
     _, pkg_path = _load(manifest)
     checked = 0
     with inspector.open_package(pkg_path) as pkg:
@@ -176,7 +201,7 @@ def test_grep_recipe_agrees_with_graph(manifest):
                     assert (b.input.index, b.input.dim) == grep_recipe(wrapper, kernel_cpp, k.name, a.bound_expr)
                     checked += 1
     man, _ = _load(manifest)
-    if man["expect"]["bound_input"]:
+    if man["expect"]["bound_input"] and man["expect"].get("kernel_kind") != "extern":  # an ATen op checks its own
         assert checked >= 1
 
 

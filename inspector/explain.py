@@ -6,6 +6,8 @@ function takes facts and returns plain strings.
 
 from __future__ import annotations
 
+import re
+
 GUARD_NOTE = "input guards run only when AOTI_RUNTIME_CHECK_INPUTS=1 is set at run time"
 
 # Environment variables a step may name, and when each acts.
@@ -65,13 +67,19 @@ def table_words(table: dict | None) -> str:
 # ---------------------------------------------------------------------------
 
 
+def computed(o) -> bool:
+    """The index values pass through an intermediate buffer or a store of the same kernel (argmax,
+    cumsum): they are computed from the input, not read from it."""
+    return any(p.startswith("buf") or re.fullmatch(r"(in_)?out_ptr\d+", p) for p in o.path)
+
+
 def trace_verdict(t) -> str:
     """One line: which input holds what, against which limit, checked where."""
     a = t.assertion
     var = a.get("index_var") or "the index"
     inputs = [o.input for o in t.index_origin if o.input]
     consts = [o.constant for o in t.index_origin if o.constant]
-    direct = [o for o in t.index_origin if o.input and not any(p.startswith("buf") for p in o.path)]
+    direct = [o for o in t.index_origin if o.input and not computed(o)]
     src = ", ".join(dict.fromkeys(who(i) for i in inputs)) if inputs else None
     if src and not direct:
         src = f"an index computed from {src}"
@@ -97,6 +105,21 @@ def trace_verdict(t) -> str:
     return f"{var} failed `{a.get('message')}` in {t.kernel}; the bound `{a.get('bound_expr')}` was not traced to an input"
 
 
+def _hops(x) -> str:
+    """``ks1 = s27 = input 0 (arg0_1) dim 1``: each name once."""
+    parts = [x.kernel_param, x.call_arg, x.symbol or "?", dim_words(x.input)]
+    return " = ".join(dict.fromkeys(p for p in parts if p))
+
+
+def _numel_words(terms, expr: str) -> str:
+    """`` (the number of elements of input 0)`` when the bound multiplies every dim of one input."""
+    ins = {x.input.index for x in terms if x.input}
+    if len(ins) == 1 and "+" not in expr and "-" not in expr and "*" in expr:
+        inp = terms[0].input
+        return f" (the number of elements of {who(inp)}, when these are all its dims)"
+    return ""
+
+
 def _rng(x) -> str:
     return f"{x.min if x.min is not None else '?'}..{x.max if x.max is not None else '?'}"
 
@@ -108,10 +131,14 @@ def trace_hypotheses(t, n_sites: int) -> list[str]:
     var = a.get("index_var") or "the index"
     inputs = [o.input for o in t.index_origin if o.input]
     src = ", ".join(dict.fromkeys(who(i) for i in inputs)) if inputs else None
-    direct = any(o.input and not any(p.startswith("buf") for p in o.path) for o in t.index_origin)
+    direct = any(o.input and not computed(o) for o in t.index_origin)
     tbl = table_words(t.table)
     if t.static_bound is not None:
-        if src:
+        if src and not direct:
+            out.append(f"the index computed from {src} takes a value outside 0..{t.static_bound - 1}"
+                       + (f" (indexing {tbl})" if tbl else "") + ": check the sizes and values of that input "
+                       "against the table.")
+        elif src:
             out.append(f"{src} holds a value outside 0..{t.static_bound - 1}"
                        + (f" (indexing {tbl})" if tbl else "") + f": check those values before calling the model "
                        f"(e.g. ids < {t.static_bound}), or grow the table.")
@@ -135,8 +162,8 @@ def trace_hypotheses(t, n_sites: int) -> list[str]:
         first, second = (value, empty) if direct else (empty, value)
         out += [x for x in (first, second) if x]
         if len(t.bound.terms) > 1:
-            out.append(f"The limit is {lim}: " + ", ".join(
-                f"{x.kernel_param} = {x.call_arg} = {x.symbol or '?'} = {dim_words(x.input)}" for x in t.bound.terms) + ".")
+            out.append(f"The limit is {lim}{_numel_words(t.bound.terms, a.get('bound_expr') or '')}: "
+                       + ", ".join(_hops(x) for x in t.bound.terms) + ".")
     elif t.kernel_kind == "extern":
         if src:
             out.append(f"{src} holds an index outside {tbl or 'the table'} that {t.kernel} reads: check those values "
@@ -144,11 +171,15 @@ def trace_hypotheses(t, n_sites: int) -> list[str]:
     elif a.get("bound_expr"):
         out.append(f"The bound `{a['bound_expr']}` could not be traced to a model input.")
     for o in t.index_origin:
-        if o.input and any(p.startswith("buf") for p in o.path):
+        if o.input and computed(o):
             hops = [p for p in o.path if p.startswith(("triton_", "cpp_", "aoti_"))]
+            own = [p for p in o.path if re.fullmatch(r"(in_)?out_ptr\d+", p)]
             if hops:
                 out.append(f"The index values are computed from {who(o.input)} through {' <- '.join(hops)} "
                            "(an intermediate buffer), not read from it directly.")
+            elif own:
+                out.append(f"The index values are computed from {who(o.input)} inside {t.kernel} itself (it stores "
+                           f"{own[0]} and reads it back, e.g. an argmax or cumsum), not read from the input directly.")
     if n_sites > 1:
         out.append(f"{t.kernel} is launched {n_sites} times (wrapper lines {', '.join(str(s) for s in t.call_sites)}); "
                    "the chain above follows the first launch.")

@@ -93,7 +93,9 @@ def _match_tree(mt: TraceMatch) -> Tree:
     a = mt.assertion
     how = "exact" if mt.exact else "candidate"
     root = Tree(Text.assemble(("✗ ", "bold red"), (a["message"], "bold"), f"   model {mt.model!r}, {how}: {mt.matched_by}"))
-    where = f"line {mt.file_line} of its .py" if mt.kernel_kind == "triton" else f"kernel.cpp line {mt.file_line}"
+    where = (f"line {mt.file_line} of its .py" if mt.kernel_kind == "triton" else
+             f"an extern ATen op called at wrapper.cpp line {mt.file_line}" if mt.kernel_kind == "extern" else
+             f"kernel.cpp line {mt.file_line}")
     kn = root.add(Text.assemble(("kernel ", "bold"), (mt.kernel, "cyan"), f"  ({mt.kernel_kind}, {where}"
                                 + (f"; wrapper.cpp line {a['wrapper_line']}" if a.get("wrapper_line") else "")
                                 + (f"; launched at wrapper.cpp line {', '.join(map(str, mt.call_sites))}" if mt.call_sites else "")

@@ -498,7 +498,8 @@ def test_real_kernel_cpp_every_check_found(pkg):
                 assert k.source_line(a.line).strip().startswith("AOTI_TORCH_CHECK(")
                 assert a.index_var is not None and a.bound_expr is not None
         total += len(want)
-    assert total >= 1
+    # These two index only inside extern ATen ops (_embedding_bag, scatter_reduce): no kernel check to find.
+    assert total >= 1 or pkg.parent.name in ("embedding_bag", "scatter_reduce")
 
 
 def test_real_gather_dynamic_checks_resolve_in_their_nest():

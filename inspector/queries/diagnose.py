@@ -100,6 +100,14 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagn
     if rep.has("load_failure", "no_kernel_image") or (rep.has("isa_mismatch") and "Traceback" not in log):
         return _load(d, rep, models)
     d.verdict = "no failure this version knows was found in the log; start with the input contract"
+    for m in models:
+        bare = [c for c in m.calls if c.kind == "extern" and getattr(c, "checked", None) is False
+                and not c.target.startswith(("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty"))]
+        if bare:
+            d.notes.append(f"model {m.name!r} calls {len(bare)} extern op(s) without an error check ("
+                           + ", ".join(f"{c.target} at wrapper.cpp line {c.line}" for c in bare[:5])
+                           + "): a failure inside them prints `Exception in aoti_torch: …` at most and the run "
+                             "returns garbage with exit code 0; check their index inputs first")
     d.evidence = [ln for ln in (log or "").splitlines() if re.search(r"Error|error:|Exception|failed", ln)][:5]
     d.steps = _general_steps(models)
     return d

@@ -147,6 +147,39 @@ def _line(g, n) -> float:
     return float(x) if isinstance(x, (int, float)) else float("inf")
 
 
+_ACC = re.compile(r"\btmp_acc\d+\w*")
+
+
+def _accumulator_edges(g, k: Kernel, store_node: str) -> list[tuple]:
+    """A CPU reduction stores its accumulator (``out_ptr0[x0] = tmp_acc0.index``); the accumulator is
+    updated by plain assignments the tmp grammar does not cover (``tmp_acc0_vec = argmax_combine_vec(…,
+    tmp0, x1)``).  Read those lines of the kernel before the store and link the tmps/params they use."""
+    from ..graph import resolve_tmp
+
+    line = g.nodes[store_node].get("line")
+    st = next((x for x in k.stores if x.line == line), None)
+    if st is None or not _ACC.search(st.value.text):
+        return []
+    accs = {a.split("_vec")[0] for a in _ACC.findall(st.value.text)}
+    out = []
+    for ln in range(k.line_base, line):
+        text = k.source_line(ln) or ""
+        mm = re.match(r"\s*(tmp_acc\d+)\w*\s*=\s*(.+);\s*$", text)
+        if not mm or mm.group(1) not in accs:
+            continue
+        for name in dict.fromkeys(re.findall(r"[A-Za-z_]\w*", mm.group(2))):
+            p = k.param(name)
+            if p is not None and p.role in ("in", "inout"):
+                out.append((store_node, f"param:{k.name}:{name}", {"kind": "loads"}))
+                continue
+            if re.fullmatch(r"tmp\d+", name):
+                scope = next((t.scope for t in k.tmps if t.name == name and t.line < ln), ())
+                t = resolve_tmp(k, name, ln, scope)
+                if t is not None:
+                    out.append((store_node, f"tmp:{k.name}:{t.line}", {"kind": "uses"}))
+    return out
+
+
 def walk_kernel(m, g, k, start, site, path, out, seen, depth):
     """From a tmp/store inside ``k``, follow uses to loads, then out through the call's arguments.
 
@@ -159,7 +192,8 @@ def walk_kernel(m, g, k, start, site, path, out, seen, depth):
     loads = []
     while queue:
         n = queue.pop(0)
-        for _, v, d in g.out_edges(n, data=True):
+        extra = _accumulator_edges(g, k, n) if n.startswith("store:") else []
+        for _, v, d in list(g.out_edges(n, data=True)) + extra:
             kind = d.get("kind")
             if kind not in ("uses", "loads") or v in parent:
                 continue

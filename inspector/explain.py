@@ -59,7 +59,8 @@ def table_words(table: dict | None) -> str:
     if table.get("kind") == "input":
         return f"input {table['index']} `{table['user_name']}`" if table.get("user_name") else \
             f"input {table['index']} ({table['name']})"
-    return f"buffer {table['name']}"
+    made = table.get("from_inputs")
+    return f"buffer {table['name']}" + (f" (made from input {', '.join(map(str, made))})" if made else "")
 
 
 # ---------------------------------------------------------------------------
@@ -86,7 +87,7 @@ def trace_verdict(t) -> str:
     elif not src and consts:
         src = f"values read from constant {consts[0]}"
     tbl = table_words(t.table)
-    where = f"checked in {t.kernel}" + (f" ({t.kernel_kind})" if t.kernel_kind == "extern" else "")
+    where = f"failed inside the extern op {t.kernel}" if t.kernel_kind == "extern" else f"checked in {t.kernel}"
     if t.static_bound is not None:
         limit = f"≥ {t.static_bound}" + (f", indexing {tbl}" if tbl else "")
         return f"{src or var} holds values {limit} (or < 0); {where}"

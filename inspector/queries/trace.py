@@ -322,7 +322,7 @@ def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model,
         for name in [model] if model else pkg.model_names:
             m = pkg.model(name)
             for site in m.calls:
-                if site.kind == "extern" and getattr(site, "checked", None) is False and index_args(site)[1] and \
+                if site.kind == "extern" and getattr(site, "checked", None) is not True and index_args(site)[1] and \
                         not site.target.startswith(("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")):
                     out.append((m, site, "an unchecked extern call swallowed the exception (the run went on with "
                                          "garbage and exit code 0)", msg))
@@ -346,6 +346,9 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
 
         v = value_node(m, table_name)
         table = _value_table(m, g, v, None, table_name) if v else None
+        if table and table["kind"] == "buffer":
+            made = [o.input.index for o in value_origins(m, g, table_name, site.line) if o.input]
+            table["from_inputs"] = sorted(set(made))
     nodes, derived, aten, traces, post = source_nodes(m, None, site)
     limit = None
     mm = re.search(r"range \[0, (\d+)\)|size (\d+)", msg or "")

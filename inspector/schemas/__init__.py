@@ -1,0 +1,1 @@
+"""JSON Schemas of the --json outputs (show.schema.json)."""

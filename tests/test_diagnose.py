@@ -231,9 +231,19 @@ def test_cli_json_shape_and_text(capsys):
     assert d["category"] == "input_check"
     assert main(["diagnose", pkg, "--log", log]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].startswith("✗ input_check: input 0 (arg0_1) dim 1")
+    assert out.splitlines()[0].startswith("✗ input_check: input 0 (arg0_1) `x` dim 1")
+    assert d["input_check"]["user_name"] == "x"  # from the exported program the package carries
 
 
 def test_cli_usage_errors(capsys):
     assert main(["diagnose", str(S / "cpu/jagged/jagged.pt2"), "--log", "/no/such/file"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_python_api_twins():
+    with inspector.open_package(S / "cpu/jagged/jagged.pt2") as pkg:
+        d = inspector.diagnose(pkg, (S / "cpu/jagged/logs/check_inputs_too_small.log").read_text())
+        assert (d.category, d.input_check["symbol"]) == ("input_check", "s59")
+        assert d.to_dict()["category"] == "input_check"
+        c = inspector.check(pkg, ["0=float32[0,8]@cpu", "1=int64[3]"])
+        assert not c.ok and c.predicted_assertions[0]["message"] == "index out of bounds: 0 <= tmp12 < ks0"

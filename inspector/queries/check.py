@@ -131,6 +131,12 @@ def _root(m: Model, name):
     return sym
 
 
+def _cite(inp, kind: str, dim: int | None = None) -> str:
+    """``; wrapper.cpp line 742`` for the guard of check_input_K that says so (the package's own evidence)."""
+    lines = [g.line for g in inp.guards if g.kind == kind and (dim is None or g.dim == dim)]
+    return f"; wrapper.cpp line {', '.join(map(str, lines))}" if lines else ""
+
+
 def _resolve(m: Model, spec: InputSpec, ep) -> int:
     who = spec.who
     if re.fullmatch(r"\d+", who):
@@ -183,9 +189,9 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
         want_dev = (inp.device or pkg_dev or "").split(":")[0]
         if spec.device and want_dev and spec.device.split(":")[0] != want_dev:
             bad("device", f"is on {spec.device}; the package was compiled for {want_dev} (AOTI_DEVICE_KEY "
-                          f"{m.device!r}): move it with .to('{want_dev}')")
+                          f"{m.device!r}{_cite(inp, 'device')}): move it with .to('{want_dev}')")
         if spec.dtype and inp.dtype and spec.dtype != inp.dtype:
-            bad("dtype", f"is {spec.dtype}; the package expects {inp.dtype} (inputs_info_ / the input check)")
+            bad("dtype", f"is {spec.dtype}; the package expects {inp.dtype}{_cite(inp, 'dtype')}")
         if spec.shape is not None and inp.shape:
             if len(spec.shape) != len(inp.shape):
                 bad("rank", f"has {len(spec.shape)} dims {spec.shape}; the package expects {len(inp.shape)} "
@@ -200,7 +206,7 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
                         res.notes.append(f"input {idx} dim {d}: size {want} taken from the exported program")
                     if isinstance(want, int) or re.fullmatch(r"-?\d+", str(want)):
                         if got != int(want):
-                            bad("size", f"dim {d} is {got}; the package was compiled for a static {want}")
+                            bad("size", f"dim {d} is {got}; the package was compiled for a static {want}{_cite(inp, 'eq', d)}")
                         continue
                     sym = _root(m, want)
                     if sym is None:
@@ -213,8 +219,11 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
                         empty = " (an empty input)" if got == 0 else (
                             " (export specializes sizes 0 and 1: even a Dim with min=1 compiles to >= 2)"
                             if got == 1 and lo == 2 else "")
+                        owner = m.inputs[sym.input] if sym.input is not None and sym.input < len(m.inputs) else inp
+                        glines = [g.line for g in owner.guards if g.kind in ("min", "max") and g.dim == sym.dim]
+                        cites = f", wrapper.cpp lines {', '.join(map(str, glines))}" if glines else ""
                         bad("range", f"dim {d} is {got}{empty}; symbol {sym.name} allows {lo}..{hi} (the guards of "
-                                     f"check_input_{sym.input}, which run only with AOTI_RUNTIME_CHECK_INPUTS=1)")
+                                     f"check_input_{sym.input}{cites}, which run only with AOTI_RUNTIME_CHECK_INPUTS=1)")
                     if sym.name in values and values[sym.name][0] != got:
                         v, oi, od = values[sym.name]
                         bad("equal", f"dim {d} is {got} but input {oi} dim {od} is {v}: both are symbol {sym.name}, so "

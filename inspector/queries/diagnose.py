@@ -84,7 +84,7 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagn
     if rep.has("deprecated_api"):
         return _deprecated(d, rep)
     if rep.has("input_check") or _size_assert(rep):
-        return _input_check(d, rep, models)
+        return _input_check(d, rep, models, (ep, pkg))
     if rep.has("device_mismatch"):
         return _device_mismatch(d, rep, models)
     if rep.has("segfault"):
@@ -218,7 +218,19 @@ def _size_assert_check(d: Diagnosis, ev, models: list[Model]) -> Diagnosis:
     return d
 
 
-def _input_check(d: Diagnosis, rep: LogReport, models: list[Model]) -> Diagnosis:
+def _ep_for(ep_or_pkg, m: Model):
+    """The exported program to name inputs with: --ep when it fits the model, else the packaged one."""
+    from ..exported_program import disagreements, packaged_ep
+
+    ep, pkg = ep_or_pkg
+    if ep is None and pkg is not None:
+        ep = packaged_ep(pkg, m.name)
+    if ep is not None and any("user inputs" in x for x in disagreements(ep, m)):
+        return None
+    return ep
+
+
+def _input_check(d: Diagnosis, rep: LogReport, models: list[Model], pkg_ep=(None, None)) -> Diagnosis:
     d.category = "input_check"
     m = models[0]
     ev = rep.first("input_check")
@@ -275,6 +287,11 @@ def _input_check(d: Diagnosis, rep: LogReport, models: list[Model]) -> Diagnosis
     else:
         ic["kind"] = "other"
         d.verdict = f"{label} was rejected by the runtime input check: {what}"
+    ep = _ep_for(pkg_ep, m)
+    if ep is not None:
+        ic["user_name"] = ep.user_name(idx)
+        if ic["user_name"]:
+            d.verdict = d.verdict.replace(label, f"{label} `{ic['user_name']}`", 1)
     d.input_check = ic
     d.steps = [step(ic["fix"] or "Fix the input named above."),
                step("Check every input at once against the package: `pt2-inspect check PKG --input …`."),

@@ -96,9 +96,11 @@ def _match_tree(mt: TraceMatch) -> Tree:
     where = (f"line {mt.file_line} of its .py" if mt.kernel_kind == "triton" else
              f"an extern ATen op called at wrapper.cpp line {mt.file_line}" if mt.kernel_kind == "extern" else
              f"kernel.cpp line {mt.file_line}")
+    extern = mt.kernel_kind == "extern"
     kn = root.add(Text.assemble(("kernel ", "bold"), (mt.kernel, "cyan"), f"  ({mt.kernel_kind}, {where}"
-                                + (f"; wrapper.cpp line {a['wrapper_line']}" if a.get("wrapper_line") else "")
-                                + (f"; launched at wrapper.cpp line {', '.join(map(str, mt.call_sites))}" if mt.call_sites else "")
+                                + (f"; wrapper.cpp line {a['wrapper_line']}" if a.get("wrapper_line") and not extern else "")
+                                + (f"; launched at wrapper.cpp line {', '.join(map(str, mt.call_sites))}"
+                                   if mt.call_sites and not extern else "")
                                 + ")"))
     snip = Text()
     for ln, txt in mt.snippet:

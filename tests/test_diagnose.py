@@ -48,7 +48,9 @@ def _fired(log: Path) -> bool:
     return not man.exists() or json.loads(man.read_text())["expect"].get("fired", True)
 
 
-ERROR_LOGS = [p for p in sorted(S.glob("*/*/error.log")) if _fired(p)] + [S / "cuda/transformer/logs/assert_warm_exit.log"]
+ERROR_LOGS = [p for p in sorted(S.glob("*/*/error.log")) if (p.parent / "manifest.json").exists() and _fired(p)] + [
+    S / "cuda/transformer/logs/assert_warm_exit.log", S / "cuda/transformer/logs/assert_warm_sync.log",
+    S / "cuda/embedding/logs/assert_embedding_warm_exit.log", S / "cuda/jagged/logs/assert_jagged_warm_exit.log"]
 
 
 @pytest.mark.parametrize("log", ERROR_LOGS, ids=lambda p: f"{p.parent.parent.name}-{p.parent.name}")
@@ -247,3 +249,15 @@ def test_python_api_twins():
         assert d.to_dict()["category"] == "input_check"
         c = inspector.check(pkg, ["0=float32[0,8]@cpu", "1=int64[3]"])
         assert not c.ok and c.predicted_assertions[0]["message"] == "index out of bounds: 0 <= tmp12 < ks0"
+
+
+def test_aten_cuda_embedding_bag_assert_is_an_extern_op_failure():
+    """Real torch 2.11 H200 run: EmbeddingBag.cu's own assert, no Inductor assertion involved."""
+    log = S / "cuda/embedding_bag/error.log"
+    d = _diag(S / "cuda/embedding_bag/embedding_bag.pt2", log.read_text())
+    assert d.category == "extern_op"
+    m = d.trace["matches"][0]
+    assert (m["kernel"], m["kernel_kind"]) == ("aoti_torch_cuda__embedding_bag", "extern")
+    assert [o["input"]["index"] for o in m["index_origin"]] == [0]
+    assert m["table"]["fqn"] == "bag.weight" and m["static_bound"] == 300
+    assert "EmbeddingBag.cu" in d.evidence[0]

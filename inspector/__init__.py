@@ -17,3 +17,17 @@ def __getattr__(name: str):
 
         return getattr(errors, name)
     raise AttributeError(f"module 'inspector' has no attribute {name!r}")
+
+
+def diagnose(pkg, log: str, **kw):
+    """Classify a failure log against an open package: ``inspector.queries.diagnose.diagnose``."""
+    from .queries.diagnose import diagnose as _diagnose
+
+    return _diagnose(pkg, log, **kw)
+
+
+def check(pkg, inputs, **kw):
+    """Check inputs (``InputSpec``s or ``"1=float32[0,32]@cuda"`` strings) against a package."""
+    from .queries.check import check as _check, parse_spec
+
+    return _check(pkg, [parse_spec(x) if isinstance(x, str) else x for x in inputs], **kw)

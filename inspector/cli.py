@@ -47,6 +47,8 @@ examples:
   pt2-inspect trace-assert model.pt2 --log error.txt
   python serve.py 2>&1 | pt2-inspect trace-assert model.pt2 --log -
   pt2-inspect trace-assert model.pt2 --line 38
+  pt2-inspect diagnose model.pt2 --log crash.log
+  pt2-inspect check model.pt2 --input 0=float32[0,8]@cuda --input 1=int64[3]@cuda
   pt2-inspect graph model.pt2 --format dot > model.dot
 
 {EXIT_CODES}
@@ -101,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("package", metavar="PKG")
     s.add_argument("--model", help="only this model (a package can hold several)")
     s.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    s.add_argument("--ep", metavar="FILE", help="an exported program (torch.export.save) for user input names")
 
     t = sub.add_parser("trace-assert", help="trace a failing assertion to the model input", description=TRACE_HELP,
                        formatter_class=fmt, epilog=EXIT_CODES)
@@ -111,7 +114,12 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--kernel", metavar="NAME", help="only assertions of this kernel")
     t.add_argument("--model", metavar="NAME", help="only this model of the package")
     t.add_argument("--json", action="store_true", help="print one JSON object")
+    t.add_argument("--ep", metavar="FILE", help="an exported program (torch.export.save) for user names and lines")
 
+    from .commands import check, diagnose
+
+    for mod in (diagnose, check):
+        mod.add_parser(sub, fmt, EXIT_CODES)
     g = sub.add_parser("graph", help="export the graph as DOT or GraphML", description=GRAPH_HELP,
                        formatter_class=fmt, epilog=EXIT_CODES)
     g.add_argument("package", metavar="PKG")
@@ -170,6 +178,9 @@ def cmd_show(a) -> int:
 
     with open_package(a.package) as pkg:
         s = summarize(pkg, a.model)
+        from .exported_program import annotate_summary
+
+        annotate_summary(pkg, s, a.ep)
     if a.json:
         print(json.dumps(s, indent=2))
     else:
@@ -187,14 +198,19 @@ def cmd_trace(a) -> int:
     if log is None and a.line is None and a.message is None and a.kernel is None and not sys.stdin.isatty():
         log = sys.stdin.read()
     with open_package(a.package) as pkg:
-        r = trace_assert(pkg, line=a.line, message=a.message, log=log, kernel=a.kernel, model=a.model)
+        ep = None
+        if a.ep:
+            from .exported_program import load_ep
+
+            ep = load_ep(a.ep)
+        r = trace_assert(pkg, line=a.line, message=a.message, log=log, kernel=a.kernel, model=a.model, ep=ep)
     if a.json:
         print(json.dumps(r.to_dict(), indent=2))
     else:
         from .render import render_trace
 
         render_trace(_console(), r)
-    if not r.matches:
+    if not r.matches and not r.candidates:
         if not a.json:
             print(f"pt2-inspect: nothing found: no assertion in {a.package} matches {r.looked_for}", file=sys.stderr)
         return NothingFound.exit_code
@@ -234,7 +250,10 @@ def main(argv: list[str] | None = None) -> int:
     cache.ENABLED = not a.no_cache
     package.PROGRESS = _Progress if sys.stderr.isatty() and not getattr(a, "json", False) else None
     try:
-        rc = {"show": cmd_show, "trace-assert": cmd_trace, "graph": cmd_graph}[a.command](a)
+        from .commands import check, diagnose
+
+        rc = {"show": cmd_show, "trace-assert": cmd_trace, "graph": cmd_graph, "diagnose": diagnose.run,
+              "check": check.run}[a.command](a)
     except InspectorError as e:
         print(f"pt2-inspect: error: {e}", file=sys.stderr)
         return e.exit_code

@@ -101,10 +101,14 @@ def _match_tree(mt: TraceMatch) -> Tree:
     a = mt.assertion
     how = "exact" if mt.exact else "candidate"
     root = Tree(Text.assemble(("✗ ", "bold red"), (a["message"], "bold"), f"   model {mt.model!r}, {how}: {mt.matched_by}"))
-    where = f"line {mt.file_line} of its .py" if mt.kernel_kind == "triton" else f"kernel.cpp line {mt.file_line}"
+    where = (f"line {mt.file_line} of its .py" if mt.kernel_kind == "triton" else
+             f"an extern ATen op called at wrapper.cpp line {mt.file_line}" if mt.kernel_kind == "extern" else
+             f"kernel.cpp line {mt.file_line}")
+    extern = mt.kernel_kind == "extern"
     kn = root.add(Text.assemble(("kernel ", "bold"), (mt.kernel, "cyan"), f"  ({mt.kernel_kind}, {where}"
-                                + (f"; wrapper.cpp line {a['wrapper_line']}" if a.get("wrapper_line") else "")
-                                + (f"; launched at wrapper.cpp line {', '.join(map(str, mt.call_sites))}" if mt.call_sites else "")
+                                + (f"; wrapper.cpp line {a['wrapper_line']}" if a.get("wrapper_line") and not extern else "")
+                                + (f"; launched at wrapper.cpp line {', '.join(map(str, mt.call_sites))}"
+                                   if mt.call_sites and not extern else "")
                                 + ")"))
     snip = Text()
     for ln, txt in mt.snippet:
@@ -140,14 +144,25 @@ def _match_tree(mt: TraceMatch) -> Tree:
         st = root.add(Text("user stack traces (kernel_information.json)", style="bold"))
         for s in mt.stack_traces:
             st.add(Text(s))
-    ex = root.add(Text("explanation", style="bold green"))
-    for e in mt.explanation:
-        ex.add(Text(e))
+    if mt.source_locations:
+        sl = root.add(Text("your code (exported program)", style="bold"))
+        for x in mt.source_locations:
+            sl.add(Text(f"{x['file']}:{x['line']}  {x['code']}  [{x['node']}"
+                        + (f" in {x['module']}" if x.get("module") else "") + "]"))
+    ex = root.add(Text("hypotheses, most likely first", style="bold green"))
+    for i, e in enumerate(mt.hypotheses or mt.explanation, 1):
+        ex.add(Text(f"{i}. {e}"))
     return root
 
 
 def render_trace(console: Console, r: TraceResult) -> None:
-    if not r.matches:
+    if r.verdict:
+        console.print(Text.assemble(("verdict: ", "bold red"), (r.verdict, "bold")))
+    if not r.matches and r.candidates:
+        from .render_queries import render_candidates
+
+        render_candidates(console, r.candidates)
+    elif not r.matches:
         console.print(f"no assertion matched: looked for {r.looked_for}")
     elif r.ambiguous:
         console.print(Text(f"ambiguous: {len(r.matches)} assertions match {r.looked_for}; ranked below. Pass the "

@@ -336,7 +336,7 @@ def test_json_keys_are_the_documented_ones(capsys):
             "source_nodes", "source_nodes_derived", "aten_ops", "explanation"} <= set(mt)
     assert {"message", "index_var", "bound_expr"} <= set(mt["assertion"])
     assert {"kernel_param", "call_arg", "symbol", "input", "min", "max"} <= set(mt["bound"])
-    assert mt["bound"]["input"] == {"index": 0, "name": "arg0_1", "dim": 0}
+    assert mt["bound"]["input"] == {"index": 0, "name": "arg0_1", "dim": 0, "user_name": None}
     assert {"input", "constant", "path"} <= set(mt["index_origin"][0])
     assert mt["index_origin"][0]["input"]["index"] == 1
 

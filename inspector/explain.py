@@ -1,0 +1,187 @@
+"""The words people read: verdicts, hypotheses, next steps and environment variables.
+
+Queries decide *what* is true (inspector.queries); this module only says it.  Every
+function takes facts and returns plain strings.
+"""
+
+from __future__ import annotations
+
+import re
+
+GUARD_NOTE = "input guards run only when AOTI_RUNTIME_CHECK_INPUTS=1 is set at run time"
+
+# Environment variables a step may name, and when each acts.
+ENV_WHEN = {
+    "AOTI_RUNTIME_CHECK_INPUTS": "run",
+    "CUDA_LAUNCH_BLOCKING": "run",
+    "PYTORCH_NO_CUDA_MEMORY_CACHING": "run",
+    "OMP_NUM_THREADS": "run",
+    "TORCH_SHOW_CPP_STACKTRACES": "run",
+    "AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "compile",
+    "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": "compile",
+    "TORCH_USE_CUDA_DSA": "compile",
+    "TORCH_LOGS": "compile",
+}
+
+# c10::ScalarType codes as AOTI_RUNTIME_CHECK_INPUTS prints them.
+SCALAR_TYPES = {0: "uint8", 1: "int8", 2: "int16", 3: "int32", 4: "int64", 5: "float16", 6: "float32",
+                7: "float64", 8: "complex32", 9: "complex64", 10: "complex128", 11: "bool", 12: "qint8",
+                13: "quint8", 14: "qint32", 15: "bfloat16", 16: "quint4x2", 17: "quint2x4", 18: "bits1x8",
+                19: "bits2x4", 20: "bits4x2", 21: "bits8", 22: "bits16", 23: "float8_e5m2", 24: "float8_e4m3fn",
+                25: "float8_e5m2fnuz", 26: "float8_e4m3fnuz", 27: "uint16", 28: "uint32", 29: "uint64"}
+
+
+def step(do: str, env: dict | None = None, when: str | None = None) -> dict:
+    env = env or {}
+    if when is None and env:
+        whens = {ENV_WHEN.get(k) for k in env}
+        when = whens.pop() if len(whens) == 1 else None
+    return {"do": do, "env": env, "when": when}
+
+
+def who(inp) -> str:
+    """``input 1 `item_ids``` / ``input 1 (arg1_1)``."""
+    if inp is None:
+        return "?"
+    return f"input {inp.index} `{inp.user_name}`" if getattr(inp, "user_name", None) else f"input {inp.index} ({inp.name})"
+
+
+def dim_words(inp) -> str:
+    return f"{who(inp)} dim {inp.dim}"
+
+
+def table_words(table: dict | None) -> str:
+    if not table:
+        return ""
+    if table.get("kind") == "constant":
+        rows = f", {table['rows']} rows" if table.get("rows") is not None else ""
+        return f"`{table.get('fqn') or table['name']}`{rows}"
+    if table.get("kind") == "input":
+        return f"input {table['index']} `{table['user_name']}`" if table.get("user_name") else \
+            f"input {table['index']} ({table['name']})"
+    made = table.get("from_inputs")
+    return f"buffer {table['name']}" + (f" (made from input {', '.join(map(str, made))})" if made else "")
+
+
+# ---------------------------------------------------------------------------
+# trace-assert
+# ---------------------------------------------------------------------------
+
+
+def computed(o) -> bool:
+    """The index values pass through an intermediate buffer or a store of the same kernel (argmax,
+    cumsum): they are computed from the input, not read from it."""
+    return any(p.startswith("buf") or re.fullmatch(r"(in_)?out_ptr\d+", p) for p in o.path)
+
+
+def trace_verdict(t) -> str:
+    """One line: which input holds what, against which limit, checked where."""
+    a = t.assertion
+    var = a.get("index_var") or "the index"
+    inputs = [o.input for o in t.index_origin if o.input]
+    consts = [o.constant for o in t.index_origin if o.constant]
+    direct = [o for o in t.index_origin if o.input and not computed(o)]
+    src = ", ".join(dict.fromkeys(who(i) for i in inputs)) if inputs else None
+    if src and not direct:
+        src = f"an index computed from {src}"
+    elif not src and consts:
+        src = f"values read from constant {consts[0]}"
+    tbl = table_words(t.table)
+    where = f"failed inside the extern op {t.kernel}" if t.kernel_kind == "extern" else f"checked in {t.kernel}"
+    if t.static_bound is not None:
+        limit = f"≥ {t.static_bound}" + (f", indexing {tbl}" if tbl else "")
+        return f"{src or var} holds values {limit} (or < 0); {where}"
+    if t.bound is not None and t.bound.terms and all(x.input for x in t.bound.terms):
+        lim = t.bound.limit or t.bound.kernel_param
+        empty = [x for x in t.bound.terms if x.min is not None and x.min >= 1]
+        if src and direct:
+            return f"{src} holds values ≥ {lim} (or < 0){', indexing ' + tbl if tbl else ''}; {where}"
+        if empty:
+            dims = " or ".join(dim_words(x.input) for x in empty)
+            return (f"{dims} is 0 (an empty input) or {src or var} is ≥ {lim}; the package was exported for "
+                    f"{_rng(empty[0])}; {where}")
+        return f"{src or var} is ≥ {lim} (or < 0); {where}"
+    if t.kernel_kind == "extern":
+        return f"{t.kernel} failed: {src or 'its index argument'} holds an index outside {tbl or 'its table'}"
+    return f"{var} failed `{a.get('message')}` in {t.kernel}; the bound `{a.get('bound_expr')}` was not traced to an input"
+
+
+def _hops(x) -> str:
+    """``ks1 = s27 = input 0 (arg0_1) dim 1``: each name once."""
+    parts = [x.kernel_param, x.call_arg, x.symbol or "?", dim_words(x.input)]
+    return " = ".join(dict.fromkeys(p for p in parts if p))
+
+
+def _numel_words(terms, expr: str) -> str:
+    """`` (the number of elements of input 0)`` when the bound multiplies every dim of one input."""
+    ins = {x.input.index for x in terms if x.input}
+    if len(ins) == 1 and "+" not in expr and "-" not in expr and "*" in expr:
+        inp = terms[0].input
+        return f" (the number of elements of {who(inp)}, when these are all its dims)"
+    return ""
+
+
+def _rng(x) -> str:
+    return f"{x.min if x.min is not None else '?'}..{x.max if x.max is not None else '?'}"
+
+
+def trace_hypotheses(t, n_sites: int) -> list[str]:
+    """Ranked causes, each stated once, then notes (intermediate buffers, several launches)."""
+    out: list[str] = []
+    a = t.assertion
+    var = a.get("index_var") or "the index"
+    inputs = [o.input for o in t.index_origin if o.input]
+    src = ", ".join(dict.fromkeys(who(i) for i in inputs)) if inputs else None
+    direct = any(o.input and not computed(o) for o in t.index_origin)
+    tbl = table_words(t.table)
+    if t.static_bound is not None:
+        if src and not direct:
+            out.append(f"the index computed from {src} takes a value outside 0..{t.static_bound - 1}"
+                       + (f" (indexing {tbl})" if tbl else "") + ": check the sizes and values of that input "
+                       "against the table.")
+        elif src:
+            out.append(f"{src} holds a value outside 0..{t.static_bound - 1}"
+                       + (f" (indexing {tbl})" if tbl else "") + f": check those values before calling the model "
+                       f"(e.g. ids < {t.static_bound}), or grow the table.")
+        else:
+            out.append(f"{var} is computed inside {t.kernel} and must stay below {t.static_bound}.")
+    elif t.bound is not None and t.bound.terms and all(x.input for x in t.bound.terms):
+        lim = t.bound.limit
+        value = ((f"{src} holds" if direct else f"the index computed from {src} takes")
+                 + f" a value outside 0..({lim}) - 1: check those values against {lim} before calling the model."
+                 ) if src else None
+        empties = [x for x in t.bound.terms if x.min is not None and x.min >= 1]
+        empty = None
+        if empties:
+            dims = " or ".join(dim_words(x.input) for x in empties)
+            exported = "; ".join(f"{dim_words(x.input)} was exported for {_rng(x)}" for x in t.bound.terms)
+            empty = (f"{dims} is 0 (an empty input), so `{var} < {a.get('bound_expr')}` fails for every index "
+                     f"({exported}): handle empty inputs in forward() or export with size-0/1 samples. "
+                     "AOTI_RUNTIME_CHECK_INPUTS=1 at run time turns this into a clear input error.")
+        # A value read straight from an input is the likelier cause; an index computed from other inputs
+        # (cumsum, arange) usually goes wrong because a size is 0.
+        first, second = (value, empty) if direct else (empty, value)
+        out += [x for x in (first, second) if x]
+        if len(t.bound.terms) > 1:
+            out.append(f"The limit is {lim}{_numel_words(t.bound.terms, a.get('bound_expr') or '')}: "
+                       + ", ".join(_hops(x) for x in t.bound.terms) + ".")
+    elif t.kernel_kind == "extern":
+        if src:
+            out.append(f"{src} holds an index outside {tbl or 'the table'} that {t.kernel} reads: check those values "
+                       "before calling the model.")
+    elif a.get("bound_expr"):
+        out.append(f"The bound `{a['bound_expr']}` could not be traced to a model input.")
+    for o in t.index_origin:
+        if o.input and computed(o):
+            hops = [p for p in o.path if p.startswith(("triton_", "cpp_", "aoti_"))]
+            own = [p for p in o.path if re.fullmatch(r"(in_)?out_ptr\d+", p)]
+            if hops:
+                out.append(f"The index values are computed from {who(o.input)} through {' <- '.join(hops)} "
+                           "(an intermediate buffer), not read from it directly.")
+            elif own:
+                out.append(f"The index values are computed from {who(o.input)} inside {t.kernel} itself (it stores "
+                           f"{own[0]} and reads it back, e.g. an argmax or cumsum), not read from the input directly.")
+    if n_sites > 1:
+        out.append(f"{t.kernel} is launched {n_sites} times (wrapper lines {', '.join(str(s) for s in t.call_sites)}); "
+                   "the chain above follows the first launch.")
+    return list(dict.fromkeys(out))

@@ -1,0 +1,222 @@
+"""The user's own code: an exported program's ``models/<name>.json``, read as JSON (never unpickled).
+
+``torch.export.save`` archives and `.pt2` packages that carry their exported program hold
+``<root>/models/<name>.json``: the FX graph (each node's ``metadata.stack_trace`` and
+``nn_module_stack``), the graph signature (user inputs, parameters, buffers with their FQNs)
+and ``range_constraints``.  Weights (``data/weights/*``) are never read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .archive import Archive
+from .errors import UnreadablePackage
+
+# torch/_export/serde/schema.py ScalarType
+_SCALAR = {0: "unknown", 1: "uint8", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "float16", 7: "float32",
+           8: "float64", 9: "complex32", 10: "complex64", 11: "complex128", 12: "bool", 13: "bfloat16",
+           14: "uint16", 15: "float8_e4m3fn", 16: "float8_e5m2", 17: "float8_e4m3fnuz", 18: "float8_e5m2fnuz"}
+_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\n\s*(?P<code>[^\n]*)')
+
+
+@dataclass
+class SourceLocation:
+    node: str
+    file: str
+    line: int
+    code: str
+    module: str | None = None  # nn_module_stack path, e.g. "blocks.0.attn"
+
+
+@dataclass
+class EPNode:
+    name: str
+    target: str
+    stack_trace: str | None
+    module: str | None
+    inputs: list[str] = field(default_factory=list)  # tensor names it reads
+
+    def locations(self) -> list[SourceLocation]:
+        out = []
+        for m in _FRAME.finditer(self.stack_trace or ""):
+            out.append(SourceLocation(node=self.name, file=m.group("file"), line=int(m.group("line")),
+                                      code=m.group("code").strip(), module=self.module))
+        return out
+
+
+@dataclass
+class EPInput:
+    position: int  # among user inputs: the AOTI wrapper's input K
+    name: str
+    dtype: str | None = None
+    shape: list[int | str] = field(default_factory=list)
+    device: str | None = None
+
+
+@dataclass
+class ExportedProgramInfo:
+    source: str  # "package member …" or the --ep file
+    name: str
+    user_inputs: list[EPInput] = field(default_factory=list)
+    parameters: dict[str, str] = field(default_factory=dict)  # graph input name -> FQN
+    nodes: dict[str, EPNode] = field(default_factory=dict)
+    ranges: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)
+    torch_version: str | None = None
+
+    def user_name(self, index: int) -> str | None:
+        return self.user_inputs[index].name if 0 <= index < len(self.user_inputs) else None
+
+    def locations(self, node_names) -> list[SourceLocation]:
+        out, seen = [], set()
+        for n in node_names:
+            node = self.nodes.get(n)
+            if node is None:
+                continue
+            for loc in node.locations()[-1:]:  # the innermost frame: the user's line
+                key = (loc.file, loc.line)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(loc)
+        return out
+
+    def input_users(self, index: int) -> list[str]:
+        """FX nodes that read user input ``index`` directly."""
+        name = self.user_name(index)
+        return [n.name for n in self.nodes.values() if name in n.inputs]
+
+
+def _module_path(stack) -> str | None:
+    """``nn_module_stack`` as serialized ("L__self__,,__main__.M;L__self___blocks_0,blocks.0,…") -> "blocks.0"."""
+    if not stack or not isinstance(stack, str):
+        return None
+    paths = []
+    for entry in stack.split(";"):
+        parts = entry.split(",")
+        if len(parts) >= 2 and parts[1]:
+            paths.append(parts[1])
+    return paths[-1] if paths else ""
+
+
+def _size(x):
+    if isinstance(x, dict):
+        if "as_int" in x:
+            return x["as_int"]
+        e = x.get("as_expr", {}).get("expr_str", "")
+        m = re.match(r"Symbol\('(\w+)'", e)
+        return m.group(1) if m else e
+    return x
+
+
+def _tensor_names(arg) -> list[str]:
+    if isinstance(arg, dict):
+        if "as_tensor" in arg and isinstance(arg["as_tensor"], dict):
+            return [arg["as_tensor"].get("name")]
+        out = []
+        for v in arg.values():
+            out += _tensor_names(v)
+        return out
+    if isinstance(arg, list):
+        return [n for v in arg for n in _tensor_names(v)]
+    return []
+
+
+def parse_model_json(doc: dict, source: str, name: str) -> ExportedProgramInfo:
+    if not isinstance(doc, dict) or "graph_module" not in doc:
+        raise UnreadablePackage(f"{source}: not an exported program (no graph_module)")
+    gm = doc["graph_module"] or {}
+    graph = gm.get("graph") or {}
+    tv = graph.get("tensor_values") or {}
+    info = ExportedProgramInfo(source=source, name=name, torch_version=doc.get("torch_version"))
+    for spec in (gm.get("signature") or {}).get("input_specs") or []:
+        if "user_input" in spec:
+            names = _tensor_names(spec["user_input"].get("arg"))
+            n = names[0] if names else None
+            if n is None:
+                continue
+            meta = tv.get(n) or {}
+            dev = meta.get("device") or {}
+            info.user_inputs.append(EPInput(
+                position=len(info.user_inputs), name=n, dtype=_SCALAR.get(meta.get("dtype")),
+                shape=[_size(s) for s in meta.get("sizes") or []],
+                device=(dev.get("type") + (f":{dev['index']}" if dev.get("index") is not None else "")) if dev.get("type") else None))
+        for kind in ("parameter", "buffer", "tensor_constant", "constant_input"):
+            if kind in spec:
+                s = spec[kind]
+                names = _tensor_names(s.get("arg"))
+                fqn = s.get("parameter_name") or s.get("buffer_name") or s.get("tensor_constant_name") or s.get("name")
+                if names and fqn:
+                    info.parameters[names[0]] = fqn
+    for n in graph.get("nodes") or []:
+        meta = n.get("metadata") or {}
+        outs = [x for o in n.get("outputs") or [] for x in _tensor_names(o)]
+        node_name = n.get("name") or (outs[0] if outs else None)
+        if not node_name:
+            continue
+        info.nodes[node_name] = EPNode(
+            name=node_name, target=str(n.get("target", "")), stack_trace=meta.get("stack_trace"),
+            module=_module_path(meta.get("nn_module_stack")),
+            inputs=[x for i in n.get("inputs") or [] for x in _tensor_names(i.get("arg") if isinstance(i, dict) else i)])
+        for o in outs:
+            if o != node_name:
+                info.nodes.setdefault(o, info.nodes[node_name])
+    for sym, r in (doc.get("range_constraints") or {}).items():
+        if isinstance(r, dict):
+            info.ranges[sym] = (r.get("min_val"), r.get("max_val"))
+    return info
+
+
+def from_archive(a: Archive, label: str) -> list[ExportedProgramInfo]:
+    out = []
+    for member in a.exported_programs():
+        name = member.rsplit("/", 1)[-1][: -len(".json")]
+        out.append(parse_model_json(a.read_json(member), f"{label}:{member}", name))
+    return out
+
+
+def load_ep(path: str) -> ExportedProgramInfo:
+    """The exported program of a ``torch.export.save`` archive (or any zip carrying ``models/*.json``)."""
+    with Archive.open(path) as a:
+        eps = from_archive(a, str(path))
+    if not eps:
+        raise UnreadablePackage(f"{path}: no exported program inside (no models/*.json)")
+    return eps[0]
+
+
+def packaged_ep(pkg, model: str | None = None) -> ExportedProgramInfo | None:
+    """The exported program a package carries for ``model`` (models/<model>.json), if any."""
+    eps = from_archive(pkg.archive, str(pkg.path))
+    if not eps:
+        return None
+    want = model or "model"
+    return next((e for e in eps if e.name == want), eps[0] if len(eps) == 1 else None)
+
+
+def disagreements(ep: ExportedProgramInfo, m) -> list[str]:
+    """Where the exported program and the package's model differ (input count, dtypes, ranks)."""
+    out = []
+    if len(ep.user_inputs) != len(m.inputs):
+        out.append(f"the exported program ({ep.source}) has {len(ep.user_inputs)} user inputs, the package model "
+                   f"{m.name!r} {len(m.inputs)}: input names are not used")
+        return out
+    for e, i in zip(ep.user_inputs, m.inputs):
+        if e.dtype and i.dtype and e.dtype != i.dtype:
+            out.append(f"input {i.index}: the exported program says {e.name} is {e.dtype}, the package {i.dtype}")
+        if e.shape and i.shape and len(e.shape) != len(i.shape):
+            out.append(f"input {i.index}: the exported program says {e.name} has rank {len(e.shape)}, the package {len(i.shape)}")
+    return out
+
+
+def annotate_summary(pkg, s: dict, ep_path: str | None = None) -> None:
+    """`show --json`: each input gains ``user_name`` from the exported program (--ep, or the packaged one)."""
+    ep_given = load_ep(ep_path) if ep_path else None
+    for md in s.get("models", []):
+        ep = ep_given or packaged_ep(pkg, md["name"])
+        m = pkg.model(md["name"])
+        dis = disagreements(ep, m) if ep else []
+        usable = ep is not None and not any("user inputs" in d for d in dis)
+        for i in md.get("inputs", []):
+            i["user_name"] = ep.user_name(i["index"]) if usable else None
+        md["exported_program"] = ep.source if ep else None
+        md["exported_program_disagreements"] = dis

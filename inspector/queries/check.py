@@ -1,0 +1,290 @@
+"""check: do these inputs fit the package?  Device, dtype, rank, static sizes, symbol ranges, strides and
+shared symbols, each against the package's own evidence; then which assertions cannot hold with these
+sizes and which unchecked indirect loads read a table they make empty."""
+
+from __future__ import annotations
+
+import ast
+import json
+import operator
+import re
+from dataclasses import asdict, dataclass, field
+
+from ..errors import UsageError
+from ..model import Model
+from ..package import Package
+from ..parse.message import static_bound
+
+_SPEC = re.compile(r"^\s*(?P<who>[^=\s]+)\s*=\s*(?P<dtype>[A-Za-z]\w*)?\s*(?:\[(?P<shape>[^\]]*)\])?"
+                   r"\s*(?:stride\s*\[(?P<stride>[^\]]*)\])?\s*(?:@\s*(?P<device>[\w:]+))?\s*$")
+_DTYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32",
+                  "short": "int16", "bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
+
+
+@dataclass
+class InputSpec:
+    who: str  # position, wrapper name or user name, as given
+    dtype: str | None = None
+    shape: list[int] | None = None
+    stride: list[int] | None = None
+    device: str | None = None
+
+
+@dataclass
+class CheckResult:
+    package: str
+    model: str
+    ok: bool
+    verdict: str
+    violations: list[dict] = field(default_factory=list)
+    predicted_assertions: list[dict] = field(default_factory=list)
+    checked: list[dict] = field(default_factory=list)  # what each given input was matched to
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _ints(text: str | None, what: str, spec: str) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        return [int(x) for x in text.replace(" ", "").split(",") if x != ""]
+    except ValueError:
+        raise UsageError(f"--input {spec!r}: {what} must be integers, e.g. [0,32]") from None
+
+
+def parse_spec(text: str) -> InputSpec:
+    """``POSITION_OR_NAME=DTYPE[d0,d1,…]stride[s0,…]@DEVICE``; every part after ``=`` is optional."""
+    m = _SPEC.match(text)
+    if not m:
+        raise UsageError(f"--input {text!r}: expected POSITION_OR_NAME=DTYPE[d0,d1,...]@DEVICE, e.g. 1=float32[0,32]@cuda")
+    dtype = m.group("dtype")
+    dtype = _DTYPE_ALIASES.get(dtype, dtype) if dtype else None
+    return InputSpec(who=m.group("who"), dtype=dtype, shape=_ints(m.group("shape"), "sizes", text),
+                     stride=_ints(m.group("stride"), "strides", text), device=m.group("device"))
+
+
+def parse_inputs_json(text: str) -> list[InputSpec]:
+    """``[{"input": 1 | "name", "dtype": "float32", "shape": [0, 32], "stride": [...], "device": "cuda"}, …]``
+    or ``{"name": {...}, …}``."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise UsageError(f"--inputs-json: not JSON ({e.msg} at line {e.lineno})") from None
+    items = [dict(v, input=k) for k, v in doc.items()] if isinstance(doc, dict) else doc
+    if not isinstance(items, list):
+        raise UsageError("--inputs-json: expected a list of {input, dtype, shape, stride, device} objects")
+    out = []
+    for i, x in enumerate(items):
+        if not isinstance(x, dict):
+            raise UsageError(f"--inputs-json: item {i} is not an object")
+        try:
+            out.append(InputSpec(who=str(x.get("input", x.get("name", i))),
+                                 dtype=_DTYPE_ALIASES.get(x.get("dtype"), x.get("dtype")),
+                                 shape=[int(v) for v in x["shape"]] if x.get("shape") is not None else None,
+                                 stride=[int(v) for v in x["stride"]] if x.get("stride") is not None else None,
+                                 device=x.get("device")))
+        except (TypeError, ValueError):
+            raise UsageError(f"--inputs-json: item {i}: shape and stride must be lists of integers") from None
+    return out
+
+
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+        ast.Mod: operator.mod}
+
+
+def evaluate(expr: str, values: dict[str, int]) -> int | None:
+    """An integer size expression (``ks0 + ks1``, ``(-1) + ks0``, ``ks1*ks2``, ``64L``) with ``values``; None
+    when a name is unknown or the expression is not plain arithmetic."""
+    text = re.sub(r"(\d+)L\b", r"\1", expr or "").strip()
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None
+
+    def ev(n):
+        if isinstance(n, ast.Expression):
+            return ev(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return n.value
+        if isinstance(n, ast.Name):
+            if n.id not in values:
+                raise KeyError(n.id)
+            return values[n.id]
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return -ev(n.operand)
+        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
+            return _OPS[type(n.op)](ev(n.left), ev(n.right))
+        raise ValueError(ast.dump(n))
+
+    try:
+        return ev(tree)
+    except (KeyError, ValueError, ZeroDivisionError):
+        return None
+
+
+def _root(m: Model, name):
+    sym = m.symbols.get(str(name))
+    while sym is not None and sym.alias_of and sym.alias_of in m.symbols:
+        sym = m.symbols[sym.alias_of]
+    return sym
+
+
+def _cite(inp, kind: str, dim: int | None = None) -> str:
+    """``; wrapper.cpp line 742`` for the guard of check_input_K that says so (the package's own evidence)."""
+    lines = [g.line for g in inp.guards if g.kind == kind and (dim is None or g.dim == dim)]
+    return f"; wrapper.cpp line {', '.join(map(str, lines))}" if lines else ""
+
+
+def _resolve(m: Model, spec: InputSpec, ep) -> int:
+    who = spec.who
+    if re.fullmatch(r"\d+", who):
+        idx = int(who)
+        if idx >= len(m.inputs):
+            raise UsageError(f"--input {who}: model {m.name!r} has {len(m.inputs)} inputs (0..{len(m.inputs) - 1})")
+        return idx
+    inp = m.input_by_name(who)
+    if inp is not None:
+        return inp.index
+    if ep is not None:
+        for e in ep.user_inputs:
+            if e.name == who and e.position < len(m.inputs):
+                return e.position
+    names = [i.name for i in m.inputs] + ([e.name for e in ep.user_inputs] if ep else [])
+    raise UsageError(f"--input {who}: no such input; use a position (0..{len(m.inputs) - 1}) or one of: {', '.join(names)}"
+                     + ("" if ep else " (user names need an exported program: --ep FILE)"))
+
+
+def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=None) -> CheckResult:
+    from ..exported_program import disagreements, packaged_ep
+
+    m = pkg.model(model)
+    if ep is None:
+        ep = packaged_ep(pkg, m.name)
+    notes = []
+    if ep is not None:
+        dis = disagreements(ep, m)
+        notes += dis
+        if any("user inputs" in d for d in dis):
+            ep = None
+    if not specs:
+        raise UsageError("give the inputs to check: --input POSITION=DTYPE[d0,...]@DEVICE (repeat) or --inputs-json FILE")
+    res = CheckResult(package=str(pkg.path), model=m.name, ok=True, verdict="")
+    values: dict[str, tuple[int, int, int]] = {}  # root symbol -> (value, input, dim) of its first use
+    dims: dict[tuple[int, int], int] = {}
+    pkg_dev = (m.device or "").split(":")[0]
+    given = set()
+    for spec in specs:
+        idx = _resolve(m, spec, ep)
+        given.add(idx)
+        inp = m.inputs[idx]
+        label = f"input {idx} ({inp.name}" + (f", `{ep.user_name(idx)}`" if ep and ep.user_name(idx) else "") + ")"
+        res.checked.append({"input": idx, "name": inp.name, "user_name": ep.user_name(idx) if ep else None,
+                            "spec": asdict(spec)})
+
+        def bad(kind, detail):
+            res.violations.append({"input": idx, "kind": kind, "detail": f"{label}: {detail}"})
+
+        want_dev = (inp.device or pkg_dev or "").split(":")[0]
+        if spec.device and want_dev and spec.device.split(":")[0] != want_dev:
+            bad("device", f"is on {spec.device}; the package was compiled for {want_dev} (AOTI_DEVICE_KEY "
+                          f"{m.device!r}{_cite(inp, 'device')}): move it with .to('{want_dev}')")
+        if spec.dtype and inp.dtype and spec.dtype != inp.dtype:
+            bad("dtype", f"is {spec.dtype}; the package expects {inp.dtype}{_cite(inp, 'dtype')}")
+        if spec.shape is not None and inp.shape:
+            if len(spec.shape) != len(inp.shape):
+                bad("rank", f"has {len(spec.shape)} dims {spec.shape}; the package expects {len(inp.shape)} "
+                            f"{list(inp.shape)}")
+            else:
+                for d, (got, want) in enumerate(zip(spec.shape, inp.shape)):
+                    dims[(idx, d)] = got
+                    if str(want) == "?" and ep is not None and d < len(ep.user_inputs[idx].shape):
+                        want = ep.user_inputs[idx].shape[d]  # the wrapper does not say; the exported program does
+                        if str(want) not in m.symbols and not re.fullmatch(r"-?\d+", str(want)):
+                            continue
+                        res.notes.append(f"input {idx} dim {d}: size {want} taken from the exported program")
+                    if isinstance(want, int) or re.fullmatch(r"-?\d+", str(want)):
+                        if got != int(want):
+                            bad("size", f"dim {d} is {got}; the package was compiled for a static {want}{_cite(inp, 'eq', d)}")
+                        continue
+                    sym = _root(m, want)
+                    if sym is None:
+                        v = evaluate(str(want), {k: x[0] for k, x in values.items()})
+                        if v is not None and v != got:
+                            bad("size", f"dim {d} is {got}; the package expects {want} = {v}")
+                        continue
+                    lo, hi = sym.min, sym.max
+                    if (lo is not None and got < lo) or (hi is not None and got > hi):
+                        empty = " (an empty input)" if got == 0 else (
+                            " (export specializes sizes 0 and 1: even a Dim with min=1 compiles to >= 2)"
+                            if got == 1 and lo == 2 else "")
+                        owner = m.inputs[sym.input] if sym.input is not None and sym.input < len(m.inputs) else inp
+                        glines = [g.line for g in owner.guards if g.kind in ("min", "max") and g.dim == sym.dim]
+                        cites = f", wrapper.cpp lines {', '.join(map(str, glines))}" if glines else ""
+                        bad("range", f"dim {d} is {got}{empty}; symbol {sym.name} allows {lo}..{hi} (the guards of "
+                                     f"check_input_{sym.input}{cites}, which run only with AOTI_RUNTIME_CHECK_INPUTS=1)")
+                    if sym.name in values and values[sym.name][0] != got:
+                        v, oi, od = values[sym.name]
+                        bad("equal", f"dim {d} is {got} but input {oi} dim {od} is {v}: both are symbol {sym.name}, so "
+                                     "they must be equal")
+                    values.setdefault(sym.name, (got, idx, d))
+        if spec.stride is not None and inp.stride:
+            if len(spec.stride) == len(inp.stride):
+                for d, (got, want) in enumerate(zip(spec.stride, inp.stride)):
+                    w = int(want) if re.fullmatch(r"-?\d+", str(want)) else evaluate(
+                        str(want), {k: x[0] for k, x in values.items()})
+                    if w is not None and got != w and not (spec.shape and spec.shape[d] <= 1):
+                        bad("stride", f"stride {d} is {got}; the package expects {want}"
+                                      + (f" = {w}" if str(w) != str(want) else "") + ": pass x.contiguous()")
+    missing = [i for i in range(len(m.inputs)) if i not in given]
+    if missing:
+        res.notes.append(f"not given, so not checked: inputs {', '.join(map(str, missing))}")
+    res.notes += notes
+    res.predicted_assertions = _predict(pkg, m, {k: x[0] for k, x in values.items()}, dims)
+    res.ok = not res.violations and not res.predicted_assertions
+    if res.ok:
+        res.verdict = f"the {len(given)} given input(s) fit model {m.name!r}"
+    else:
+        first = (res.violations[0]["detail"] if res.violations else
+                 f"{res.predicted_assertions[0]['kernel']} would fail `{res.predicted_assertions[0]['message']}`")
+        res.verdict = (f"{len(res.violations)} violation(s), {len(res.predicted_assertions)} predicted failure(s): "
+                       f"{first}")
+    return res
+
+
+def _predict(pkg: Package, m: Model, sym_values: dict[str, int], dims: dict[tuple[int, int], int]) -> list[dict]:
+    """Assertions whose bound these sizes make 0 or negative, and unchecked indirect loads from an empty table."""
+    from .suspects import unchecked_indirect
+    from .walk import bound_chain
+
+    g = pkg.graph(m.name)
+    out = []
+    for k in m.kernels.values():
+        site = next((c for c in m.calls if c.kind == "kernel" and c.target == k.name), None)
+        for a in k.assertions:
+            if not a.bound_expr or static_bound(a.bound_expr) is not None:
+                continue
+            chain = bound_chain(m, g, k, a, f"call:{site.line}" if site else None)
+            if chain is None:
+                continue
+            vals = {}
+            for t in chain.terms:
+                if t.input is not None and (t.input.index, t.input.dim) in dims:
+                    vals[t.kernel_param] = dims[(t.input.index, t.input.dim)]
+            v = evaluate(a.bound_expr, vals)
+            if v is not None and v <= 0:
+                parts = ", ".join(f"{t.kernel_param} = input {t.input.index} dim {t.input.dim} = "
+                                  f"{dims[(t.input.index, t.input.dim)]}" for t in chain.terms if t.input and
+                                  (t.input.index, t.input.dim) in dims)
+                out.append({"kernel": k.name, "message": a.message, "line": a.line,
+                            "why": f"the bound `{a.bound_expr}` is {v} with these sizes ({parts}): every index "
+                                   f"fails `0 <= {a.index_var} < {v}` once {k.name} runs a non-empty grid"})
+    for s in unchecked_indirect(m, g):
+        t = s.get("table") or {}
+        if t.get("kind") == "input" and dims.get((t["index"], 0)) == 0:
+            out.append({"kernel": s["kernel"], "message": f"unchecked {s['access']} {s['pointer']}[{s['address']}]",
+                        "line": s["line"], "why": f"it reads input {t['index']} ({t['name']}), empty with these sizes, "
+                                                  "through a data-dependent index with no bounds check: an "
+                                                  "out-of-bounds access (illegal memory access on CUDA)"})
+    return out

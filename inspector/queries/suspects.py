@@ -1,0 +1,131 @@
+"""Unchecked indirect accesses: loads and stores whose address uses a value read from a tensor, with no
+bounds assert on it.  These are the illegal-memory-access suspects (packages compiled with
+``assert_indirect_indexing=False``, or indexing Inductor did not guard)."""
+
+from __future__ import annotations
+
+import re
+
+from ..graph import resolve_tmp
+from ..model import Kernel, Model
+from .walk import edges, walk_kernel, dedupe
+
+_PTR = re.compile(r"\b((?:in_out_ptr|in_ptr|out_ptr)\d+)\b")
+
+
+def _balanced(text: str, i: int, open_: str, close: str) -> str:
+    depth, j = 0, i
+    while j < len(text):
+        c = text[j]
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return text[i + 1:j]
+        j += 1
+    return text[i + 1:]
+
+
+def addresses(text: str) -> list[tuple[str, str]]:
+    """(pointer, address text) for each ``ptr[addr]``, ``ptr + (addr)``, ``ptr + static_cast<…>(addr)``."""
+    out = []
+    for m in _PTR.finditer(text):
+        rest = text[m.end():]
+        lead = len(rest) - len(rest.lstrip())
+        j = m.end() + lead
+        if j < len(text) and text[j] == "[":
+            out.append((m.group(1), _balanced(text, j, "[", "]")))
+            continue
+        mm = re.match(r"\s*\+\s*(static_cast<[\w:]+>\s*)?", text[m.end():])
+        if mm:
+            j = m.end() + mm.end()
+            if j < len(text) and text[j] == "(":
+                out.append((m.group(1), _balanced(text, j, "(", ")")))
+            else:
+                tok = re.match(r"[\w.]+", text[j:])
+                if tok:
+                    out.append((m.group(1), tok.group(0)))
+    return out
+
+
+def _data_dependent(g, node: str) -> bool:
+    seen, queue = {node}, [node]
+    while queue:
+        n = queue.pop()
+        for _, v, d in g.out_edges(n, data=True):
+            if d.get("kind") == "loads":
+                return True
+            if d.get("kind") == "uses" and v.startswith("tmp:") and v not in seen:
+                seen.add(v)
+                queue.append(v)
+    return False
+
+
+def copies(g, v: str) -> list[str]:
+    """``v`` and the tmps it merely copies or converts, in order (tmp12 -> tmp11 -> tmp10)."""
+    out = [v]
+    while True:
+        nxt = [w for _, w, d in g.out_edges(v, data=True) if d.get("kind") in ("uses", "loads")]
+        if len(nxt) != 1 or not nxt[0].startswith("tmp:") or nxt[0] in out:
+            return out
+        v = nxt[0]
+        out.append(v)
+
+
+def _checked(g, k: Kernel) -> set[str]:
+    """tmps an assertion checks, and the ones they merely copy or convert (``tmp12 = convert(tmp11)``,
+    ``tmp11 = tmp10``): a CPU kernel asserts on the copy and indexes with the original."""
+    out = set()
+    for a in k.assertions:
+        for v, _ in edges(g, f"assert:{k.name}:{a.line}", "asserts_on"):
+            out.update(copies(g, v))
+    return out
+
+
+def unchecked_indirect(m: Model, g) -> list[dict]:
+    """Every kernel access whose address holds a tensor-read value that no assertion of the kernel checks."""
+    from .trace import _value_table  # the table description is shared with trace-assert
+
+    out = []
+    for k in m.kernels.values():
+        site = next((c for c in m.calls if c.kind == "kernel" and c.target == k.name), None)
+        call_node = f"call:{site.line}" if site else None
+        checked = _checked(g, k)
+        # The kernel's own line: expression texts may be cut short by the grammar (vectorized loads).
+        accesses = [((k.source_line(t.line) or "") + " " + t.expr.text, t.line, t.scope, "load") for t in k.tmps]
+        accesses += [(k.source_line(s.line) or "", s.line + 0.5, s.scope, "store") for s in k.stores]
+        for text, line, scope, how in accesses:
+            for ptr, addr in addresses(text):
+                if k.param(ptr) is None:
+                    continue
+                if how == "load" and ptr.startswith("out_ptr"):
+                    continue
+                for name in dict.fromkeys(re.findall(r"\btmp\d+\b", addr)):
+                    t = resolve_tmp(k, name, line, scope)
+                    if t is None:
+                        continue
+                    tn = f"tmp:{k.name}:{t.line}"
+                    if tn in checked or not _data_dependent(g, tn):
+                        continue
+                    origins = []
+                    walk_kernel(m, g, k, tn, site, [name], origins, set(), 0)
+                    origins = dedupe(origins)
+                    bind = next(edges(g, f"param:{k.name}:{ptr}", "binds", call_node), None) if call_node else None
+                    table = _value_table(m, g, bind[0], ptr, bind[1].get("arg")) if bind else None
+                    out.append({
+                        "kernel": k.name, "kernel_kind": k.kind, "line": int(line), "access": how, "pointer": ptr,
+                        "address": addr.strip(), "index_var": name, "table": table,
+                        "index_origin": [{"input": o.input.index if o.input else None,
+                                          "input_name": o.input.name if o.input else None,
+                                          "constant": o.constant, "path": o.path, "unresolved": o.unresolved}
+                                         for o in origins],
+                        "launched_at": site.line if site else None,
+                    })
+    uniq = {}
+    for s in out:
+        uniq.setdefault((s["kernel"], s["pointer"], s["index_var"], s["access"]), s)
+    # Input-fed first, then constants, then the rest; launch order within each.
+    return sorted(uniq.values(), key=lambda s: (not any(o["input"] is not None for o in s["index_origin"]),
+                                                not any(o["constant"] for o in s["index_origin"]),
+                                                s["launched_at"] or 10**9, s["line"]))

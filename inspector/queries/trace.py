@@ -1,0 +1,368 @@
+"""trace-assert: from a failing check to its kernel, size parameter, symbol, model input and FX nodes.
+
+The debugging guide's six greps, as graph walks (inspector.queries.walk):
+
+1. the assertion (kernel, line, index var, bound) — inspector.queries.match;
+2. each size parameter ``ksM`` of the bound -> the call-site argument ``sN`` -> its
+   definition ``argK_1_size[d]`` -> model input K, dim d -> the range its guards allow;
+3. where the index values come from: ``tmpN`` definitions -> loads from
+   ``in_ptrK`` (or this kernel's own earlier stores) -> call argument -> (buffer ->
+   the kernel or extern op that wrote it -> …) until a model input or constant;
+4. the source FX nodes (the comment above the call, provenance, or derived from
+   the kernel name), ATen ops and, with an exported program, the user's lines;
+5. a verdict and ranked hypotheses (inspector.explain).
+
+A failure inside an extern ATen op (a CPU exception named at the call, an ATen CUDA kernel
+assert) becomes a match whose ``kernel`` is the extern op (``kernel_kind`` "extern").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from .. import explain as words
+from ..errors import UsageError
+from ..logparse import LogReport, parse_log
+from ..model import Assertion, CallSite, Kernel, Model
+from ..package import Package
+from ..parse.message import static_bound
+from .fused import extern_op_name, source_nodes
+from .match import all_assertions, extern_sites_for_aten, find_for_report, index_args, norm_msg, site_for_noticed
+from .walk import BoundChain, IndexOrigin, InputRef, bound_chain, edges, index_origins, value_origins
+
+GUARD_NOTE = words.GUARD_NOTE
+
+
+@dataclass
+class TraceMatch:
+    model: str
+    kernel: str
+    kernel_kind: str  # "triton" | "cpp" | "extern"
+    file_line: int
+    assertion: dict
+    static_bound: int | None
+    bound: BoundChain | None
+    index_origin: list[IndexOrigin]
+    source_nodes: list[str]
+    source_nodes_derived: bool
+    aten_ops: list[str]
+    explanation: list[str]
+    exact: bool = True
+    matched_by: str = ""
+    call_sites: list[int] = field(default_factory=list)  # wrapper lines of the kernel's launches
+    source_file: str = ""
+    snippet: list[tuple[int, str]] = field(default_factory=list)
+    stack_traces: list[str] = field(default_factory=list)
+    post_grad_nodes: list[str] = field(default_factory=list)
+    verdict: str = ""
+    hypotheses: list[str] = field(default_factory=list)
+    table: dict | None = None  # what the index reads: {"kind", "name", "fqn", "rows", "param", "arg"}
+    source_locations: list[dict] = field(default_factory=list)  # the user's lines (exported program)
+
+    @property
+    def complete(self) -> bool:
+        """Every hop resolved: the bound (unless static) and every index origin."""
+        if self.kernel_kind == "extern":
+            bound_ok = True
+        else:
+            terms = self.bound.terms if self.bound is not None else []
+            bound_ok = self.static_bound is not None or (bool(terms) and all(t.input is not None for t in terms))
+        return bound_ok and bool(self.index_origin) and all(o.unresolved is None for o in self.index_origin)
+
+
+@dataclass
+class TraceResult:
+    package: str
+    matches: list[TraceMatch]
+    looked_for: str
+    ambiguous: bool = False
+    context: list[str] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
+    verdict: str = ""
+    candidates: list[dict] = field(default_factory=list)  # a device assert without its line: ranked suspects
+    exported_program: str | None = None
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        for m, md in zip(self.matches, d["matches"]):
+            md["complete"] = m.complete
+            md["snippet"] = [{"line": ln, "text": t} for ln, t in m.snippet]
+        return d
+
+
+def trace_assert(pkg: Package, *, line: int | None = None, message: str | None = None, log: str | None = None,
+                 kernel: str | None = None, model: str | None = None, ep=None) -> TraceResult:
+    """Trace one failing check.  Give the error text (``log``), or ``line`` and/or ``message``/``kernel``.
+
+    ``ep``: an ``ExportedProgramInfo`` (``--ep``); by default the one the package carries, if any."""
+    if model is not None:
+        pkg.files(model)  # raises a UsageError naming the models when it is not there
+    if log is None and line is None and message is None and kernel is None:
+        raise UsageError("say what failed: --line N, --message TEXT, --kernel NAME or --log FILE (or paste the error)")
+    cands: list[tuple[Model, Kernel, Assertion, bool, str]] = []
+    looked: list[str] = []
+    text = log if log is not None else message
+    report = parse_log(text) if text else LogReport()
+    located = [r for r in report.asserts if r.kind not in ("message", "aten")]  # with a file and line
+    extern = _extern_matches(pkg, report, model)
+    if not located and not extern and log is not None and not (line or message or kernel):
+        bare = [r.message for r in report.asserts if r.kind == "message"]
+        if not bare:
+            res = TraceResult(package=str(pkg.path), matches=[], hints=report.hints,
+                              looked_for="a device assert or CPU check failure in the log (none was found)",
+                              context=_context(pkg, report, model))
+            return _with_candidates(pkg, res, report, model)
+        message = bare[0]
+    for r in located:
+        looked.append(f"{r.kind} failure `{r.message}`" + (f" at {r.file_name}:{r.line}" if r.file else ""))
+        for c in find_for_report(pkg, r, model):
+            if kernel and c[1].name != kernel:
+                continue
+            cands.append(c)
+    if not located and not extern:
+        if message is not None and log is None:
+            bare = [r.message for r in report.asserts if r.kind == "message"]
+            message = bare[0] if bare else message
+        looked.append(" ".join(x for x in (f"line {line}" if line else "", f"message `{message}`" if message else "",
+                                          f"kernel {kernel}" if kernel else "") if x))
+        for m, k, a in all_assertions(pkg, model):
+            if line is not None and a.line != line:
+                continue
+            if message and norm_msg(a.message) != norm_msg(message):
+                continue
+            if kernel and k.name != kernel:
+                continue
+            cands.append((m, k, a, False, "line" if line else "filter"))
+    seen = set()
+    uniq = []
+    for c in sorted(cands, key=lambda c: (not c[3], c[1].kind != "triton", c[0].name, c[1].name, c[2].line)):
+        key = (c[0].name, c[1].name, c[2].line)
+        if key not in seen:
+            seen.add(key)
+            uniq.append(c)
+    eps = _eps(pkg, ep, model)
+    matches = [explain(pkg, m, k, a, exact, how, ep=eps.get(m.name)) for m, k, a, exact, how in uniq]
+    for m, site, how, msg in extern:
+        looked.append(f"extern op {site.target} at wrapper.cpp line {site.line}")
+        matches.append(explain_extern(pkg, m, site, how, msg, ep=eps.get(m.name)))
+    n_reports = max(1, len(located))
+    ambiguous = len(matches) > n_reports or (bool(matches) and not any(x.exact for x in matches) and len(matches) > 1)
+    warnings = [f"model {n!r}: {w}" for n in ([model] if model else pkg.model_names) for w in pkg.model(n).warnings]
+    res = TraceResult(package=str(pkg.path), matches=matches, looked_for="; ".join(looked), ambiguous=ambiguous,
+                      context=_context(pkg, report, model, skip={(x[1].line) for x in extern}),
+                      hints=report.hints + warnings + _ep_notes(pkg, eps))
+    res.exported_program = next((e.source for e in eps.values() if e), None)
+    if matches:
+        res.verdict = matches[0].verdict
+        return res
+    return _with_candidates(pkg, res, report, model, message=message)
+
+
+def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: str | None = None) -> TraceResult:
+    """No assertion line: when the text says a device-side assert fired, list the suspects."""
+    text = " ".join([message or ""] + [e.text for e in report.events])
+    if "device-side assert" in text or report.has("cublas_error", "device_side_assert") or report.noticed:
+        from .diagnose import assert_candidates
+
+        res.candidates = assert_candidates(pkg, report, model)
+        if res.candidates:
+            res.verdict = (f"a device-side assert fired but its Assertion line is not in the text: "
+                           f"{len(res.candidates)} candidate assertions, most likely first "
+                           f"({res.candidates[0]['kernel']}); rerun with CUDA_LAUNCH_BLOCKING=1 to print the line")
+    return res
+
+
+def _eps(pkg, ep, model) -> dict:
+    out = {}
+    from ..exported_program import packaged_ep
+
+    for name in [model] if model else pkg.model_names:
+        e = ep if ep is not None else packaged_ep(pkg, name)
+        out[name] = e
+    return out
+
+
+def _ep_notes(pkg, eps) -> list[str]:
+    from ..exported_program import disagreements
+
+    out = []
+    for name, e in eps.items():
+        if e is not None:
+            out += [f"model {name!r}: {d}" for d in disagreements(e, pkg.model(name))]
+    return out
+
+
+def _ep_usable(pkg, m: Model, ep) -> bool:
+    from ..exported_program import disagreements
+
+    return ep is not None and not any("user inputs" in d for d in disagreements(ep, m))
+
+
+def _context(pkg: Package, report: LogReport, model=None, skip=()) -> list[str]:
+    out = []
+    for n in report.noticed:
+        hit = site_for_noticed(pkg, n, model)
+        if hit and hit[1].line in skip:
+            continue
+        where = f" = model {hit[0].name!r}, wrapper.cpp line {n.line} ({hit[1].target})" if hit else ""
+        cpu = hit is not None and hit[0].device == "cpu"
+        if cpu:
+            out.append(f"{n.call} failed at {n.file_name}, line {n.line}{where}: on CPU the named call is the one "
+                       "that failed" + (f" ({n.error})" if n.error else ""))
+        else:
+            out.append(f"{n.call} reported the error at {n.file_name}, line {n.line}{where}: the next call that "
+                       "noticed it, not the failing kernel (CUDA errors surface at a later call)")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The chain for one assertion
+# ---------------------------------------------------------------------------
+
+
+def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True, how: str = "", ep=None) -> TraceMatch:
+    g = pkg.graph(m.name)
+    sites = [c for c in m.calls if c.kind == "kernel" and c.target == k.name]
+    site = sites[0] if sites else None
+    call_node = f"call:{site.line}" if site else None
+    static = static_bound(a.bound_expr) if a.bound_expr is not None else None
+    bound = None if static is not None else bound_chain(m, g, k, a, call_node)
+    origins = index_origins(m, g, k, a, site) if a.index_var else []
+    nodes, derived, aten, traces, post = source_nodes(m, k, site)
+    lo = a.line - 6
+    snippet = [(ln, k.source_line(ln)) for ln in range(max(k.line_base, lo), a.line + 3) if k.source_line(ln) is not None]
+    match = TraceMatch(
+        model=m.name, kernel=k.name, kernel_kind=k.kind, file_line=a.line,
+        assertion={"message": a.message, "index_var": a.index_var, "bound_expr": a.bound_expr,
+                   "lower_bound": a.lower_bound, "condition": a.condition, "wrapper_line": a.wrapper_line},
+        static_bound=static, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
+        aten_ops=aten, explanation=[], exact=exact, matched_by=how, call_sites=[c.line for c in sites],
+        source_file=k.source_file, snippet=snippet, stack_traces=traces, post_grad_nodes=post,
+        table=_table(m, g, k, a, call_node))
+    _finish(pkg, m, match, ep, len(sites))
+    return match
+
+
+def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
+    if _ep_usable(pkg, m, ep):
+        refs = [o.input for o in match.index_origin if o.input]
+        if match.bound:
+            refs += [t.input for t in match.bound.terms if t.input]
+        for r in refs:
+            r.user_name = ep.user_name(r.index)
+        if match.bound:
+            from .walk import limit_words
+
+            match.bound.input = match.bound.terms[0].input if match.bound.terms else match.bound.input
+            match.bound.limit = limit_words(match.assertion.get("bound_expr") or "", match.bound.terms)
+        match.source_locations = [asdict(x) for x in ep.locations(match.source_nodes)]
+        if match.table and match.table.get("kind") == "input":
+            match.table["user_name"] = ep.user_name(match.table["index"])
+    match.verdict = words.trace_verdict(match)
+    match.hypotheses = words.trace_hypotheses(match, n_sites)
+    match.explanation = list(match.hypotheses)
+
+
+def _table(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> dict | None:
+    """The tensor the checked index reads from: a load whose address uses the index variable."""
+    an = f"assert:{k.name}:{a.line}"
+    start = next((v for v, _ in edges(g, an, "asserts_on")), None)
+    if start is None or call_node is None:
+        return None
+    from .suspects import copies
+
+    users = [u for c in copies(g, start) for u, _, d in g.in_edges(c, data=True)
+             if d.get("kind") == "uses" and u.startswith("tmp:")]
+    for u in users:
+        for p, d2 in edges(g, u, "loads"):
+            bind = next(edges(g, p, "binds", call_node), None)
+            if bind is None:
+                continue
+            return _value_table(m, g, bind[0], g.nodes[p]["name"], bind[1].get("arg"))
+    return None
+
+
+def _value_table(m: Model, g, v: str, param: str | None, arg: str | None) -> dict | None:
+    node = g.nodes[v]
+    t = node.get("type")
+    if t == "constant":
+        c = m.constant_by_name(node["name"]) or next(
+            (c for c in m.constants if c.index == m.constant_bindings.get(node["name"])), None)
+        return {"kind": "constant", "name": node["name"], "fqn": node.get("fqn"),
+                "rows": c.shape[0] if c and c.shape else None, "param": param, "arg": arg}
+    if t == "input":
+        inp = next(i for i in m.inputs if i.index == node["index"])
+        return {"kind": "input", "name": inp.name, "index": inp.index, "rows": inp.shape[0] if inp.shape else None,
+                "param": param, "arg": arg}
+    if t == "buffer":
+        return {"kind": "buffer", "name": node["name"], "param": param, "arg": arg}
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Failures inside extern ATen ops
+# ---------------------------------------------------------------------------
+
+
+def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model, CallSite, str, str]]:
+    out = []
+    for n in report.noticed:
+        hit = site_for_noticed(pkg, n, model)
+        if hit and hit[1].kind == "extern" and hit[0].device == "cpu" and n.error:
+            out.append((hit[0], hit[1], f"CPU exception at the extern call, wrapper.cpp line {n.line}", n.error))
+    for r in report.asserts:
+        if r.kind == "aten":
+            for m, site in extern_sites_for_aten(pkg, r, model):
+                out.append((m, site, f"ATen CUDA kernel {r.kernel} asserted ({r.file_name}:{r.line}); "
+                                     f"{site.target} can launch it", r.message))
+    ev = report.first("exception_in_aoti_torch")
+    if ev is not None and not out and not report.noticed:
+        msg = ev.fields.get("msg", "")
+        for name in [model] if model else pkg.model_names:
+            m = pkg.model(name)
+            for site in m.calls:
+                if site.kind == "extern" and getattr(site, "checked", None) is not True and index_args(site)[1] and \
+                        not site.target.startswith(("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")):
+                    out.append((m, site, "an unchecked extern call swallowed the exception (the run went on with "
+                                         "garbage and exit code 0)", msg))
+    uniq, seen = [], set()
+    for x in out:
+        if (x[0].name, x[1].line) not in seen:
+            seen.add((x[0].name, x[1].line))
+            uniq.append(x)
+    return uniq
+
+
+def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, ep=None) -> TraceMatch:
+    g = pkg.graph(m.name)
+    table_name, idx_names = index_args(site)
+    origins = []
+    for n in idx_names:
+        origins += value_origins(m, g, n, site.line)
+    table = None
+    if table_name:
+        from ..graph import value_node
+
+        v = value_node(m, table_name)
+        table = _value_table(m, g, v, None, table_name) if v else None
+        if table and table["kind"] == "buffer":
+            made = [o.input.index for o in value_origins(m, g, table_name, site.line) if o.input]
+            table["from_inputs"] = sorted(set(made))
+    nodes, derived, aten, traces, post = source_nodes(m, None, site)
+    limit = None
+    mm = re.search(r"range \[0, (\d+)\)|size (\d+)", msg or "")
+    if mm:
+        limit = int(mm.group(1) or mm.group(2))
+    elif table and table.get("rows") is not None and isinstance(table["rows"], int):
+        limit = table["rows"]
+    match = TraceMatch(
+        model=m.name, kernel=site.target, kernel_kind="extern", file_line=site.line,
+        assertion={"message": msg, "index_var": ", ".join(idx_names) or None, "bound_expr": str(limit) if limit else None,
+                   "lower_bound": "0", "condition": "", "wrapper_line": site.line, "op": extern_op_name(site.target),
+                   "checked": getattr(site, "checked", None)},
+        static_bound=limit, bound=None, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
+        aten_ops=aten, explanation=[], exact=True, matched_by=how, call_sites=[site.line],
+        source_file=m.wrapper_member or "", snippet=[], stack_traces=traces, post_grad_nodes=post, table=table)
+    _finish(pkg, m, match, ep, 1)
+    return match

@@ -1,0 +1,307 @@
+"""Graph walks: a bound to the input dims it is made of, an index to the tensors its values come from."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..model import Assertion, CallSite, Kernel, Model
+
+
+@dataclass
+class InputRef:
+    index: int
+    name: str
+    dim: int | None = None
+    user_name: str | None = None  # the name in the user's forward(), when an exported program is known
+
+
+@dataclass
+class BoundTerm:
+    """One size parameter of a bound expression (``ks0`` in ``ks0 + ks1``) traced to its input dim."""
+
+    kernel_param: str
+    call_arg: str
+    symbol: str | None
+    input: InputRef | None
+    min: int | None
+    max: int | None
+    aliases: list[str] = field(default_factory=list)  # s23 -> s2 …
+    definition: str | None = None  # "arg3_1_size[0]"
+    definition_line: int | None = None
+
+
+@dataclass
+class BoundChain(BoundTerm):
+    """The bound of an assertion: its first size parameter's chain (fields), every term (``terms``) and the
+    limit in words (``limit``: "input 0 dim 0 + input 1 dim 0")."""
+
+    terms: list[BoundTerm] = field(default_factory=list)
+    limit: str | None = None
+
+
+@dataclass
+class IndexOrigin:
+    input: InputRef | None
+    constant: str | None
+    path: list[str]
+    unresolved: str | None = None  # why the walk stopped, when it did not reach an input or constant
+    computed: str | None = None  # the index reads no tensor: it is made from loop indices and sizes
+
+
+def edges(g, node, kind, call=None):
+    for _, v, d in g.out_edges(node, data=True):
+        if d.get("kind") == kind and (call is None or d.get("call") in (None, call)):
+            yield v, d
+
+
+def _term(m: Model, g, p: str, call_node: str | None) -> BoundTerm:
+    pname = g.nodes[p]["name"]
+    bind = next(edges(g, p, "binds", call_node), None)
+    if bind is None:
+        return BoundTerm(kernel_param=pname, call_arg="?", symbol=None, input=None, min=None, max=None)
+    v, d = bind
+    t = BoundTerm(kernel_param=pname, call_arg=d.get("arg", ""), symbol=None, input=None, min=None, max=None)
+    # A local scalar (int64_t x = 8L*s59;) stands for the symbol it is made from.
+    if v.startswith("local:"):
+        sym = next((w for w, _ in edges(g, v, "uses") if w.startswith("sym:")), None)
+        t.aliases.append(g.nodes[v]["name"])
+        v = sym or v
+    if not v.startswith("sym:"):
+        if v.startswith("input:"):
+            t.input = InputRef(index=g.nodes[v]["index"], name=g.nodes[v]["name"])
+        return t
+    t.symbol = g.nodes[v]["name"]
+    seen = {v}
+    while True:
+        nxt = next((w for w, _ in edges(g, v, "aliases")), None)
+        if not nxt or nxt in seen:
+            break
+        seen.add(nxt)
+        t.aliases.append(g.nodes[nxt]["name"])
+        v = nxt
+    sym = m.symbols[g.nodes[v]["name"]]
+    t.definition, t.definition_line = sym.expr, sym.line
+    if sym.input is not None:
+        inp = next(i for i in m.inputs if i.index == sym.input)
+        t.input = InputRef(index=inp.index, name=inp.name, dim=sym.dim)
+        t.min, t.max = sym.min, sym.max
+    return t
+
+
+def term_words(t: BoundTerm) -> str:
+    if t.input is None:
+        return t.kernel_param
+    if t.input.user_name:
+        return f"`{t.input.user_name}`.size({t.input.dim})" if t.input.dim is not None else f"`{t.input.user_name}`"
+    return f"input {t.input.index}'s dim {t.input.dim}" if t.input.dim is not None else f"input {t.input.index}"
+
+
+def bound_chain(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> BoundChain | None:
+    an = f"assert:{k.name}:{a.line}"
+    params = list(dict.fromkeys(v for v, _ in edges(g, an, "bounded_by")))
+    if not params:
+        return None
+    terms = [_term(m, g, p, call_node) for p in params]
+    first = terms[0]
+    chain = BoundChain(**{f: getattr(first, f) for f in BoundTerm.__dataclass_fields__}, terms=terms)
+    chain.limit = limit_words(a.bound_expr or "", terms)
+    return chain
+
+
+def limit_words(expr: str, terms: list[BoundTerm]) -> str:
+    """``ks0 + ks1`` -> ``input 0.size(0) + input 1.size(0)`` (user names when known)."""
+    by = {t.kernel_param: term_words(t) for t in terms}
+    out = re.sub(r"\b[A-Za-z_]\w*\b", lambda mm: by.get(mm.group(0), mm.group(0)), expr)
+    return re.sub(r"(\d+)L\b", r"\1", out).replace("*", " * ")
+
+
+def index_origins(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -> list[IndexOrigin]:
+    an = f"assert:{k.name}:{a.line}"
+    start = next((v for v, _ in edges(g, an, "asserts_on")), None)
+    if start is None:
+        if re.fullmatch(r"[xyzr]\d*(_\w+)?", a.index_var or ""):
+            return [IndexOrigin(input=None, constant=None, path=[a.index_var],
+                                computed=f"{a.index_var} is the kernel's own loop index (e.g. an arange position)")]
+        return [IndexOrigin(input=None, constant=None, path=[a.index_var or "?"],
+                            unresolved=f"no definition of {a.index_var} found in {k.name}")]
+    out: list[IndexOrigin] = []
+    walk_kernel(m, g, k, start, site, [g.nodes[start].get("name", "?")], out, set(), 0)
+    if not out:
+        out.append(IndexOrigin(input=None, constant=None, path=[g.nodes[start].get("name", "?")],
+                               computed=f"{a.index_var} reads no tensor: it is computed from loop indices and sizes "
+                                        "(e.g. an arange position)"))
+    return dedupe(out)
+
+
+def dedupe(out: list[IndexOrigin]) -> list[IndexOrigin]:
+    uniq: dict[tuple, IndexOrigin] = {}
+    for o in out:
+        key = (o.input.index if o.input else None, o.constant, o.unresolved, o.computed)
+        uniq.setdefault(key, o)
+    return list(uniq.values())
+
+
+def _line(g, n) -> float:
+    x = g.nodes[n].get("line")
+    return float(x) if isinstance(x, (int, float)) else float("inf")
+
+
+_ACC = re.compile(r"\btmp_acc\d+\w*")
+
+
+def _accumulator_edges(g, k: Kernel, store_node: str) -> list[tuple]:
+    """A CPU reduction stores its accumulator (``out_ptr0[x0] = tmp_acc0.index``); the accumulator is
+    updated by plain assignments the tmp grammar does not cover (``tmp_acc0_vec = argmax_combine_vec(…,
+    tmp0, x1)``).  Read those lines of the kernel before the store and link the tmps/params they use."""
+    from ..graph import resolve_tmp
+
+    line = g.nodes[store_node].get("line")
+    st = next((x for x in k.stores if x.line == line), None)
+    if st is None or not _ACC.search(st.value.text):
+        return []
+    accs = {a.split("_vec")[0] for a in _ACC.findall(st.value.text)}
+    out = []
+    for ln in range(k.line_base, line):
+        text = k.source_line(ln) or ""
+        mm = re.match(r"\s*(tmp_acc\d+)\w*\s*=\s*(.+);\s*$", text)
+        if not mm or mm.group(1) not in accs:
+            continue
+        for name in dict.fromkeys(re.findall(r"[A-Za-z_]\w*", mm.group(2))):
+            p = k.param(name)
+            if p is not None and p.role in ("in", "inout"):
+                out.append((store_node, f"param:{k.name}:{name}", {"kind": "loads"}))
+                continue
+            if re.fullmatch(r"tmp\d+", name):
+                scope = next((t.scope for t in k.tmps if t.name == name and t.line < ln), ())
+                t = resolve_tmp(k, name, ln, scope)
+                if t is not None:
+                    out.append((store_node, f"tmp:{k.name}:{t.line}", {"kind": "uses"}))
+    return out
+
+
+def walk_kernel(m, g, k, start, site, path, out, seen, depth):
+    """From a tmp/store inside ``k``, follow uses to loads, then out through the call's arguments.
+
+    A read of an ``out_ptr``/``in_out_ptr`` that this kernel stored earlier (argmax, cumsum in one kernel)
+    follows that store, so the walk stays inside the kernel."""
+    if depth > 40:
+        return
+    parent = {start: None}
+    queue = [start]
+    loads = []
+    while queue:
+        n = queue.pop(0)
+        extra = _accumulator_edges(g, k, n) if n.startswith("store:") else []
+        for _, v, d in list(g.out_edges(n, data=True)) + extra:
+            kind = d.get("kind")
+            if kind not in ("uses", "loads") or v in parent:
+                continue
+            role = g.nodes[v].get("role") if v.startswith("param:") else None
+            parent[v] = n
+            if role in ("out", "inout"):
+                here = _line(g, n)
+                stores = [s for s, _ in edges(g, v, "stored_by") if _line(g, s) < here]
+                for s in stores:
+                    if s not in parent:
+                        parent[s] = v
+                        queue.append(s)
+                if role == "inout" and kind == "loads":
+                    loads.append(v)  # its value on entry comes from the caller too
+                continue
+            if kind == "loads":
+                loads.append(v)
+            elif v.startswith("tmp:"):
+                queue.append(v)
+    for p in loads:
+        chain, x = [], p
+        while x is not None:
+            if not x.startswith("store:"):
+                chain.append(g.nodes[x].get("name", x))
+            x = parent.get(x)
+        chain.reverse()
+        here = path + chain[1:]
+        if site is None:
+            out.append(IndexOrigin(input=None, constant=None, path=here, unresolved=f"{k.name} is never called"))
+            continue
+        bind = next(edges(g, p, "binds", f"call:{site.line}"), None)
+        if bind is None:
+            out.append(IndexOrigin(input=None, constant=None, path=here, unresolved=f"no argument for {g.nodes[p]['name']}"))
+            continue
+        v, d = bind
+        follow_value(m, g, v, site.line, here + [d.get("arg", v)], out, seen, depth + 1)
+
+
+def follow_value(m, g, v, before_line, path, out, seen, depth):
+    t = g.nodes[v].get("type")
+    if t == "input":
+        out.append(IndexOrigin(input=InputRef(index=g.nodes[v]["index"], name=g.nodes[v]["name"]), constant=None,
+                               path=path + [f"input {g.nodes[v]['index']}"]))
+        return
+    if t == "constant":
+        out.append(IndexOrigin(input=None, constant=g.nodes[v].get("fqn") or g.nodes[v]["name"], path=path))
+        return
+    if t != "buffer" or (v, before_line) in seen or depth > 40:
+        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=f"stopped at {v}"))
+        return
+    seen.add((v, before_line))
+    writer = last_writer(g, v, before_line)
+    name = g.nodes[v]["name"]
+    if path and path[-1] != name:
+        path = path + [name]
+    if writer is None:
+        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=f"nothing writes {name} before line {before_line}"))
+        return
+    wnode, wdata = writer
+    target = g.nodes[wnode]["target"]
+    wline = g.nodes[wnode]["line"]
+    path = path + [target]
+    if g.nodes[wnode]["type"] == "extern_op":
+        reads = [u for u, _, d in g.in_edges(wnode, data=True) if d.get("kind") == "reads"]
+        if not reads:
+            out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=f"{target} reads no tensor"))
+        for u in reads:
+            follow_value(m, g, u, wline, path + [g.nodes[u].get("name", u)], out, seen, depth + 1)
+        return
+    k = m.kernels.get(target)
+    site = next((c for c in m.calls if c.line == wline), None)
+    pname = wdata.get("param")
+    stores = [s for s, _ in edges(g, f"param:{target}:{pname}", "stored_by")] if pname else []
+    if k is None or not stores:
+        # No store parsed: every tensor the writer reads may feed the buffer.
+        for u, _, d in g.in_edges(wnode, data=True):
+            if d.get("kind") == "reads" and g.nodes[u].get("type") in ("buffer", "input", "constant"):
+                follow_value(m, g, u, wline, path + [g.nodes[u].get("name", u)], out, seen, depth + 1)
+        return
+    for s in stores:
+        walk_kernel(m, g, k, s, site, path + [pname], out, seen, depth + 1)
+
+
+def last_writer(g, buf, before_line):
+    """The call that last wrote ``buf`` (or the buffer it reuses or views) before ``before_line``."""
+    names, x = [buf], buf
+    while True:
+        nxt = next((w for w, _ in edges(g, x, "aliases")), None)
+        if not nxt or nxt in names:
+            break
+        names.append(nxt)
+        x = nxt
+    best = None
+    for b in names:
+        for u, _, d in g.in_edges(b, data=True):
+            if d.get("kind") == "writes" and g.nodes[u]["line"] < before_line:
+                if best is None or g.nodes[u]["line"] > g.nodes[best[0]]["line"]:
+                    best = (u, d)
+    return best
+
+
+def value_origins(m: Model, g, name: str, before_line: int) -> list[IndexOrigin]:
+    """Where the values of a run_impl name (an extern op's index argument) come from."""
+    from ..graph import value_node
+
+    v = value_node(m, name)
+    if v is None:
+        return [IndexOrigin(input=None, constant=None, path=[name], unresolved=f"{name} is not a tensor run_impl defines")]
+    out: list[IndexOrigin] = []
+    follow_value(m, g, v, before_line, [name], out, set(), 0)
+    return dedupe(out)

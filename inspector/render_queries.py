@@ -1,0 +1,94 @@
+"""Rendering for `diagnose` and `check` (rich).  Verdict first, then evidence, then what to do.  Never parses."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+from rich.tree import Tree
+
+
+def _steps(tree: Tree, steps: list[dict]) -> None:
+    st = tree.add(Text("next steps", style="bold green"))
+    for i, s in enumerate(steps, 1):
+        line = Text(f"{i}. {s['do']}")
+        if s.get("env"):
+            env = " ".join(f"{k}={v}" for k, v in s["env"].items())
+            line.append(f"\n   {env}", style="cyan")
+            if s.get("when"):
+                line.append(f"  ({'at compile time: recompile' if s['when'] == 'compile' else 'at run time'})",
+                            style="dim")
+        st.add(line)
+
+
+def render_diagnosis(console: Console, d) -> None:
+    console.print(Text.assemble(("✗ ", "bold red"), (d.category, "bold"), ": ", d.verdict))
+    root = Tree(Text(f"package {d.package}", style="dim"))
+    if d.evidence:
+        ev = root.add(Text("evidence (from the log)", style="bold"))
+        for e in d.evidence:
+            ev.add(Text(e))
+    if d.input_check:
+        ic = d.input_check
+        t = root.add(Text("input check", style="bold"))
+        who = f"input {ic['input']}" + (f" ({ic['wrapper_name']})" if ic.get("wrapper_name") else "") + (
+            f" `{ic['user_name']}`" if ic.get("user_name") else "")
+        t.add(Text(who + (f", dim {ic['dim']}" if ic.get("dim") is not None else "")
+                   + (f", symbol {ic['symbol']} ({ic['min']}..{ic['max']})" if ic.get("symbol") else "")))
+        if ic.get("expected") is not None:
+            t.add(Text(f"expected {ic['expected']}, got {ic['got']}"))
+        if ic.get("fix"):
+            t.add(Text(f"fix: {ic['fix']}", style="green"))
+    if d.trace and d.trace.get("matches"):
+        mt = d.trace["matches"][0]
+        t = root.add(Text.assemble(("trace ", "bold"), f"{mt['kernel']} ({mt['kernel_kind']})"))
+        for h in mt.get("hypotheses") or []:
+            t.add(Text(h))
+        t.add(Text("run `pt2-inspect trace-assert PKG --log FILE` for the whole chain", style="dim"))
+    if d.candidates:
+        c = root.add(Text(f"candidate assertions ({len(d.candidates)}, most likely first)", style="bold"))
+        for x in d.candidates[:10]:
+            c.add(Text(f"{x['kernel']} `{x['message']}` — {x['reason']}; bound {x['bound']}; index from "
+                       f"{', '.join(x['index_origin']) or '?'}"))
+        if len(d.candidates) > 10:
+            c.add(Text(f"… {len(d.candidates) - 10} more (--json)", style="dim"))
+    if d.suspects:
+        s = root.add(Text(f"unchecked indirect accesses ({len(d.suspects)}, input-fed first)", style="bold"))
+        for x in d.suspects[:10]:
+            tbl = x.get("table") or {}
+            what = tbl.get("fqn") or tbl.get("name") or x["pointer"]
+            src = [o for o in x["index_origin"] if o["input"] is not None or o["constant"]]
+            frm = ", ".join(f"input {o['input']} ({o['input_name']})" if o["input"] is not None else f"constant {o['constant']}"
+                            for o in src) or "a tensor"
+            s.add(Text(f"{x['kernel']} line {x['line']}: {x['access']} {x['pointer']}[{x['address']}] → {what}; "
+                       f"index {x['index_var']} from {frm}"))
+    _steps(root, d.steps)
+    for n in d.notes:
+        root.add(Text.assemble(("note: ", "bold yellow"), n))
+    console.print(root)
+
+
+def render_check(console: Console, r) -> None:
+    mark = ("✓ ", "bold green") if r.ok else ("✗ ", "bold red")
+    console.print(Text.assemble(mark, r.verdict))
+    root = Tree(Text(f"package {r.package}, model {r.model!r}", style="dim"))
+    if r.violations:
+        v = root.add(Text("violations", style="bold"))
+        for x in r.violations:
+            v.add(Text.assemble((f"{x['kind']}: ", "bold"), x["detail"]))
+    if r.predicted_assertions:
+        p = root.add(Text("predicted failures", style="bold"))
+        for x in r.predicted_assertions:
+            p.add(Text.assemble((f"{x['kernel']} ", "cyan"), f"`{x['message']}`: {x['why']}"))
+    for n in r.notes:
+        root.add(Text.assemble(("note: ", "bold yellow"), n))
+    console.print(root)
+
+
+def render_candidates(console: Console, candidates: list[dict]) -> None:
+    """trace-assert on a device-side assert without its line: the ranked suspects."""
+    root = Tree(Text(f"candidate assertions ({len(candidates)}, most likely first)", style="bold"))
+    for x in candidates[:10]:
+        root.add(Text(f"{x['kernel']} `{x['message']}` — {x['reason']}; bound {x['bound']}; index from "
+                      f"{', '.join(x['index_origin']) or '?'}"))
+    root.add(Text("rerun with CUDA_LAUNCH_BLOCKING=1 (at run time) to print the failing Assertion line", style="green"))
+    console.print(root)

@@ -1,0 +1,122 @@
+"""`check`: inputs against the package's contract, each case backed by what a real run printed."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import inspector
+from inspector.cli import main
+from inspector.queries.check import check, evaluate, parse_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+S = ROOT / "sample_packages"
+
+
+def _check(pkg, *specs, **kw):
+    with inspector.open_package(S / pkg) as p:
+        return check(p, [parse_spec(s) for s in specs], **kw)
+
+
+def test_empty_dim_predicts_the_assertion_the_real_run_fired():
+    r = _check("cpu/jagged/jagged.pt2", "0=float32[0,8]@cpu", "1=int64[3]@cpu")  # build.py's trigger
+    assert not r.ok
+    assert [(v["input"], v["kind"]) for v in r.violations] == [(0, "range")]
+    assert "2..65536" in r.violations[0]["detail"]
+    # The real CPU run (error.log) fails exactly this check.
+    real = re.search(r"index out of bounds: [^\n]+", (S / "cpu/jagged/error.log").read_text()).group(0)
+    assert [p["message"] for p in r.predicted_assertions] == [real]
+    assert "is 0" in r.predicted_assertions[0]["why"]
+
+
+def test_empty_dim_cuda_predicts_the_triton_assertion():
+    r = _check("cuda/jagged/jagged.pt2", "0=float32[0,8]@cuda", "1=int64[3]@cuda")
+    real = re.search(r"Assertion `([^`]+)`", (S / "cuda/jagged/error.log").read_text()).group(1)
+    assert real in [p["message"] for p in r.predicted_assertions]
+
+
+def test_too_large_dim_agrees_with_the_runtime_check():
+    r = _check("cpu/gather_dynamic/gather_dynamic.pt2", "0=float32[2,5000]", "1=int64[2,8]")
+    assert [(v["input"], v["kind"]) for v in r.violations] == [(0, "range")]
+    # Real: "input_handles[0]: dim value is too large at 1, expected to be <= 4096, but got: 5000"
+    assert "dim 1 is 5000" in r.violations[0]["detail"] and "2..4096" in r.violations[0]["detail"]
+
+
+def test_cpu_tensors_for_a_cuda_package():
+    r = _check("cuda/embedding/embedding.pt2", "0=int64[2,4]@cpu")
+    assert [(v["input"], v["kind"]) for v in r.violations] == [(0, "device")]
+    assert "cuda" in r.violations[0]["detail"]
+
+
+def test_batch_of_one_is_outside_the_compiled_range():
+    # Real (logs/check_inputs_batch_one.log): exported with min=1, the runtime check still wants >= 2.
+    real = (S / "cpu/embedding/logs/check_inputs_batch_one.log").read_text()
+    assert "dim value is too small at 0, expected it to be >= 2, but got: 1" in real
+    r = _check("cpu/embedding/embedding.pt2", "0=int64[1,4]@cpu")
+    assert [(v["input"], v["kind"]) for v in r.violations] == [(0, "range")]
+    assert "specializes sizes 0 and 1" in r.violations[0]["detail"]
+
+
+def test_wrong_dtype_agrees_with_the_runtime_check():
+    r = _check("cpu/embedding/embedding.pt2", "0=int32[2,4]@cpu")
+    # Real: "input_handles[0]: unmatched dtype, expected: 4(at::kLong), but got: 3"
+    assert [(v["input"], v["kind"]) for v in r.violations] == [(0, "dtype")]
+    assert "int64" in r.violations[0]["detail"] and "int32" in r.violations[0]["detail"]
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_unequal_shared_dims(device):
+    # Real (cpu): "expected size 3==4, stride 8==8 at dim=0"; the CUDA wrapper does not say which symbol
+    # idx dim 0 is, the packaged exported program does.
+    r = _check(f"{device}/gather_dynamic/gather_dynamic.pt2", f"x=float32[4,32]@{device}", f"idx=int64[3,8]@{device}")
+    assert [(v["input"], v["kind"]) for v in r.violations] == [(1, "equal")]
+    assert "s77" in r.violations[0]["detail"]
+
+
+def test_rank_static_size_and_stride():
+    r = _check("cpu/jagged/jagged.pt2", "0=float32[4,9]stride[1,4]", "1=int64[3,1]")
+    kinds = sorted({(v["input"], v["kind"]) for v in r.violations})
+    assert kinds == [(0, "size"), (0, "stride"), (1, "rank")]
+    assert any("static 8" in v["detail"] for v in r.violations)
+
+
+def test_fitting_inputs_exit_0_and_json(tmp_path, capsys):
+    pkg = str(S / "cpu/gather_dynamic/gather_dynamic.pt2")
+    assert main(["check", pkg, "--input", "x=float32[4,32]@cpu", "--input", "idx=int64[4,8]@cpu"]) == 0
+    assert capsys.readouterr().out.startswith("✓ ")
+    spec = tmp_path / "in.json"
+    spec.write_text(json.dumps([{"input": 0, "dtype": "float32", "shape": [4, 32]},
+                                {"input": "idx", "dtype": "int64", "shape": [3, 8], "device": "cpu"}]))
+    assert main(["check", pkg, "--inputs-json", str(spec), "--json"]) == 1
+    r = json.loads(capsys.readouterr().out)
+    assert {"ok", "violations", "predicted_assertions"} <= set(r) and r["ok"] is False
+    assert {"input", "kind", "detail"} <= set(r["violations"][0])
+
+
+def test_unchecked_load_from_an_empty_table_is_predicted():
+    """ima_embedding indexes a constant (never empty); a zero-size ids input is fine: no false alarm."""
+    with inspector.open_package(S / "cpu/ima_embedding/package/ima_embedding.pt2") as p:
+        r = check(p, [parse_spec("0=int64[1,4]@cpu")])
+    assert r.ok, r
+
+
+def test_usage_errors(capsys):
+    pkg = str(S / "cpu/jagged/jagged.pt2")
+    assert main(["check", pkg, "--input", "0:float32"]) == 2
+    assert main(["check", pkg, "--input", "7=float32[1]"]) == 2
+    assert main(["check", pkg, "--input", "nosuch=float32[1]"]) == 2
+    assert main(["check", pkg]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("pt2-inspect: error:") == 4
+
+
+def test_evaluate_bound_expressions():
+    assert evaluate("ks0 + ks1", {"ks0": 3, "ks1": 0}) == 3
+    assert evaluate("ks1*ks2", {"ks1": 0, "ks2": 8}) == 0
+    assert evaluate("(-1) + ks0", {"ks0": 0}) == -1
+    assert evaluate("64L", {}) == 64
+    assert evaluate("ks0", {}) is None
+    assert evaluate("__import__('os')", {}) is None

@@ -1,0 +1,79 @@
+"""The user's own code: exported programs read as JSON (packaged in the .pt2, or --ep FILE)."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import inspector
+from inspector.cli import main
+from inspector.exported_program import load_ep, packaged_ep
+
+ROOT = Path(__file__).resolve().parents[1]
+S = ROOT / "sample_packages"
+EP_FILE = S / "cpu/gather_dynamic/ep/gather_dynamic_ep.pt2"  # torch.export.save of the same model (make_ep.py)
+
+
+def test_packaged_exported_program_is_read():
+    with inspector.open_package(S / "cpu/gather_dynamic/gather_dynamic.pt2") as p:
+        ep = packaged_ep(p)
+    assert [(i.position, i.name, i.dtype) for i in ep.user_inputs] == [(0, "x", "float32"), (1, "idx", "int64")]
+    assert ep.user_inputs[1].shape == ["s77", "s75"]
+    locs = ep.nodes["gather"].locations()
+    assert [(l.line, l.code) for l in locs] == [(70, "return torch.gather(x, 1, idx) * 2.0 + 1.0")]
+    assert locs[0].file.endswith("sample_packages/build.py")
+    assert ep.ranges["s27"] == (2, 4096)
+
+
+def test_ep_file_is_read_without_unpickling():
+    ep = load_ep(str(EP_FILE))
+    assert [i.name for i in ep.user_inputs] == ["x", "idx"]
+    # The archive holds a pickled sample input; the reader only opens models/*.json.
+    with zipfile.ZipFile(EP_FILE) as z:
+        assert any(n.endswith("sample_inputs/model.pt") for n in z.namelist())
+
+
+def test_trace_json_gains_user_names_and_source_locations(capsys):
+    pkg = str(S / "cpu/gather_dynamic/gather_dynamic.pt2")
+    assert main(["trace-assert", pkg, "--log", str(S / "cpu/gather_dynamic/error.log"), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    m = r["matches"][0]
+    assert m["bound"]["input"]["user_name"] == "x"
+    assert [o["input"]["user_name"] for o in m["index_origin"]] == ["idx"]
+    assert m["source_locations"] and m["source_locations"][0]["line"] == 70
+    assert {"node", "file", "line", "code", "module"} <= set(m["source_locations"][0])
+    assert m["verdict"].startswith("input 1 `idx` holds values ≥ `x`.size(1)")
+
+
+def test_ep_option_names_inputs_of_a_package_without_one(capsys):
+    pkg = str(S / "cuda/gather_dynamic/gather_dynamic.pt2")
+    log = str(S / "cuda/gather_dynamic/error.log")
+    assert main(["trace-assert", pkg, "--log", log, "--ep", str(EP_FILE), "--json"]) == 0
+    m = json.loads(capsys.readouterr().out)["matches"][0]
+    assert m["bound"]["input"]["user_name"] == "x" and m["index_origin"][0]["input"]["user_name"] == "idx"
+    assert main(["show", pkg, "--ep", str(EP_FILE), "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert [i["user_name"] for i in s["models"][0]["inputs"]] == ["x", "idx"]
+
+
+def test_disagreeing_exported_program_is_said_and_not_used(capsys):
+    pkg = str(S / "cpu/jagged/jagged.pt2")  # values [s, 8], lengths [s]: idx has rank 2, lengths rank 1
+    assert main(["trace-assert", pkg, "--log", str(S / "cpu/jagged/error.log"), "--ep", str(EP_FILE), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert any("exported program says idx has rank 2, the package 1" in h for h in r["hints"])
+    pkg = str(S / "cpu/two_models/two_models.pt2")
+    assert main(["show", pkg, "--model", "encoder", "--ep", str(EP_FILE), "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["models"][0]["exported_program_disagreements"]
+    assert all(i["user_name"] is None for i in s["models"][0]["inputs"])
+
+
+def test_ep_errors_are_one_line(tmp_path, capsys):
+    bad = tmp_path / "x.pt2"
+    bad.write_bytes(b"not a zip")
+    pkg = str(S / "cpu/jagged/jagged.pt2")
+    assert main(["trace-assert", pkg, "--line", "52", "--ep", str(bad)]) == 3
+    assert main(["trace-assert", pkg, "--line", "52", "--ep", str(S / "cpu/jagged/jagged.pt2")]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "no exported program inside" in err

@@ -1,0 +1,73 @@
+"""trace-assert, diagnose and check --json validate against inspector/schemas/{trace,diagnose,check}.schema.json
+on every real log and sample (closed objects: a key the schema does not know fails)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from inspector.cli import main
+
+jsonschema = pytest.importorskip("jsonschema")
+
+ROOT = Path(__file__).resolve().parents[1]
+S = ROOT / "sample_packages"
+SCHEMAS = {n: json.loads((ROOT / f"inspector/schemas/{n}.schema.json").read_text()) for n in ("trace", "diagnose", "check")}
+LOGS = sorted(S.glob("*/*/error.log")) + sorted(S.glob("*/*/logs/*.log"))
+
+
+def _pkg(log: Path) -> Path:
+    d = log.parent.parent if log.parent.name == "logs" else log.parent
+    return next(iter(sorted(d.glob("*.pt2")) + sorted((d / "package").glob("*.pt2"))))
+
+
+def _valid(doc, name):
+    jsonschema.validate(doc, SCHEMAS[name], cls=jsonschema.Draft202012Validator)
+
+
+def test_schemas_are_valid():
+    for s in SCHEMAS.values():
+        jsonschema.Draft202012Validator.check_schema(s)
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: str(p.relative_to(S)))
+def test_diagnose_and_trace_json_validate(log, capsys):
+    assert len(LOGS) >= 30
+    assert main(["diagnose", str(_pkg(log)), "--log", str(log), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    _valid(d, "diagnose")
+    if d["trace"] is not None:
+        _valid(d["trace"], "trace")
+    rc = main(["trace-assert", str(_pkg(log)), "--log", str(log), "--json"])
+    assert rc in (0, 1)
+    _valid(json.loads(capsys.readouterr().out), "trace")
+
+
+@pytest.mark.parametrize("args", [
+    ["cpu/jagged/jagged.pt2", "--input", "0=float32[0,8]@cpu", "--input", "1=int64[3]"],
+    ["cuda/gather_dynamic/gather_dynamic.pt2", "--input", "x=float32[4,32]@cpu", "--input", "idx=int32[3,8]@cuda"],
+    ["cpu/gather_dynamic/gather_dynamic.pt2", "--input", "x=float32[4,32]", "--input", "idx=int64[4,8]"],
+])
+def test_check_json_validates(args, capsys):
+    rc = main(["check", str(S / args[0]), *args[1:], "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    _valid(doc, "check")
+    assert rc == (0 if doc["ok"] else 1)
+
+
+def test_schema_catches_drift():
+    doc = {"package": "p", "model": "m", "ok": True, "verdict": "fits", "violations": [], "predicted_assertions": [],
+           "checked": [], "notes": [], "surprise": 1}
+    with pytest.raises(jsonschema.ValidationError):
+        _valid(doc, "check")
+
+
+def test_every_subpackage_is_installed():
+    """A plain `pip install .` ships only the packages pyproject lists: every inspector/ subpackage must be there."""
+    text = (ROOT / "pyproject.toml").read_text()
+    subs = sorted(p.parent.relative_to(ROOT).as_posix().replace("/", ".") for p in (ROOT / "inspector").glob("*/__init__.py"))
+    assert "inspector.queries" in subs and "inspector.commands" in subs
+    for s in subs:
+        assert f'"{s}"' in text, s

@@ -1,0 +1,60 @@
+"""Issue 6 §4: an answer people read in five seconds — the verdict first, each hypothesis once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from inspector.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+S = ROOT / "sample_packages"
+MANIFESTS = sorted(S.glob("*/*/manifest.json"))
+
+
+def _fired(p):
+    return json.loads(p.read_text())["expect"].get("fired", True)
+
+
+@pytest.mark.parametrize("manifest", [m for m in MANIFESTS if _fired(m)], ids=lambda p: f"{p.parent.parent.name}-{p.parent.name}")
+def test_verdict_is_the_first_line_and_hypotheses_are_not_repeated(manifest, capsys):
+    pkg = manifest.parent / f"{json.loads(manifest.read_text())['name']}.pt2"
+    assert main(["trace-assert", str(pkg), "--log", str(manifest.parent / "error.log")]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("verdict: ")
+    assert main(["trace-assert", str(pkg), "--log", str(manifest.parent / "error.log"), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    m = r["matches"][0]
+    assert r["verdict"] == m["verdict"] and m["verdict"]
+    assert len(m["hypotheses"]) == len(set(m["hypotheses"]))
+    for h in m["hypotheses"]:
+        for t in (m["bound"] or {}).get("terms", []):
+            assert f"{t['symbol']} = {t['symbol']}" not in h
+
+
+def test_static_table_verdict_leads_with_the_value_not_an_empty_input(capsys):
+    # two_models' decoder: memory has 6 rows, idx holds 9 (the issue's example); embedding: id 1500, 1000 rows.
+    pkg = S / "cpu/embedding/embedding.pt2"
+    assert main(["trace-assert", str(pkg), "--log", str(S / "cpu/embedding/error.log"), "--json"]) == 0
+    m = json.loads(capsys.readouterr().out)["matches"][0]
+    assert m["verdict"].startswith("input 0 (arg3_1) holds values ≥ 1000")
+    assert "`emb.weight`" in m["verdict"]
+    assert "empty" not in m["hypotheses"][0]
+
+
+def test_value_from_an_input_ranks_before_an_empty_input(capsys):
+    pkg = S / "cpu/two_models/two_models.pt2"
+    assert main(["trace-assert", str(pkg), "--log", str(S / "cpu/two_models/error.log"), "--json"]) == 0
+    m = json.loads(capsys.readouterr().out)["matches"][0]
+    assert m["hypotheses"][0].startswith("input 1 (arg3_1) holds a value outside")
+    assert "empty" in m["hypotheses"][1]
+
+
+def test_computed_index_ranks_the_empty_input_first(capsys):
+    # jagged: the trigger is an empty `values`; the index is computed (cumsum) from the other input.
+    pkg = S / "cpu/jagged/jagged.pt2"
+    assert main(["trace-assert", str(pkg), "--log", str(S / "cpu/jagged/error.log"), "--json"]) == 0
+    m = json.loads(capsys.readouterr().out)["matches"][0]
+    assert "empty input" in m["hypotheses"][0] and "empty input" in m["verdict"]

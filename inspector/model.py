@@ -147,6 +147,10 @@ class Kernel:
     cubin: str | None = None  # archive member of the cubin (CUDA)
     mutated: list[str] = field(default_factory=list)
 
+    def __repr__(self) -> str:
+        return (f"<Kernel {self.name} {self.kind}/{self.flavor}: {len(self.params)} params, {len(self.tmps)} tmps, "
+                f"{len(self.assertions)} assertions, {len(self.source)} lines>")
+
     def param(self, name: str) -> KernelParam | None:
         return next((p for p in self.params if p.name == name), None)
 
@@ -216,6 +220,10 @@ class Model:
     launcher_params: dict[str, list[KernelParam]] = field(default_factory=dict)  # call_triton_<name> params
     warnings: list[str] = field(default_factory=list)
     wrapper_lines: int = 0
+
+    def __repr__(self) -> str:
+        return (f"<Model {self.name!r} {self.device}: {len(self.inputs)} inputs, {len(self.symbols)} symbols, "
+                f"{len(self.kernels)} kernels, {len(self.calls)} calls>")
 
     @property
     def device(self) -> str | None:

@@ -132,7 +132,12 @@ def _console(wide: bool = False):
     """A terminal gets its width (rich reads COLUMNS); a pipe or --wide gets lines as long as they need."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False, width=WIDE if wide or not sys.stdout.isatty() else None)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:  # rich exits 1 here; a closed pipe is no error for us (see main)
+            self.quiet = True
+            raise BrokenPipeError
+
+    return _Console(highlight=False, soft_wrap=False, width=WIDE if wide or not sys.stdout.isatty() else None)
 
 
 def _read_log(arg: str) -> str:

@@ -16,7 +16,8 @@ from .errors import InspectorError, NothingFound, UnreadablePackage, UsageError
 EXIT_CODES = """exit codes:
   0  ok
   1  nothing found (no assertion matched)
-  2  usage error (bad arguments, unknown --model)
+  2  usage error (bad arguments, unknown --model, an empty or binary log,
+     an -o that cannot be written)
   3  unreadable input or not an AOTI package (not a file, not a zip, truncated zip,
      no data/aotinductor/<model>/ inside, wrapper that is not UTF-8)"""
 
@@ -118,10 +119,10 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--model", metavar="NAME", help="which model (default: the only one, or 'model')")
     g.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
 
-    from .commands import report, source
+    from .commands import extract, report, source
 
-    report.add_parser(sub)
-    source.add_parser(sub)
+    for command in (report, source, extract):
+        command.add_parser(sub)
     return p
 
 

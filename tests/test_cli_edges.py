@@ -334,3 +334,46 @@ def test_readme_api_example_leaves_no_file_open():
     assert r.returncode == 0, r.stderr
     assert "ResourceWarning" not in r.stderr
     assert "arg1_1" in r.stdout or "input" in r.stdout
+
+
+# -- extract ------------------------------------------------------------------------------------------
+
+
+def test_extract_copies_the_text_members(capsys, tmp_path):
+    import zipfile
+
+    out = tmp_path / "src"
+    rc, text, err = run(capsys, ["extract", CUDA_JAGGED, "-o", out, "--json"])
+    assert rc == 0
+    names = json.loads(text)["members"]
+    with zipfile.ZipFile(CUDA_JAGGED) as z:
+        everything = [i.filename for i in z.infolist() if not i.is_dir()]
+        wrapper = next(n for n in everything if n.endswith(".wrapper.cpp"))
+        assert (out / wrapper).read_bytes() == z.read(wrapper)
+    assert wrapper in names and not [n for n in names if n.endswith((".so", ".cubin"))]
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == sorted(names)
+    rc, text, err = run(capsys, ["extract", CUDA_JAGGED, "-o", tmp_path / "all", "--all", "--json"])
+    assert rc == 0 and sorted(json.loads(text)["members"]) == sorted(everything)
+
+
+def test_extract_never_overwrites(capsys, tmp_path):
+    (tmp_path / "keep.txt").write_text("mine")
+    rc, out, err = run(capsys, ["extract", CUDA_JAGGED, "-o", tmp_path])
+    assert rc == 2
+    one_error_line(err, "not an empty folder")
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_extract_refuses_a_member_that_climbs_out(capsys, tmp_path):
+    import zipfile
+
+    bad = tmp_path / "bad.pt2"
+    with zipfile.ZipFile(CUDA_JAGGED) as src, zipfile.ZipFile(bad, "w") as dst:
+        for i in src.infolist():
+            dst.writestr(i.filename, src.read(i))
+        dst.writestr("jagged/../../evil.json", "{}")
+    rc, out, err = run(capsys, ["extract", bad, "-o", tmp_path / "out"])
+    assert rc == 0  # the package's own members are copied; the climbing one never is
+    assert "refused 1 member(s)" in err and "jagged/../../evil.json" in err
+    assert not list(tmp_path.parent.rglob("evil.json"))
+    assert (tmp_path / "out/jagged/archive_format").exists()

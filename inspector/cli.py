@@ -322,7 +322,12 @@ def _silence_stdout() -> None:
 
 
 def entry() -> None:
-    sys.exit(main())
+    rc = main()
+    try:
+        sys.stdout.flush()  # what is still buffered goes now, while a closed pipe can still be caught
+    except BrokenPipeError:
+        _silence_stdout()
+    sys.exit(rc)
 
 
 if __name__ == "__main__":

@@ -123,7 +123,8 @@ def trace_chain(pkg: Package, mt: TraceMatch) -> Chain:
     a = mt.assertion
     c = Chain()
     call_line = mt.call_sites[0] if mt.call_sites else None
-    c.root = c.add(Node(f"assert:{mt.kernel}:{mt.file_line}", f"assert: {a['message']}", "assertion",
+    short = a["message"].removeprefix("index out of bounds: ")
+    c.root = c.add(Node(f"assert:{mt.kernel}:{mt.file_line}", f"assert line {mt.file_line}: {short}", "assertion",
                         f"{mt.kernel}, line {mt.file_line}", src.kernel_at(k, mt.file_line)))
 
     # The bound.

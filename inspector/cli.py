@@ -108,7 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--json", action="store_true", help="print one JSON object")
     t.add_argument("--wide", action="store_true", help="never wrap or cut: lines as long as they need (default when piped)")
 
-    g = sub.add_parser("graph", help="export the graph as DOT or GraphML", description=GRAPH_HELP,
+    g = sub.add_parser("graph", help="export the graph (or --around one thing) as DOT, GraphML or JSON", description=GRAPH_HELP,
                        formatter_class=fmt, epilog=EXIT_CODES)
     g.add_argument("package", metavar="PKG")
     g.add_argument("--format", choices=["dot", "graphml", "json"], default="dot")
@@ -163,6 +163,8 @@ def _stdin_bytes(limit: int = 64 * 1024 * 1024) -> bytes:
 
 
 def _log_text(data: bytes, what: str) -> str:
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with a BOM (a PowerShell redirect): text, not binary
+        data = data.decode("utf-16", "replace").encode("utf-8")
     if not data.strip():
         raise UsageError(f"{what} is empty: give the log that holds the error (or --line N / --message TEXT)")
     if b"\0" in data[:65536]:

@@ -377,3 +377,13 @@ def test_extract_refuses_a_member_that_climbs_out(capsys, tmp_path):
     assert "refused 1 member(s)" in err and "jagged/../../evil.json" in err
     assert not list(tmp_path.parent.rglob("evil.json"))
     assert (tmp_path / "out/jagged/archive_format").exists()
+
+
+def test_utf16_log_is_text_not_binary(capsys, tmp_path):
+    # PowerShell's `>` writes UTF-16 with a BOM: full of NUL bytes, yet a text log.
+    log = tmp_path / "utf16.log"
+    log.write_text(CUDA_JAGGED_LOG.read_text(), encoding="utf-16")
+    assert b"\0" in log.read_bytes()[:100]
+    rc, out, err = run(capsys, ["trace-assert", CUDA_JAGGED, "--log", log, "--json"])
+    assert rc == 0
+    assert json.loads(out)["matches"][0]["kernel"] == CUDA_ASSERTING

@@ -20,6 +20,7 @@ from .package import Package
 from .trace import TraceMatch, TraceResult
 
 CONTEXT = 6  # lines either side of a marked line in the source panel
+MAX_TRACES = 20  # matches drawn; a bare message can match every assertion of a big package
 
 
 def _e(s) -> str:
@@ -350,6 +351,9 @@ def _verdict(summary: dict, r: TraceResult | None) -> str:
         to = f" (bound {mt.static_bound}, a constant)"
     srcs = [f"input {o.input.index} ({o.input.name})" for o in mt.index_origin if o.input]
     idx = f"; index from {', '.join(dict.fromkeys(srcs))}" if srcs else ""
+    if r.ambiguous:
+        return (f"ambiguous: {len(r.matches)} assertions match {r.looked_for}; the first, {mt.kernel}{to}{idx} "
+                "(a whole log, with the .py path or kernel name, tells them apart)")
     more = f" (+{len(r.matches) - 1} more match{'es' if len(r.matches) > 2 else ''})" if len(r.matches) > 1 else ""
     return f"✗ {mt.assertion['message']} in {mt.kernel}{to}{idx}{more}"
 
@@ -450,7 +454,7 @@ def build_report(pkg: Package, log: str | None = None, *, model: str | None = No
     summary = summarize(pkg, model)
     r = trace_assert(pkg, log=log, model=model) if log is not None else None
     traces, trace_nodes = [], []
-    for i, mt in enumerate(r.matches if r else []):
+    for i, mt in enumerate((r.matches if r else [])[:MAX_TRACES]):
         body, nodes = _trace_html(pkg, i, mt, trace_chain(pkg, mt))
         traces.append(body)
         trace_nodes.append(nodes)
@@ -463,7 +467,8 @@ def build_report(pkg: Package, log: str | None = None, *, model: str | None = No
         notes = "".join(f'<p class="note"><b>context:</b> {_e(x)}</p>' for x in r.context)
         notes += "".join(f'<p class="warn"><b>hint:</b> {_e(x)}</p>' for x in r.hints)
         if r.ambiguous:
-            notes += (f'<p class="warn">ambiguous: {len(r.matches)} assertions match {_e(r.looked_for)}; ranked below</p>')
+            notes += (f'<p class="warn">ambiguous: {len(r.matches)} assertions match {_e(r.looked_for)}; ranked below'
+                      + (f" (the first {MAX_TRACES} drawn)" if len(r.matches) > MAX_TRACES else "") + "</p>")
     verdict = _verdict(summary, r)
     n_assert = sum(m["assertions"] for m in summary["models"])
     page = f"""<!DOCTYPE html>

@@ -259,10 +259,9 @@ def test_dot_renders_a_trace_neighbourhood_in_under_2s(capsys, tmp_path, pkg):
     log = (path.parent / "error.log").read_text()
     with inspector.open_package(path) as p:
         mt = trace_assert(p, log=log).matches[0]
-    arounds = [f"{mt.kernel}:{mt.file_line}", mt.kernel]
-    assert arounds
+    arounds = [f"{mt.kernel}:{mt.file_line}", mt.kernel, str(mt.index_origin[0].input.index)]
     for around in arounds:
-        for depth in (2, 3):
+        for depth in (2, 3, 4):
             out = tmp_path / "n.dot"
             assert main(["graph", str(path), "--around", around, "--depth", str(depth), "-o", str(out)]) == 0
             t = time.monotonic()

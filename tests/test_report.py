@@ -247,3 +247,12 @@ def test_large_kernel_list_pages(browser, tmp_path, monkeypatch, capsys):
     assert took < 5.0, took
     assert not errors, errors
     page.close()
+
+
+def test_an_ambiguous_message_says_so_first():
+    # The transformer's bare message (no kernel.cpp line) fits each of its embedding-style checks.
+    with inspector.open_package(CPU_TRANSFORMER) as pkg:
+        html, info = build_report(pkg, "RuntimeError: index out of bounds: 0 <= tmp2 < 512L", with_info=True)
+    assert info["traces"] > 1
+    assert info["verdict"].startswith(f"ambiguous: {info['traces']} assertions match message")
+    assert html.count('<section class="trace"') == info["traces"]

@@ -300,6 +300,8 @@ def chain_svg(c: Chain, trace_id: int) -> str:
         my = (sy + ey) / 2
         out.append(f'<path class="edge" d="M{sx:.0f},{sy:.0f} C{sx:.0f},{my:.0f} {ex:.0f},{my:.0f} {ex:.0f},{ey:.0f}" '
                    f'marker-end="url(#arr)"><title>{_e(label)}</title></path>')
+        if label and x1 == x2:  # straight down: the hop's name beside the arrow
+            out.append(f'<text class="elabel" x="{sx + 6:.0f}" y="{my + 4:.0f}">{_e(label)}</text>')
     for i, (k, n) in enumerate(c.nodes.items()):
         x, y = xy(k)
         out.append(f'<g class="node k-{n.kind}" data-trace="{trace_id}" data-node="{i}" tabindex="0" '
@@ -535,6 +537,7 @@ svg.chain .k-end rect{fill:#fff;stroke:#999;stroke-dasharray:4 3}
 svg.chain .node.sel rect{stroke-width:3;stroke:#0b57d0}
 svg.chain .node.hit rect{stroke-width:3;stroke:#f57c00}
 svg.chain .edge{fill:none;stroke:#888;stroke-width:1.3}
+svg.chain .elabel{font:10px system-ui,sans-serif;fill:#777}
 #ktable td:nth-child(2){word-break:break-all}
 .asrt{color:#b00020} .pager button{font-size:13px}
 """

@@ -150,6 +150,10 @@ class Kernel:
     # () -> the lines, for an index read from the cache (which does not store them); never serialized
     source_loader: object = field(default=None, repr=False, compare=False)
 
+    def __repr__(self) -> str:
+        return (f"<Kernel {self.name} {self.kind}/{self.flavor}: {len(self.params)} params, {len(self.tmps)} tmps, "
+                f"{len(self.assertions)} assertions, {len(self.source)} lines>")
+
     def param(self, name: str) -> KernelParam | None:
         return next((p for p in self.params if p.name == name), None)
 
@@ -257,6 +261,10 @@ class Model:
     @property
     def skipped_statements(self) -> int:
         return sum(c.missed for c in self.coverage.values())
+
+    def __repr__(self) -> str:
+        return (f"<Model {self.name!r} {self.device}: {len(self.inputs)} inputs, {len(self.symbols)} symbols, "
+                f"{len(self.kernels)} kernels, {len(self.calls)} calls>")
 
     @property
     def device(self) -> str | None:

@@ -76,7 +76,10 @@ def render_summary(console: Console, s: dict) -> None:
             console.print(t)
 
         t = Table(title=f"kernels ({len(m['kernels'])}; {m['assertions']} assertions)", title_justify="left", show_edge=False)
-        for col in ("kernel", "kind", "launches", "assertions", "assert lines"):
+        # Never "…": two kernels must not look alike.  Names fold; the other columns give way to them.
+        longest = max((len(k["name"]) for k in m["kernels"]), default=6)
+        t.add_column("kernel", overflow="fold", min_width=max(6, min(longest, console.width - 40)))
+        for col in ("kind", "launches", "assertions", "assert lines"):
             t.add_column(col)
         for k in m["kernels"]:
             _row(t, k["name"], f"{k['kind']} {k['flavor']}" if k["kind"] == "triton" else k["kind"], str(k["launches"]),
@@ -162,9 +165,7 @@ def render_trace(console: Console, r: TraceResult) -> None:
         from .render_queries import render_candidates
 
         render_candidates(console, r.candidates)
-    elif not r.matches:
-        console.print(f"no assertion matched: looked for {r.looked_for}")
-    elif r.ambiguous:
+    elif r.matches and r.ambiguous:  # no match at all: the CLI says so once, on stderr, with what there is
         console.print(Text(f"ambiguous: {len(r.matches)} assertions match {r.looked_for}; ranked below. Pass the "
                            "whole error text (--log) so the .py path or kernel name can tell them apart.", style="yellow"))
     for mt in r.matches:

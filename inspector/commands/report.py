@@ -1,0 +1,55 @@
+"""`pt2-inspect report`: one self-contained HTML file (the page itself is built by inspector.report)."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = """Write one self-contained HTML report: the package summary, every kernel with its
+assertions (searchable, 100 a page), and with --log each traced failure drawn as
+a graph (assertion -> bound -> call argument -> symbol -> input dim, and where
+the index comes from); click a node to see its source. Nothing is fetched when
+the page is viewed: open it from disk, mail it, attach it to a bug.
+
+examples:
+  pt2-inspect report pkg.pt2 --log error.log -o report.html
+  pt2-inspect report pkg.pt2 -o report.html            (summary and kernels only)
+"""
+
+
+def add_parser(sub) -> None:
+    from ..cli import EXIT_CODES
+
+    p = sub.add_parser("report", help="write a self-contained HTML report", description=HELP,
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXIT_CODES)
+    p.add_argument("package", metavar="PKG")
+    p.add_argument("--log", metavar="FILE", help="a log holding the error: trace it into the report ('-' for stdin)")
+    p.add_argument("--model", metavar="NAME", help="only this model of the package")
+    p.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
+    p.add_argument("--json", action="store_true", help="print what was written as one JSON object")
+    p.set_defaults(run=run)
+
+
+def run(a) -> int:
+    import json
+    import sys
+
+    from ..cli import _read_log, check_output_path, write_output
+    from ..package import open_package
+    from ..report import build_report
+
+    check_output_path(a.output)
+    log = _read_log(a.log) if a.log else None
+    with open_package(a.package) as pkg:
+        page, info = build_report(pkg, log, model=a.model, with_info=True)
+    write_output(a.output, page)
+    info.update(output=a.output, bytes=len(page.encode("utf-8")))
+    if a.json:
+        print(json.dumps(info, indent=2))
+    else:
+        print(f"{info['verdict']}\nwrote {a.output} ({info['bytes']:,} bytes: {info['traces']} traced failure(s), "
+              f"{info['kernels']} kernels)")
+    if log is not None and not info["traces"]:
+        print(f"pt2-inspect: nothing found: no assertion in {a.package} matches {info['looked_for']} "
+              "(the report has the summary and kernels)", file=sys.stderr)
+        return 1
+    return 0

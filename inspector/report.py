@@ -1,0 +1,591 @@
+"""One self-contained HTML report of a package: summary, kernels, and each traced failure drawn as a graph.
+
+Query side only: it reads ``summarize`` and ``trace_assert`` results and the model's kernel/wrapper lines,
+lays each trace chain out itself (a layered layout, in Python) and writes SVG, HTML, a little CSS and a
+little vanilla JS into one string.  Nothing is fetched when the page is viewed.
+
+The kernel list is embedded as JSON and drawn by the page 100 rows at a time, so a package of 20,000
+kernels costs a few MB of data but only 100 table rows in the DOM.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass, field
+
+from .model import Kernel, Model
+from .package import Package
+from .trace import TraceMatch, TraceResult
+
+CONTEXT = 6  # lines either side of a marked line in the source panel
+MAX_TRACES = 20  # matches drawn; a bare message can match every assertion of a big package
+
+
+def _e(s) -> str:
+    return html.escape(str(s), quote=True)
+
+
+def _lines(text: list[str], first: int, mark: int | None, before: int = CONTEXT, after: int = CONTEXT):
+    """[[line, text], …] around ``mark`` (or the head when None) of a text whose first line is ``first``."""
+    if mark is None:
+        lo, hi = first, first + before + after
+    else:
+        lo, hi = mark - before, mark + after
+    lo, hi = max(lo, first), min(hi, first + len(text) - 1)
+    return _dedent([[n, text[n - first]] for n in range(lo, hi + 1)])
+
+
+def _dedent(lines: list[list]) -> list[list]:
+    """Drop the indentation all the lines share (CPU kernels sit 40 columns deep in loop nests)."""
+    pad = min((len(t) - len(t.lstrip()) for _, t in lines if t.strip()), default=0)
+    return [[n, t[pad:].rstrip()] for n, t in lines]
+
+
+# ---------------------------------------------------------------------------
+# A trace as a small graph: nodes with a label, a kind and the source to show on click
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Node:
+    key: str
+    label: str
+    kind: str  # assertion | param | call | symbol | input | tmp | buffer | kernel | constant | value | end
+    detail: str = ""
+    source: dict | None = None  # {"file", "lines": [[n, text]], "mark"}
+
+
+@dataclass
+class Chain:
+    nodes: dict[str, Node] = field(default_factory=dict)
+    edges: list[tuple[str, str, str]] = field(default_factory=list)
+    root: str = ""
+
+    def add(self, node: Node) -> str:
+        self.nodes.setdefault(node.key, node)
+        return node.key
+
+    def link(self, a: str, b: str, label: str = "") -> None:
+        if a != b and (a, b, label) not in self.edges:
+            self.edges.append((a, b, label))
+
+
+class _Sources:
+    """Numbered lines of the wrapper and of kernels, read once per model."""
+
+    def __init__(self, pkg: Package, m: Model):
+        self.m = m
+        self._wrapper: list[str] | None = None
+        self._pkg = pkg
+
+    @property
+    def wrapper(self) -> list[str]:
+        if self._wrapper is None:
+            self._wrapper = self._pkg.archive.read_text(self.m.wrapper_member).splitlines() if self.m.wrapper_member else []
+        return self._wrapper
+
+    def wrapper_at(self, line: int | None, before: int = CONTEXT, after: int = CONTEXT) -> dict | None:
+        if not line or not self.wrapper:
+            return None
+        return {"file": self.m.wrapper_member, "what": "wrapper.cpp", "lines": _lines(self.wrapper, 1, line, before, after),
+                "mark": line}
+
+    def kernel_at(self, k: Kernel | None, line: int | None) -> dict | None:
+        if k is None or not k.source:
+            return None
+        what = f"{k.name} ({'its .py numbering' if k.kind == 'triton' else 'kernel.cpp'})"
+        return {"file": k.source_file, "what": what, "lines": _lines(k.source, k.line_base, line), "mark": line}
+
+    def kernel_head(self, k: Kernel | None) -> dict | None:
+        """The kernel's signature and first lines (where its params are named)."""
+        if k is None or not k.source:
+            return None
+        first = next((i for i, t in enumerate(k.source) if "def " in t or "extern \"C\"" in t or "void " in t), 0)
+        return {"file": k.source_file, "what": f"{k.name} (signature)", "mark": None,
+                "lines": _dedent([[k.line_base + i, k.source[i]] for i in range(first, min(len(k.source), first + 12))])}
+
+
+def _tmp_def(k: Kernel, name: str, before: float):
+    best = None
+    for t in k.tmps:
+        if t.name == name and t.line < before and (best is None or t.line > best.line):
+            best = t
+    return best
+
+
+def trace_chain(pkg: Package, mt: TraceMatch) -> Chain:
+    """The chain of one match: assertion -> bound -> call argument -> symbol -> input/dim, and the index
+    origin through tmps, params, buffers and writer kernels to an input or constant."""
+    m = pkg.model(mt.model)
+    src = _Sources(pkg, m)
+    k = m.kernels.get(mt.kernel)
+    a = mt.assertion
+    c = Chain()
+    call_line = mt.call_sites[0] if mt.call_sites else None
+    short = a["message"].removeprefix("index out of bounds: ")
+    c.root = c.add(Node(f"assert:{mt.kernel}:{mt.file_line}", f"assert line {mt.file_line}: {short}", "assertion",
+                        f"{mt.kernel}, line {mt.file_line}", src.kernel_at(k, mt.file_line)))
+
+    # The bound.
+    if mt.static_bound is not None:
+        b = c.add(Node("bound:static", f"bound {a['bound_expr']} = {mt.static_bound} (a constant)", "constant",
+                       "the bound is a number baked into the kernel", src.kernel_at(k, mt.file_line)))
+        c.link(c.root, b, "bounded by")
+    elif mt.bound:
+        bc = mt.bound
+        p = c.add(Node(f"param:{mt.kernel}:{bc.kernel_param}", f"param {bc.kernel_param}", "param",
+                       f"kernel parameter of {mt.kernel}", src.kernel_head(k)))
+        c.link(c.root, p, "bounded by")
+        ca = c.add(Node(f"call:{call_line}:{bc.call_arg}", f"call argument {bc.call_arg}", "call",
+                        f"wrapper.cpp line {call_line}", src.wrapper_at(call_line, 3, 2)))
+        c.link(p, ca, "bound at call")
+        prev = ca
+        for al in ([bc.symbol] if bc.symbol and bc.symbol != bc.call_arg else []) + list(bc.aliases):
+            sy = m.symbols.get(al)
+            n = c.add(Node(f"sym:{al}", f"symbol {al}", "symbol", f"{sy.expr if sy else ''}",
+                           src.wrapper_at(sy.line if sy else None, 2, 2)))
+            c.link(prev, n, "alias")
+            prev = n
+        if bc.definition:
+            d = c.add(Node(f"def:{bc.symbol}", f"{bc.symbol or bc.call_arg} = {bc.definition}", "symbol",
+                           f"wrapper.cpp line {bc.definition_line}", src.wrapper_at(bc.definition_line, 2, 2)))
+            c.link(prev, d, "defined as")
+            prev = d
+        if bc.input:
+            inp = m.inputs[bc.input.index] if bc.input.index < len(m.inputs) else None
+            guards = [g.line for g in (inp.guards if inp else []) if g.dim == bc.input.dim]
+            rng = f"{bc.min if bc.min is not None else '?'}..{bc.max if bc.max is not None else '?'}"
+            n = c.add(Node(f"input:{bc.input.index}:dim{bc.input.dim}",
+                           f"input {bc.input.index} ({bc.input.name}) dim {bc.input.dim}", "input",
+                           f"guards allow {rng} (only with AOTI_RUNTIME_CHECK_INPUTS=1)",
+                           src.wrapper_at(guards[0], 2, 6) if guards else None))
+            c.link(prev, n, "size of")
+        else:
+            n = c.add(Node("bound:unresolved", "bound not traced to an input", "end"))
+            c.link(prev, n)
+
+    # Where the index comes from.
+    for o in mt.index_origin:
+        prev = c.root
+        cur = k
+        before: dict[str, float] = {mt.kernel: mt.file_line}
+        label = "index"
+        for step in o.path:
+            node = None
+            if step in m.kernels:
+                cur = m.kernels[step]
+                before[step] = float("inf")
+                site = next((s for s in m.calls if s.target == step), None)
+                node = Node(f"kernel:{step}", f"kernel {step}", "kernel",
+                            f"writes the buffer; launched at wrapper.cpp line {site.line}" if site else "writes the buffer",
+                            src.wrapper_at(site.line, 3, 2) if site else src.kernel_head(cur))
+            elif cur is not None and cur.param(step):
+                node = Node(f"param:{cur.name}:{step}", f"param {step}", "param", f"of {cur.name}", src.kernel_head(cur))
+            elif cur is not None and (t := _tmp_def(cur, step, before.get(cur.name, float("inf")))) is not None:
+                before[cur.name] = t.line
+                text = (cur.source_line(t.line) or "").strip().removeprefix("auto ").rstrip(";")
+                node = Node(f"tmp:{cur.name}:{t.line}", text if text.startswith(step) else f"{step} = {t.expr.text}", "tmp",
+                            f"{cur.name}, line {t.line}", src.kernel_at(cur, t.line))
+            elif step in m.buffers:
+                bd = m.buffers[step]
+                node = Node(f"buf:{step}", f"buffer {step}", "buffer", f"{bd.kind} at wrapper.cpp line {bd.line}",
+                            src.wrapper_at(bd.line, 2, 2))
+            elif (inp := m.input_by_name(step)) is not None or re.fullmatch(r"input \d+", step):
+                if inp is None:
+                    idx = int(step.split()[1])
+                    inp = m.inputs[idx] if idx < len(m.inputs) else None
+                if inp is None:
+                    node = Node(f"v:{step}", step, "input")
+                else:
+                    guards = [g.line for g in inp.guards]
+                    node = Node(f"input:{inp.index}", f"input {inp.index} ({inp.name})", "input",
+                                f"{inp.dtype or '?'} [{', '.join(map(str, inp.shape))}]",
+                                src.wrapper_at(guards[0], 2, 6) if guards else None)
+            elif step in m.constant_bindings:
+                const = next((x for x in m.constants if x.index == m.constant_bindings[step]), None)
+                node = Node(f"const:{step}", f"constant {step}", "constant", const.fqn if const and const.fqn else "")
+            else:
+                node = Node(f"v:{step}", step, "value")
+            key = c.add(node)
+            c.link(prev, key, label)
+            label = ""
+            prev = key
+        end = None
+        if o.constant and f"const:{o.constant}" not in c.nodes:
+            end = Node(f"const:{o.constant}", f"constant {o.constant}", "constant")
+        elif o.computed:
+            end = Node(f"end:computed:{o.computed}", o.computed, "end", "computed from loop indices and sizes")
+        elif o.unresolved:
+            end = Node(f"end:unresolved:{o.unresolved}", f"? {o.unresolved}", "end", "the walk stopped here")
+        if end is not None:
+            c.link(prev, c.add(end))
+    return c
+
+
+# ---------------------------------------------------------------------------
+# Layout and SVG
+# ---------------------------------------------------------------------------
+
+NODE_H = 30
+ROW_GAP = 22
+COL_W = 300
+MAX_LABEL = 40
+
+
+def layout(c: Chain) -> dict[str, tuple[int, int]]:
+    """Layered, top-down: a node's row is its distance from the assertion; columns keep the order the
+    chains were added in (the bound first, then each index origin)."""
+    rows: dict[str, int] = {c.root: 0}
+    order = [c.root]
+    changed = True
+    while changed:  # shortest distance; the chains are short, so plain relaxation is enough
+        changed = False
+        for a, b, _ in c.edges:
+            if a in rows and (b not in rows or rows[b] > rows[a] + 1):
+                if b not in rows:
+                    order.append(b)
+                rows[b] = rows[a] + 1
+                changed = True
+    for k in c.nodes:
+        if k not in rows:
+            rows[k] = 0
+            order.append(k)
+    # Column: inherit the parent's column when free, else the next free column of that row.
+    col: dict[str, int] = {c.root: 0}
+    used: dict[int, set[int]] = {0: {0}}
+    parents = {}
+    for a, b, _ in c.edges:
+        parents.setdefault(b, a)
+    branch = 0
+    for k in order[1:]:
+        r = rows[k]
+        want = col.get(parents.get(k), 0)
+        if parents.get(k) == c.root:
+            want = branch
+            branch += 1
+        taken = used.setdefault(r, set())
+        while want in taken:
+            want += 1
+        taken.add(want)
+        col[k] = want
+    return {k: (col[k], rows[k]) for k in c.nodes}
+
+
+def _short(s: str, n: int = MAX_LABEL) -> str:
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def chain_svg(c: Chain, trace_id: int) -> str:
+    pos = layout(c)
+    ncols = max((x for x, _ in pos.values()), default=0) + 1
+    nrows = max((y for _, y in pos.values()), default=0) + 1
+    w, h = ncols * COL_W + 20, nrows * (NODE_H + ROW_GAP) + 20
+    box_w = COL_W - 30
+
+    def xy(k):
+        x, y = pos[k]
+        return 10 + x * COL_W, 10 + y * (NODE_H + ROW_GAP)
+
+    out = [f'<svg class="chain" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
+           f'role="img" aria-label="trace chain">']
+    out.append('<defs><marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+               'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#888"/></marker></defs>')
+    for a, b, label in c.edges:
+        (x1, y1), (x2, y2) = xy(a), xy(b)
+        sx, sy, ex, ey = x1 + box_w / 2, y1 + NODE_H, x2 + box_w / 2, y2
+        if y2 <= y1:  # same or earlier row: go round the side
+            sx, sy, ex, ey = x1 + box_w, y1 + NODE_H / 2, x2 + box_w, y2 + NODE_H / 2
+        my = (sy + ey) / 2
+        out.append(f'<path class="edge" d="M{sx:.0f},{sy:.0f} C{sx:.0f},{my:.0f} {ex:.0f},{my:.0f} {ex:.0f},{ey:.0f}" '
+                   f'marker-end="url(#arr)"><title>{_e(label)}</title></path>')
+        if label and x1 == x2:  # straight down: the hop's name beside the arrow
+            out.append(f'<text class="elabel" x="{sx + 6:.0f}" y="{my + 4:.0f}">{_e(label)}</text>')
+    for i, (k, n) in enumerate(c.nodes.items()):
+        x, y = xy(k)
+        out.append(f'<g class="node k-{n.kind}" data-trace="{trace_id}" data-node="{i}" tabindex="0" '
+                   f'data-label="{_e(n.label.lower())}" transform="translate({x},{y})">'
+                   f'<title>{_e(n.label)}{(" — " + _e(n.detail)) if n.detail else ""}</title>'
+                   f'<rect width="{box_w}" height="{NODE_H}" rx="6"/>'
+                   f'<text x="8" y="{NODE_H / 2 + 4:.0f}">{_e(_short(n.label))}</text></g>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------
+# The page
+# ---------------------------------------------------------------------------
+
+
+def kernel_rows(m: Model) -> list[list]:
+    """[name, kind, launches, [[line, message]…], [inputs read], [fx nodes]] per kernel: the list's data."""
+    launches: dict[str, int] = {}
+    inputs: dict[str, dict] = {}
+    fx: dict[str, dict] = {}
+    in_names = {i.name for i in m.inputs}
+    for s in m.calls:
+        if s.kind != "kernel":
+            continue
+        launches[s.target] = launches.get(s.target, 0) + 1
+        for arg in s.args:
+            if arg.base in in_names:
+                inputs.setdefault(s.target, {})[arg.base] = None
+        for n in s.source_nodes:
+            fx.setdefault(s.target, {})[n] = None
+    return [[k.name, k.kind if k.kind != "triton" else f"triton {k.flavor}", launches.get(k.name, 0),
+             [[a.line, a.message] for a in k.assertions], list(inputs.get(k.name, {})), list(fx.get(k.name, {}))]
+            for k in m.kernels.values()]
+
+
+def _verdict(summary: dict, r: TraceResult | None) -> str:
+    n_k = sum(len(m["kernels"]) for m in summary["models"])
+    n_a = sum(m["assertions"] for m in summary["models"])
+    if r is None:
+        return f"{n_k} kernels, {n_a} assertions; no log given, so no failure is traced (pass --log FILE)"
+    if not r.matches:
+        return f"nothing found: no assertion matches {r.looked_for}"
+    mt = r.matches[0]
+    to = ""
+    if mt.bound and mt.bound.input:
+        to = f" → bound from input {mt.bound.input.index} ({mt.bound.input.name}) dim {mt.bound.input.dim}"
+    elif mt.static_bound is not None:
+        to = f" (bound {mt.static_bound}, a constant)"
+    srcs = [f"input {o.input.index} ({o.input.name})" for o in mt.index_origin if o.input]
+    idx = f"; index from {', '.join(dict.fromkeys(srcs))}" if srcs else ""
+    if r.ambiguous:
+        return (f"ambiguous: {len(r.matches)} assertions match {r.looked_for}; the first, {mt.kernel}{to}{idx} "
+                "(a whole log, with the .py path or kernel name, tells them apart)")
+    more = f" (+{len(r.matches) - 1} more match{'es' if len(r.matches) > 2 else ''})" if len(r.matches) > 1 else ""
+    return f"✗ {mt.assertion['message']} in {mt.kernel}{to}{idx}{more}"
+
+
+def _table(cols: list[str], rows: list[list], cap: int = 500) -> str:
+    body = "".join("<tr>" + "".join(f"<td>{_e('-' if v is None else v)}</td>" for v in r) + "</tr>" for r in rows[:cap])
+    more = f'<p class="note">{len(rows) - cap} more not shown (see <code>show --json</code>)</p>' if len(rows) > cap else ""
+    return (f"<table><thead><tr>{''.join(f'<th>{_e(c)}</th>' for c in cols)}</tr></thead><tbody>{body}</tbody></table>"
+            + more)
+
+
+def _shape(s) -> str:
+    return "[" + ", ".join(map(str, s)) + "]" if s is not None else "-"
+
+
+def _summary_html(s: dict) -> str:
+    out = [f'<p><b>package</b> {_e(s["package"])} · <b>format</b> {_e(s["format"])} · '
+           f'<b>archive_version</b> {_e(s["archive_version"])}</p>']
+    for m in s["models"]:
+        dev = m["device"] or "?"
+        if m["compute_capability"]:
+            dev += f", compute capability {m['compute_capability']}"
+        if m["cpu_isa"]:
+            dev += f", CPU ISA {m['cpu_isa']}"
+        out.append(f'<h3>model {_e(m["name"])} <span class="dim">{_e(dev)}</span></h3>')
+        out.append(f'<p class="dim">wrapper {_e(m["wrapper"])}</p>')
+        out.append("<h4>inputs</h4>" + _table(["#", "name", "dtype", "shape", "stride", "device"], [
+            [i["index"], i["name"], i["dtype"], _shape(i["shape"]), _shape(i["stride"]), i["device"]] for i in m["inputs"]]))
+        if m["symbols"]:
+            out.append("<h4>symbols (range: input guards)</h4>" + _table(["symbol", "input", "dim", "min", "max", "note"], [
+                [x["name"], x["input"], x["dim"], x["min"], x["max"], f"alias of {x['alias_of']}" if x["alias_of"] else ""]
+                for x in m["symbols"]]))
+            out.append(f'<p class="note">{_e(s["guard_note"])}</p>')
+        out.append("<h4>outputs</h4>" + _table(["#", "name", "from"], [[o["index"], o["name"], o["source"]]
+                                                                      for o in m["outputs"]]))
+        if m["constants"]:
+            out.append(f"<details><summary>constants ({len(m['constants'])})</summary>" + _table(
+                ["name", "fqn", "dtype", "shape", "bytes"],
+                [[c["name"], c["fqn"], c["dtype"], _shape(c["shape"]), c["nbytes"]] for c in m["constants"]]) + "</details>")
+        if m["extern_ops"]:
+            ext = ", ".join(f"{e['name']} ×{e['calls']}" for e in m["extern_ops"])
+            out.append(f"<p>extern ops: {_e(ext)}</p>")
+        for w in m["warnings"]:
+            out.append(f'<p class="warn">warning: {_e(w)}</p>')
+    return "".join(out)
+
+
+def _code(src: dict | None) -> str:
+    if not src:
+        return '<p class="dim">no source for this node</p>'
+    rows = "".join(f'<tr class="{"mark" if n == src.get("mark") else ""}"><td class="ln">{n}</td><td>{_e(t)}</td></tr>'
+                   for n, t in src["lines"])
+    return f'<div class="file">{_e(src.get("what") or src["file"])}</div><table class="code">{rows}</table>'
+
+
+def _trace_html(pkg: Package, i: int, mt: TraceMatch, chain: Chain) -> tuple[str, list]:
+    m = pkg.model(mt.model)
+    src = _Sources(pkg, m)
+    nodes = [{"label": n.label, "kind": n.kind, "detail": n.detail, "source": n.source} for n in chain.nodes.values()]
+    how = "exact" if mt.exact else "candidate"
+    expl = "".join(f"<li>{_e(x)}</li>" for x in mt.explanation)
+    calls = "".join(_code(src.wrapper_at(ln, 4, 2)) for ln in mt.call_sites[:3])
+    snippet = {"file": mt.source_file, "what": f"{mt.kernel} around line {mt.file_line}",
+               "lines": _dedent([[n, t] for n, t in mt.snippet]), "mark": mt.file_line}
+    stacks = "".join(f"<pre>{_e(s)}</pre>" for s in mt.stack_traces)
+    body = f"""
+<section class="trace" id="trace-{i}">
+  <h2>✗ {_e(mt.assertion['message'])}</h2>
+  <p class="how">model {_e(mt.model)} · kernel <code>{_e(mt.kernel)}</code> line {mt.file_line} · {how}: {_e(mt.matched_by)}</p>
+  <ul class="explain">{expl}</ul>
+  <div class="row">
+    <div class="graph">{chain_svg(chain, i)}</div>
+    <aside class="panel" id="panel-{i}"><div class="ptitle">{_e(nodes[0]['label'])}</div>
+      <div class="pdetail">{_e(nodes[0]['detail'])}</div>{_code(nodes[0]['source'])}</aside>
+  </div>
+  <p class="dim">click a node to see its source</p>
+  <details open><summary>kernel source around the assert</summary>{_code(snippet)}</details>
+  <details open><summary>wrapper.cpp lines of the call site{'s' if len(mt.call_sites) > 1 else ''}</summary>{calls or '<p class="dim">no launch found</p>'}</details>
+  <p><b>source nodes</b> {_e(", ".join(mt.source_nodes))}{' (derived from the kernel name)' if mt.source_nodes_derived else ''}
+  {('<br><b>ATen</b> ' + _e(", ".join(mt.aten_ops))) if mt.aten_ops else ''}</p>
+  {f'<details><summary>user stack traces</summary>{stacks}</details>' if stacks else ''}
+</section>"""
+    return body, nodes
+
+
+def _json_script(id_: str, data) -> str:
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    text = text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    return f'<script type="application/json" id="{id_}">{text}</script>'
+
+
+def build_report(pkg: Package, log: str | None = None, *, model: str | None = None, with_info: bool = False):
+    """The whole report as one HTML string (the Python twin of `pt2-inspect report`); with ``with_info``,
+    ``(html, {"verdict", "traces", "kernels", "looked_for"})``."""
+    from .summary import summarize
+    from .trace import trace_assert
+
+    summary = summarize(pkg, model)
+    r = trace_assert(pkg, log=log, model=model) if log is not None else None
+    traces, trace_nodes = [], []
+    for i, mt in enumerate((r.matches if r else [])[:MAX_TRACES]):
+        body, nodes = _trace_html(pkg, i, mt, trace_chain(pkg, mt))
+        traces.append(body)
+        trace_nodes.append(nodes)
+    kernels = []
+    for name in ([model] if model else pkg.model_names):
+        for row in kernel_rows(pkg.model(name)):
+            kernels.append([name] + row)
+    notes = ""
+    if r is not None:
+        notes = "".join(f'<p class="note"><b>context:</b> {_e(x)}</p>' for x in r.context)
+        notes += "".join(f'<p class="warn"><b>hint:</b> {_e(x)}</p>' for x in r.hints)
+        if r.ambiguous:
+            notes += (f'<p class="warn">ambiguous: {len(r.matches)} assertions match {_e(r.looked_for)}; ranked below'
+                      + (f" (the first {MAX_TRACES} drawn)" if len(r.matches) > MAX_TRACES else "") + "</p>")
+    verdict = _verdict(summary, r)
+    n_assert = sum(m["assertions"] for m in summary["models"])
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<title>pt2-inspect report: {_e(summary['package'])}</title>
+<style>{CSS}</style></head>
+<body>
+<header><h1 id="verdict">{_e(verdict)}</h1>
+<p class="dim">pt2-inspect report of {_e(summary['package'])}: read from the package alone, nothing in it was run or loaded.</p>
+<input id="search" type="search" placeholder="search kernels, inputs, FX nodes…" autocomplete="off">
+<nav><a href="#traces">traced failures ({len(traces)})</a> · <a href="#summary">summary</a> · <a href="#kernels">kernels ({len(kernels)}; {n_assert} assertions)</a></nav>
+</header>
+<main>
+<div id="traces">{notes}{''.join(traces) if traces else ('<p class="dim">no failure traced</p>' if r is not None else '')}</div>
+<section id="summary"><h2>summary</h2>{_summary_html(summary)}</section>
+<section id="kernels"><h2>kernels</h2>
+<p><label><input type="checkbox" id="only-asserts"> only kernels with assertions</label> · <span id="kcount"></span></p>
+<table id="ktable"><thead><tr><th>model</th><th>kernel</th><th>kind</th><th>launches</th><th>assertions</th><th>inputs read</th><th>FX nodes</th></tr></thead><tbody></tbody></table>
+<p class="pager"><button id="prev">◀ previous</button> <span id="page"></span> <button id="next">next ▶</button></p>
+</section>
+</main>
+{_json_script("kernel-data", kernels)}
+{_json_script("trace-data", trace_nodes)}
+<script>{JS}</script>
+</body></html>
+"""
+    if not with_info:
+        return page
+    return page, {"verdict": verdict, "traces": len(traces), "kernels": len(kernels),
+                  "looked_for": r.looked_for if r else None}
+
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1d1d1f;background:#fafafa}
+header{position:sticky;top:0;background:#fff;border-bottom:1px solid #ddd;padding:10px 18px;z-index:2}
+h1{font-size:17px;margin:0 0 4px;color:#b00020;word-break:break-all}
+h2{font-size:16px;margin:18px 0 6px} h3{font-size:15px} h4{margin:10px 0 4px}
+main{padding:0 18px 40px} .dim{color:#666} .note{color:#555;font-size:13px} .warn{color:#8a5a00}
+#search{width:420px;max-width:90%;padding:5px 8px;margin:6px 0;font-size:14px}
+nav a{color:#0b57d0}
+table{border-collapse:collapse;margin:4px 0} th,td{border-bottom:1px solid #e4e4e4;padding:2px 10px 2px 0;text-align:left;vertical-align:top}
+td{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px}
+.trace{background:#fff;border:1px solid #ddd;border-radius:8px;padding:6px 14px 10px;margin:12px 0}
+.trace h2{color:#b00020}
+.row{display:flex;gap:14px;align-items:flex-start;flex-wrap:wrap}
+.graph{overflow:auto;max-width:100%;border:1px solid #eee;border-radius:6px;background:#fcfcfc}
+.panel{flex:1;min-width:380px;position:sticky;top:170px;max-height:75vh;border:1px solid #ddd;border-radius:6px;padding:6px 10px;background:#fff;overflow:auto}
+.ptitle{font-weight:600;word-break:break-all} .pdetail{color:#555;font-size:13px;margin-bottom:4px}
+.file{font-size:12px;color:#555;margin-top:4px;word-break:break-all}
+table.code td{border:0;padding:0 8px 0 0;white-space:pre;font-size:12px}
+table.code td.ln{color:#999;text-align:right;user-select:none}
+table.code tr.mark td{background:#ffe3e3;font-weight:600}
+svg.chain .node{cursor:pointer}
+svg.chain .node rect{fill:#eef3fb;stroke:#7a96c2;stroke-width:1.2}
+svg.chain .node text{font:12px ui-monospace,Menlo,Consolas,monospace;fill:#111;pointer-events:none}
+svg.chain .k-assertion rect{fill:#ffe3e3;stroke:#c62828}
+svg.chain .k-input rect{fill:#e3f6e5;stroke:#2e7d32}
+svg.chain .k-symbol rect,svg.chain .k-call rect{fill:#fff6dd;stroke:#b08900}
+svg.chain .k-kernel rect,svg.chain .k-buffer rect{fill:#f1e8fb;stroke:#7b52ab}
+svg.chain .k-constant rect{fill:#eceff1;stroke:#546e7a}
+svg.chain .k-end rect{fill:#fff;stroke:#999;stroke-dasharray:4 3}
+svg.chain .node.sel rect{stroke-width:3;stroke:#0b57d0}
+svg.chain .node.hit rect{stroke-width:3;stroke:#f57c00}
+svg.chain .edge{fill:none;stroke:#888;stroke-width:1.3}
+svg.chain .elabel{font:10px system-ui,sans-serif;fill:#777}
+#ktable td:nth-child(2){word-break:break-all}
+.asrt{color:#b00020} .pager button{font-size:13px}
+"""
+
+JS = r"""
+(function(){
+const PAGE=100;
+const kernels=JSON.parse(document.getElementById('kernel-data').textContent);
+const traces=JSON.parse(document.getElementById('trace-data').textContent);
+const tbody=document.querySelector('#ktable tbody');
+const search=document.getElementById('search'), only=document.getElementById('only-asserts');
+let rows=kernels, page=0;
+function esc(s){return String(s).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));}
+function filter(){
+  const q=search.value.trim().toLowerCase();
+  rows=kernels.filter(k=>(!only.checked||k[4].length)&&(!q||k[1].toLowerCase().includes(q)||
+    k[5].some(x=>x.toLowerCase().includes(q))||k[6].some(x=>x.toLowerCase().includes(q))));
+  page=0; draw();
+  document.querySelectorAll('svg.chain .node').forEach(n=>n.classList.toggle('hit',!!q&&n.dataset.label.includes(q)));
+}
+function draw(){
+  const pages=Math.max(1,Math.ceil(rows.length/PAGE)); page=Math.min(page,pages-1);
+  const part=rows.slice(page*PAGE,(page+1)*PAGE);
+  tbody.innerHTML=part.map(k=>'<tr><td>'+esc(k[0])+'</td><td>'+esc(k[1])+'</td><td>'+esc(k[2])+'</td><td>'+esc(k[3])+
+    '</td><td>'+(k[4].length?k[4].map(a=>'<div class="asrt">line '+a[0]+': '+esc(a[1])+'</div>').join(''):'-')+
+    '</td><td>'+esc(k[5].join(', '))+'</td><td>'+esc(k[6].join(', '))+'</td></tr>').join('');
+  document.getElementById('kcount').textContent=rows.length+' of '+kernels.length+' kernels';
+  document.getElementById('page').textContent='page '+(page+1)+' of '+pages;
+  document.getElementById('prev').disabled=page==0; document.getElementById('next').disabled=page>=pages-1;
+}
+function code(src){
+  if(!src) return '<p class="dim">no source for this node</p>';
+  return '<div class="file">'+esc(src.what||src.file)+'</div><table class="code">'+src.lines.map(l=>
+    '<tr class="'+(l[0]===src.mark?'mark':'')+'"><td class="ln">'+l[0]+'</td><td>'+esc(l[1])+'</td></tr>').join('')+'</table>';
+}
+function pick(g){
+  const t=+g.dataset.trace, n=traces[t][+g.dataset.node];
+  g.closest('svg').querySelectorAll('.node').forEach(x=>x.classList.remove('sel')); g.classList.add('sel');
+  document.getElementById('panel-'+t).innerHTML='<div class="ptitle">'+esc(n.label)+'</div><div class="pdetail">'+
+    esc(n.detail||'')+'</div>'+code(n.source);
+}
+document.querySelectorAll('svg.chain .node').forEach(g=>{
+  g.addEventListener('click',()=>pick(g));
+  g.addEventListener('keydown',e=>{if(e.key==='Enter'||e.key===' '){e.preventDefault();pick(g);}});
+});
+search.addEventListener('input',filter); only.addEventListener('change',filter);
+document.getElementById('prev').onclick=()=>{page--;draw();};
+document.getElementById('next').onclick=()=>{page++;draw();};
+filter();
+})();
+"""

@@ -152,14 +152,19 @@ class Kernel:
 
     def __repr__(self) -> str:
         return (f"<Kernel {self.name} {self.kind}/{self.flavor}: {len(self.params)} params, {len(self.tmps)} tmps, "
-                f"{len(self.assertions)} assertions, {len(self.source)} lines>")
+                f"{len(self.assertions)} assertions, {len(self.source) or self.source_count} lines>")
 
     def param(self, name: str) -> KernelParam | None:
         return next((p for p in self.params if p.name == name), None)
 
-    def source_line(self, line: int) -> str | None:
+    def lines(self) -> list[str]:
+        """The kernel's source lines (read from the package on first use when the index came from the cache)."""
         if not self.source and self.source_loader is not None:
             self.source = self.source_loader()
+        return self.source
+
+    def source_line(self, line: int) -> str | None:
+        self.lines()
         i = line - self.line_base
         return self.source[i] if 0 <= i < len(self.source) else None
 

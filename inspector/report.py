@@ -93,14 +93,14 @@ class _Sources:
                 "mark": line}
 
     def kernel_at(self, k: Kernel | None, line: int | None) -> dict | None:
-        if k is None or not k.source:
+        if k is None or not k.lines():
             return None
         what = f"{k.name} ({'its .py numbering' if k.kind == 'triton' else 'kernel.cpp'})"
         return {"file": k.source_file, "what": what, "lines": _lines(k.source, k.line_base, line), "mark": line}
 
     def kernel_head(self, k: Kernel | None) -> dict | None:
         """The kernel's signature and first lines (where its params are named)."""
-        if k is None or not k.source:
+        if k is None or not k.lines():
             return None
         first = next((i for i, t in enumerate(k.source) if "def " in t or "extern \"C\"" in t or "void " in t), 0)
         return {"file": k.source_file, "what": f"{k.name} (signature)", "mark": None,

@@ -54,7 +54,7 @@ def source_lines(pkg, *, kernel: str | None = None, wrapper: bool = False, line:
             listing = ", ".join(list(m.kernels)[:20]) + (f" … ({len(m.kernels)} in all)" if len(m.kernels) > 20 else "")
             raise UsageError(f"no kernel {kernel!r} in model {m.name!r}"
                              + (f"; did you mean {', '.join(close)}?" if close else f"; kernels: {listing or 'none'}"))
-        file, text, first = k.source_file, k.source, k.line_base
+        file, text, first = k.source_file, k.lines(), k.line_base
     last = first + len(text) - 1
     if line is not None:
         if not first <= line <= last:

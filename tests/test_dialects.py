@@ -14,8 +14,16 @@ from inspector.cli import main
 from inspector.dialects import CPU_KERNEL_CPP, CUDA_CALL_TRITON, DIALECTS, FALLBACK, by_name, sniff
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = sorted(ROOT.glob("sample_packages/*/*/*.pt2"))
-EXPECTED = {"cpu": CPU_KERNEL_CPP.name, "cuda": CUDA_CALL_TRITON.name}
+MANIFESTS = sorted(ROOT.glob("sample_packages/*/*/manifest.json"))
+
+
+def expected_dialect(man: dict) -> str | None:
+    """The family a sample was built as, from its manifest (device, torch build)."""
+    if man["device"] == "cuda":
+        return CUDA_CALL_TRITON.name
+    if man.get("torch", "").startswith("2.6."):
+        return None  # one <hash>.cpp, no .wrapper.cpp: a layout this version does not read yet (issue 8)
+    return CPU_KERNEL_CPP.name
 
 
 def _wrappers(pkg: Path):
@@ -23,16 +31,21 @@ def _wrappers(pkg: Path):
         return [zf.read(n).decode() for n in zf.namelist() if n.endswith(".wrapper.cpp")]
 
 
-@pytest.mark.parametrize("pkg", SAMPLES, ids=[f"{p.parent.parent.name}-{p.parent.name}" for p in SAMPLES])
-def test_every_sample_sniffs_as_its_family(pkg):
-    texts = _wrappers(pkg)
+@pytest.mark.parametrize("manifest", MANIFESTS, ids=[f"{p.parent.parent.name}-{p.parent.name}" for p in MANIFESTS])
+def test_every_sample_sniffs_as_its_family(manifest):
+    man = json.loads(manifest.read_text())
+    want = expected_dialect(man)
+    if want is None:
+        pytest.skip(f"torch {man['torch']} layout not read yet (issue 8)")
+    texts = _wrappers(manifest.parent / f"{man['name']}.pt2")
     assert texts
     for text in texts:
-        assert sniff(text).name == EXPECTED[pkg.parent.parent.name]
+        assert sniff(text).name == want
 
 
 def test_samples_were_found():
-    assert len(SAMPLES) >= 12
+    assert len(MANIFESTS) >= 12
+    assert {expected_dialect(json.loads(m.read_text())) for m in MANIFESTS} >= {CPU_KERNEL_CPP.name, CUDA_CALL_TRITON.name}
 
 
 def test_show_json_reports_the_dialect(capsys):

@@ -216,7 +216,8 @@ def test_grep_recipe_agrees_with_graph(manifest):
                         assert number, grep[a.line]
                         assert mt.static_bound == int(number.group(1))
                         checked["static_bound"] += 1
-    assert checked["lines"] >= 1, checked  # every sample holds at least one index check
+    if man["expect"].get("kernel_kind") != "extern":  # an ATen op checks its own indices
+        assert checked["lines"] >= 1, checked  # every other sample holds at least one index check
     assert checked["size_bound"] + checked["static_bound"] == checked["lines"]
     if man["expect"]["bound_input"]:
         assert checked["size_bound"] >= 1, checked

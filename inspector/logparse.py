@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 _CUDA = re.compile(
     r"(?P<file>[^\s:]+\.py):(?P<line>\d+):\s*\S+:\s*block:\s*\[(?P<block>[\d,\s]+)\],\s*thread:\s*\[(?P<thread>[\d,\s]+)\]\s*"
     r"Assertion\s*`(?P<msg>.*?)`\s*failed")
-_CPU_FROM = re.compile(r"Exception raised from (?P<kernel>\w+) at (?P<file>\S+?\.kernel\.cpp):(?P<line>\d+)")
+_CPU_FROM = re.compile(r"Exception raised from (?P<kernel>\w+) at (?P<file>\S+?(?:\.kernel)?\.cpp):(?P<line>\d+)")
 _CPU_MSG = re.compile(r"(?:RuntimeError|Error|what\(\)|c10::Error|IndexError):\s+(?P<msg>.+?)\s*$")
 _NOTICED = re.compile(
     r"Error:\s+(?P<call>\w+)\(.*?\)\s+API call failed at (?P<file>\S+?\.wrapper\.cpp), line (?P<line>\d+)")

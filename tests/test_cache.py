@@ -145,7 +145,7 @@ def test_concurrent_writers_leave_one_whole_file(tmp_path, cache_dir):
     files = list(cache_dir.iterdir())
     assert [f.suffix for f in files] == [".json"]  # no temporary file left behind
     doc = json.loads(files[0].read_text())
-    assert doc["tool"] == cache.TOOL and doc["model"]["name"] == "model"
+    assert doc["tool"] == cache.TOOL and cache.load_model(doc["model"]).name == "model"
     with inspector.open_package(pkg, cache=True) as p:
         assert not [w for w in p.model().warnings if "index cache" in w]
 

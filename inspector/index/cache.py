@@ -31,7 +31,7 @@ from pathlib import Path
 from .. import __version__
 from .. import model as M
 
-FORMAT = 1
+FORMAT = 2
 TOOL = "pt2-inspect index cache"
 _SKIP = {("Kernel", "source"), ("Kernel", "source_loader")}
 
@@ -50,7 +50,7 @@ def cache_dir() -> Path:
 
 def make_key(parts: list[str]) -> str:
     h = hashlib.blake2b(digest_size=20)
-    for p in [TOOL, str(FORMAT), __version__, *parts]:
+    for p in [TOOL, str(FORMAT), __version__, _schema(), *parts]:
         h.update(p.encode("utf-8", "surrogateescape"))
         h.update(b"\0")
     return h.hexdigest()
@@ -59,15 +59,32 @@ def make_key(parts: list[str]) -> str:
 # -- encoding ------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=None)
+def _fields(cls) -> tuple[str, ...]:
+    """The fields a dataclass is stored with, in order: each instance is one JSON array (half the size
+    of an object and faster to read; the field list is part of the cache key, see `_schema`)."""
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init and (cls.__name__, f.name) not in _SKIP)
+
+
 def _enc(obj):
     if dataclasses.is_dataclass(obj):
-        cls = type(obj).__name__
-        return {f.name: _enc(getattr(obj, f.name)) for f in dataclasses.fields(obj) if (cls, f.name) not in _SKIP}
+        return [_enc(getattr(obj, n)) for n in _fields(type(obj))]
     if isinstance(obj, dict):
         return {str(k): _enc(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [_enc(v) for v in obj]
     return obj
+
+
+@functools.lru_cache(maxsize=None)
+def _schema() -> str:
+    """Every model dataclass's stored fields and their types: a model.py change makes a new cache key."""
+    parts = []
+    for name, cls in sorted(vars(M).items()):
+        if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == M.__name__:
+            hints = _hints(cls)
+            parts.append(f"{name}(" + ",".join(f"{n}:{hints[n]}" for n in _fields(cls)) + ")")
+    return ";".join(parts)
 
 
 @functools.lru_cache(maxsize=None)
@@ -108,12 +125,14 @@ def _decoder(tp):
         return lambda v: {k: inner(x) for k, x in _check(dict, v).items()}
     if dataclasses.is_dataclass(tp):
         hints = _hints(tp)
-        fields = [(f.name, _decoder(hints[f.name])) for f in dataclasses.fields(tp) if f.init]
+        names = _fields(tp)
+        decoders = [_decoder(hints[n]) for n in names]
 
         def dec(v):
-            _check(dict, v)
+            if not isinstance(v, list) or len(v) != len(names):
+                raise CacheError(f"{tp.__name__}: expected {len(names)} fields")
             try:
-                return tp(**{n: f(v[n]) for n, f in fields if n in v})
+                return tp(**{n: f(x) for n, f, x in zip(names, decoders, v)})
             except TypeError as e:
                 raise CacheError(f"{tp.__name__}: {e}") from None
 

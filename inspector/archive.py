@@ -52,6 +52,15 @@ class ModelFiles:
             self.kernel_cpp = member
         elif fn.endswith(".wrapper_metadata.json"):
             self.wrapper_metadata = member
+        elif fn.endswith(".cpp") and "." not in fn[: -len(".cpp")] and "/" not in fn:
+            # torch 2.6: one `<hash>.cpp` holds the wrapper and the cpp_fused_* kernels above run_impl
+            if self.wrapper is None:
+                self.wrapper = member
+            if self.kernel_cpp is None:
+                self.kernel_cpp = member
+        elif fn.endswith("_metadata.json") and "." not in fn[: -len("_metadata.json")] and "/" not in fn:
+            if self.wrapper_metadata is None:  # torch 2.6: `<hash>_metadata.json`
+                self.wrapper_metadata = member
         elif fn == "kernel_information.json":
             self.kernel_information = member
         elif fn.endswith((".cubin", ".hsaco", ".spv")):

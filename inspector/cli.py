@@ -362,9 +362,19 @@ def main(argv: list[str] | None = None) -> int:
 
     from .index import cache
 
+    saved = cache.ENABLED, package.PROGRESS
     package.SKIPPED.clear()
     cache.ENABLED = not a.no_cache
     package.PROGRESS = _Progress if sys.stderr.isatty() and not getattr(a, "json", False) else None
+    try:
+        return _run(a, debug)
+    finally:  # main() may be called in-process (tests, scripts): leave the library as it was
+        cache.ENABLED, package.PROGRESS = saved
+
+
+def _run(a, debug: bool) -> int:
+    from . import package
+
     try:
         from .commands import check, diagnose
 

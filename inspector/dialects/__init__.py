@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 # Wrapper statements by leading word -> the start rule of grammars/wrapper.lark.
-_DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ")
+_DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ", "decltype(auto) ")
 _CALL_HEAD = re.compile(r"\w+\(")
 
 
@@ -50,7 +50,8 @@ class Dialect:
     triton_close: str = "''', device_str"
     # The `.py` line a device assert prints, counted from the `async_compile.triton(` line as 1.
     triton_line_base: int = 1
-    cpp_kernels_member: str = "kernel.cpp"  # "kernel.cpp": a `<hash>.kernel.cpp` beside the wrapper
+    # "kernel.cpp": a `<hash>.kernel.cpp` beside the wrapper; "inline": in the same `<hash>.cpp` above run_impl
+    cpp_kernels_member: str = "kernel.cpp"
     # -- comments that travel with a call ----------------------------------------------------
     # "above_call": `// Topologically Sorted Source Nodes: […]` right above the call it describes
     # (on CPU builds only extern ops get one); "none": the family writes none.
@@ -92,7 +93,12 @@ class Dialect:
             return callee, "extern"
         return None
 
-    def matches(self, text: str) -> bool:
+    def matches(self, text: str, member: str = "") -> bool:
+        """The wrapper text carries the markers; a `<hash>.cpp` member (no `.wrapper.cpp`) is the inline
+        family's, a `*.wrapper.cpp` (or an unnamed text) the others'."""
+        inline_member = bool(member) and not member.endswith(".wrapper.cpp")
+        if inline_member != (self.cpp_kernels_member == "inline"):
+            return False
         return all(r in text for r in self.requires) and not any(x in text for x in self.excludes)
 
     def to_dict(self) -> dict:
@@ -121,6 +127,19 @@ CPU_KERNEL_CPP = Dialect(
     launcher_start=None,
 )
 
+CPU_INLINE = Dialect(
+    name="cpp-wrapper-cpu/inline",
+    summary="CPU, torch 2.6 archives: no root folder, `version` at the top, one `data/aotinductor/<model>/<hash>.cpp` "
+            "holding the `cpp_fused_<k>` kernels above run_impl (errors name `<hash>.cpp:N`), `<hash>_metadata.json`; "
+            "no check_input_K guards",
+    torch_seen=("2.6",),
+    requires=("void AOTInductorModel::run_impl(",),
+    excludes=("static inline void call_triton_", "async_compile.triton("),
+    launch_style="cpp",
+    launcher_start=None,
+    cpp_kernels_member="inline",
+)
+
 # Not a family we know: the markers of the newest known one, so whatever still matches is read,
 # and every answer says it may be partial.
 FALLBACK = Dialect(
@@ -130,7 +149,7 @@ FALLBACK = Dialect(
     known=False,
 )
 
-DIALECTS: tuple[Dialect, ...] = (CUDA_CALL_TRITON, CPU_KERNEL_CPP)
+DIALECTS: tuple[Dialect, ...] = (CUDA_CALL_TRITON, CPU_KERNEL_CPP, CPU_INLINE)
 
 
 def embedded_source(lines: list[str], start: int, end: int) -> list[str]:
@@ -141,10 +160,11 @@ def embedded_source(lines: list[str], start: int, end: int) -> list[str]:
     return [l[indent:] if l[:indent].strip() == "" else l.lstrip() for l in lines[start:end]]
 
 
-def sniff(text: str) -> Dialect:
-    """The first registered dialect whose markers the wrapper text carries, else `FALLBACK`."""
+def sniff(text: str, member: str = "") -> Dialect:
+    """The first registered dialect whose markers the wrapper text (of archive member ``member``, when
+    known) carries, else `FALLBACK`."""
     for d in DIALECTS:
-        if d.matches(text):
+        if d.matches(text, member):
             return d
     return FALLBACK
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from .. import __version__
 from .. import model as M
 
-FORMAT = 1
+FORMAT = 2
 TOOL = "pt2-inspect index cache"
 _SKIP = {("Kernel", "source"), ("Kernel", "source_loader")}
 
@@ -50,7 +50,7 @@ def cache_dir() -> Path:
 
 def make_key(parts: list[str]) -> str:
     h = hashlib.blake2b(digest_size=20)
-    for p in [TOOL, str(FORMAT), __version__, *parts]:
+    for p in [TOOL, str(FORMAT), __version__, _schema(), *parts]:
         h.update(p.encode("utf-8", "surrogateescape"))
         h.update(b"\0")
     return h.hexdigest()
@@ -59,10 +59,16 @@ def make_key(parts: list[str]) -> str:
 # -- encoding ------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=None)
+def _fields(cls) -> tuple[str, ...]:
+    """The fields a dataclass is stored with, in order: each instance is one JSON array (half the size
+    of an object and faster to read; the field list is part of the cache key, see `_schema`)."""
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init and (cls.__name__, f.name) not in _SKIP)
+
+
 def _enc(obj):
     if dataclasses.is_dataclass(obj):
-        cls = type(obj).__name__
-        return {f.name: _enc(getattr(obj, f.name)) for f in dataclasses.fields(obj) if (cls, f.name) not in _SKIP}
+        return [_enc(getattr(obj, n)) for n in _fields(type(obj))]
     if isinstance(obj, dict):
         return {str(k): _enc(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -71,54 +77,69 @@ def _enc(obj):
 
 
 @functools.lru_cache(maxsize=None)
+def _schema() -> str:
+    """Every model dataclass's stored fields and their types: a model.py change makes a new cache key."""
+    parts = []
+    for name, cls in sorted(vars(M).items()):
+        if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == M.__name__:
+            hints = _hints(cls)
+            parts.append(f"{name}(" + ",".join(f"{n}:{hints[n]}" for n in _fields(cls)) + ")")
+    return ";".join(parts)
+
+
+@functools.lru_cache(maxsize=None)
 def _hints(cls) -> dict:
     return typing.get_type_hints(cls, vars(M))
 
 
-def _dec(tp, v):
-    if v is None:
-        return None
+def _check(kind, v):
+    if not isinstance(v, kind):
+        raise CacheError(f"expected {kind.__name__ if isinstance(kind, type) else kind}, got {type(v).__name__}")
+    return v
+
+
+@functools.lru_cache(maxsize=None)
+def _decoder(tp):
+    """A function decoding JSON data into ``tp`` (a type hint of inspector.model), built once per hint."""
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         if len(args) == 1:
-            return _dec(args[0], v)
-        for a in args:  # int | str and the like: plain JSON values
-            if isinstance(v, a if isinstance(a, type) else object):
-                return v
-        return v
+            inner = _decoder(args[0])
+            return lambda v: None if v is None else inner(v)
+        return lambda v: v  # int | str and the like: plain JSON values
     if origin is list:
         (a,) = typing.get_args(tp)
-        if not isinstance(v, list):
-            raise CacheError(f"expected a list for {tp}")
-        return [_dec(a, x) for x in v]
+        inner = _decoder(a)
+        return lambda v: [inner(x) for x in _check(list, v)]
     if origin is tuple:
         args = typing.get_args(tp)
-        if not isinstance(v, list):
-            raise CacheError(f"expected a list for {tp}")
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_dec(args[0], x) for x in v)
-        return tuple(_dec(a, x) for a, x in zip(args, v))
+            inner = _decoder(args[0])
+            return lambda v: tuple(inner(x) for x in _check(list, v))
+        inners = [_decoder(a) for a in args]
+        return lambda v: tuple(f(x) for f, x in zip(inners, _check(list, v)))
     if origin is dict:
         _, a = typing.get_args(tp)
-        if not isinstance(v, dict):
-            raise CacheError(f"expected an object for {tp}")
-        return {k: _dec(a, x) for k, x in v.items()}
+        inner = _decoder(a)
+        return lambda v: {k: inner(x) for k, x in _check(dict, v).items()}
     if dataclasses.is_dataclass(tp):
-        if not isinstance(v, dict):
-            raise CacheError(f"expected an object for {tp.__name__}")
         hints = _hints(tp)
-        kw = {}
-        for f in dataclasses.fields(tp):
-            if f.name in v and f.init:
-                kw[f.name] = _dec(hints[f.name], v[f.name])
-        try:
-            return tp(**kw)
-        except TypeError as e:
-            raise CacheError(f"{tp.__name__}: {e}") from None
-    if tp in (int, str, bool, float) and not isinstance(v, tp):
-        raise CacheError(f"expected {tp.__name__}, got {type(v).__name__}")
-    return v
+        names = _fields(tp)
+        decoders = [_decoder(hints[n]) for n in names]
+
+        def dec(v):
+            if not isinstance(v, list) or len(v) != len(names):
+                raise CacheError(f"{tp.__name__}: expected {len(names)} fields")
+            try:
+                return tp(**{n: f(x) for n, f, x in zip(names, decoders, v)})
+            except TypeError as e:
+                raise CacheError(f"{tp.__name__}: {e}") from None
+
+        return dec
+    if tp in (int, str, bool, float):
+        return lambda v: v if v is None or isinstance(v, tp) else _check(tp, v)
+    return lambda v: v
 
 
 def dump_model(m: M.Model) -> dict:
@@ -126,7 +147,7 @@ def dump_model(m: M.Model) -> dict:
 
 
 def load_model(d: dict) -> M.Model:
-    return _dec(M.Model, d)
+    return _decoder(M.Model)(d)
 
 
 # -- files ---------------------------------------------------------------------------------------

@@ -78,7 +78,7 @@ def parse_kernel_cpp(text: str, member: str, cov: Coverage | None = None) -> dic
     while i < n:
         s = lines[i].strip()
         line = i + 1
-        if s.startswith('extern "C"'):
+        if s.startswith('extern "C"') and "(" in s:  # a signature, not an `extern "C" {` block
             j, sig = i, s
             while ")" not in sig and j + 1 < n:
                 j += 1

@@ -168,7 +168,7 @@ class WrapperScanner:
 
     def __init__(self, model: Model, text: str, member: str, dialect: Dialect | None = None):
         self.m = model
-        self.d = dialect or sniff(text)
+        self.d = dialect or sniff(text, member)
         self.m.dialect = self.d.name
         self.member = member
         self.lines = text.split("\n")
@@ -355,7 +355,9 @@ class WrapperScanner:
             self._declaration(typ, name, expr, line)
         elif kind == "raii":
             _, name, handle = r
-            if name not in self.m.buffers:
+            if handle in self.aliases:  # RAIIAtenTensorHandle x_raii(x) where x is a view of a buffer
+                self.aliases[name] = self.aliases[handle]
+            elif name not in self.m.buffers:
                 self.m.buffers[name] = BufferDef(name=name, line=line, kind="alloc")
         elif kind == "assign":
             _, toks, value = r
@@ -391,7 +393,10 @@ class WrapperScanner:
             return
         if isinstance(value, Moved):
             if name.startswith("buf"):
-                self.m.buffers[name] = BufferDef(name=name, line=line, kind="reuse", origin=value.name)
+                if value.name in self.aliases:  # 2.6: `decltype(auto) buf0 = std::move(tmp_tensor_handle_0_raii);`
+                    self.m.buffers[name] = BufferDef(name=name, line=line, kind="view", origin=self.aliases[value.name])
+                else:
+                    self.m.buffers[name] = BufferDef(name=name, line=line, kind="reuse", origin=value.name)
             return
         if isinstance(value, SizeOf):
             if typ in ("int64_t", "int32_t") and value.kind == "size":

@@ -20,7 +20,12 @@ Usage::
     CXX=/usr/bin/g++ python sample_packages/build.py --device cuda   # on a GPU box
     python sample_packages/build.py --device cpu --only embedding
 
-This script needs torch; pt2-inspect itself never imports it.
+    python sample_packages/build.py --refresh --out sample_packages/cpu-2.8   # manifests' expect only
+    /work/venvs/torch2.6/bin/python sample_packages/build.py --out sample_packages/cpu-2.6 --only take
+
+This script needs torch; pt2-inspect itself never imports it.  The ``hf_*`` samples also need
+``transformers`` (built here with transformers==5.24.0, installed by hand into the venv, not a
+project dependency): models come from tiny configs with random weights, nothing from a hub.
 """
 
 from __future__ import annotations

@@ -216,6 +216,9 @@ def parse_log(text: str) -> LogReport:
                 if mm and "API call failed" not in mm.group("msg"):
                     err = mm.group("msg")
                     break
+            if err is None:  # torch 2.8 prints the op's exception before the failed call
+                prior = [e for e in rep.events if e.pattern == "exception_in_aoti_torch"]
+                err = prior[-1].fields.get("msg") if prior else None
             rep.noticed.append(NoticedCall(call=m.group("call"), file=m.group("file"), line=int(m.group("line")),
                                            text=line.strip(), error=err))
         for p in PATTERNS:

@@ -29,7 +29,7 @@ from ..package import Package
 from ..parse.message import static_bound
 from .fused import extern_op_name, source_nodes
 from .match import all_assertions, extern_sites_for_aten, find_for_report, index_args, norm_msg, site_for_noticed
-from .walk import BoundChain, IndexOrigin, InputRef, bound_chain, edges, index_origins, value_origins
+from .walk import BoundChain, BoundTerm, IndexOrigin, InputRef, bound_chain, edges, index_origins, value_origins
 
 GUARD_NOTE = words.GUARD_NOTE
 
@@ -334,6 +334,39 @@ def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model,
     return uniq
 
 
+def _extern_bound(m: Model, table: dict | None, site: CallSite) -> BoundChain | None:
+    """The size an extern op checks its index against: the indexed dim of its table, when that table is an
+    input (or a buffer made from exactly one input, taken to share its shape) and the dim is symbolic."""
+    from .match import indexed_dim
+    from .walk import term_words
+
+    if not table:
+        return None
+    if table.get("kind") == "input":
+        idx = table.get("index")
+    elif table.get("kind") == "buffer" and len(table.get("from_inputs") or []) == 1:
+        idx = table["from_inputs"][0]
+    else:
+        return None
+    inp = next((i for i in m.inputs if i.index == idx), None)
+    d = indexed_dim(site)
+    if inp is None or d >= len(inp.shape):
+        return None
+    sym = m.symbols.get(str(inp.shape[d]))
+    while sym is not None and sym.alias_of and sym.alias_of in m.symbols:
+        sym = m.symbols[sym.alias_of]
+    if sym is None or sym.input is None:
+        return None
+    owner = next(i for i in m.inputs if i.index == sym.input)
+    name = f"{table['name']}.size({d})"
+    t = BoundChain(kernel_param=name, call_arg=table["name"], symbol=sym.name,
+                   input=InputRef(index=owner.index, name=owner.name, dim=sym.dim), min=sym.min, max=sym.max,
+                   definition=sym.expr, definition_line=sym.line)
+    t.terms = [BoundTerm(**{f: getattr(t, f) for f in BoundTerm.__dataclass_fields__})]
+    t.limit = term_words(t)
+    return t
+
+
 def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, ep=None) -> TraceMatch:
     g = pkg.graph(m.name)
     table_name, idx_names = index_args(site)
@@ -351,17 +384,20 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
             table["from_inputs"] = sorted(set(made))
     nodes, derived, aten, traces, post = source_nodes(m, None, site)
     limit = None
-    mm = re.search(r"range \[0, (\d+)\)|size (\d+)", msg or "")
-    if mm:
-        limit = int(mm.group(1) or mm.group(2))
-    elif table and table.get("rows") is not None and isinstance(table["rows"], int):
-        limit = table["rows"]
+    bound = _extern_bound(m, table, site)
+    if bound is None:
+        mm = re.search(r"range \[0, (\d+)\)|size (\d+)", msg or "")
+        if table and table.get("kind") == "constant" and isinstance(table.get("rows"), int):
+            limit = table["rows"]
+        elif mm:
+            limit = int(mm.group(1) or mm.group(2))
     match = TraceMatch(
         model=m.name, kernel=site.target, kernel_kind="extern", file_line=site.line,
-        assertion={"message": msg, "index_var": ", ".join(idx_names) or None, "bound_expr": str(limit) if limit else None,
+        assertion={"message": msg, "index_var": ", ".join(idx_names) or None,
+                   "bound_expr": str(limit) if limit else (bound.kernel_param if bound else None),
                    "lower_bound": "0", "condition": "", "wrapper_line": site.line, "op": extern_op_name(site.target),
                    "checked": getattr(site, "checked", None)},
-        static_bound=limit, bound=None, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
+        static_bound=limit, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
         aten_ops=aten, explanation=[], exact=True, matched_by=how, call_sites=[site.line],
         source_file=m.wrapper_member or "", snippet=[], stack_traces=traces, post_grad_nodes=post, table=table)
     _finish(pkg, m, match, ep, 1)

@@ -256,12 +256,27 @@ def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
 
             match.bound.input = match.bound.terms[0].input if match.bound.terms else match.bound.input
             match.bound.limit = limit_words(match.assertion.get("bound_expr") or "", match.bound.terms)
-        match.source_locations = [asdict(x) for x in ep.locations(match.source_nodes)]
+        names = match.source_nodes
+        if match.source_nodes_derived:
+            # Op names, not node names: prefer the nodes of those ops that read the index's input directly.
+            ops = set(names)
+            users = [n for o in match.index_origin if o.input for n in ep.input_users(o.input.index)]
+            pref = [n for n in users if n in ep.nodes and _op_of(ep.nodes[n].target) in ops]
+            names = pref or [n for n in names if n in ep.nodes and _op_of(ep.nodes[n].target) == n.rstrip("_0123456789")]
+        match.source_locations = [asdict(x) for x in ep.locations(names)]
         if match.table and match.table.get("kind") == "input":
             match.table["user_name"] = ep.user_name(match.table["index"])
     match.verdict = words.trace_verdict(match)
     match.hypotheses = words.trace_hypotheses(match, n_sites)
     match.explanation = list(match.hypotheses)
+    if match.source_locations:
+        match.explanation.append(words.user_code(match))
+
+
+def _op_of(target: str) -> str:
+    """``torch.ops.aten.embedding.default`` -> ``embedding``."""
+    parts = target.split(".")
+    return parts[3] if len(parts) > 3 and parts[:3] == ["torch", "ops", "aten"] else target
 
 
 def _table(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> dict | None:

@@ -210,6 +210,17 @@ def test_load_failure_cuda_package_on_a_cpu_host():
     _steps_ok(d)
 
 
+def test_load_failure_of_a_truncated_package():
+    """Real: the jagged package repacked without its wrapper.so, loaded by torch 2.13 (make_logs.py)."""
+    log = S / "cpu/jagged/logs/load_without_wrapper_so.log"
+    d = _diag(S / "cpu/jagged/jagged.pt2", log.read_text())
+    assert d.category == "load"
+    assert d.verdict.startswith("the package did not load: RuntimeError: File not found:")
+    assert any("missing from the archive" in n for n in d.notes)
+    assert any("older torch" in n for n in d.notes)  # "Loading outdated pt2 file" in the same log
+    _steps_ok(d)
+
+
 def test_deprecated_api():
     log = S / "cpu/jagged/logs/deprecated_aot_load.log"
     d = _diag(S / "cpu/jagged/jagged.pt2", log.read_text())

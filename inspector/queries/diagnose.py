@@ -56,6 +56,9 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagn
     device = next((m.device for m in models if m.device), None)
     d = Diagnosis(package=str(pkg.path), category="unknown", verdict="")
     d.notes += _isa_notes(rep, models)
+    if rep.has("old_package"):
+        d.notes.append("torch warned that the package comes from an older torch (outdated pt2 / missing AOTInductor "
+                       "entry points): rebuild it with the serving torch if anything else fails")
     located = [r for r in rep.asserts if r.kind in ("cuda", "cpu", "aten")]
     extern_text = rep.has("exception_in_aoti_torch") and not rep.has("cublas_error") and not rep.noticed
     cpu_extern = device == "cpu" and any(n.error for n in rep.noticed)
@@ -91,14 +94,14 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagn
         at_load = re.search(r"load_package|_load_aoti|AOTIModelPackageLoader|aoti_load_package|load_pt2", log or "")
         at_run = re.search(r"in __call__|boxed_run|run_impl|\bforward\b", log or "")
         if at_load and not at_run:
-            return _load(d, rep, models)
+            return _load(d, rep, models, (log or "").splitlines())
         return _ima(pkg, d, rep, models, model)
     if rep.has("illegal_memory_access"):
         return _ima(pkg, d, rep, models, model)
     if device != "cpu" and (rep.has("device_side_assert", "cublas_error") or rep.noticed):
         return _device_assert(pkg, d, rep, model)
     if rep.has("load_failure", "no_kernel_image") or (rep.has("isa_mismatch") and "Traceback" not in log):
-        return _load(d, rep, models)
+        return _load(d, rep, models, (log or "").splitlines())
     d.verdict = "no failure this version knows was found in the log; start with the input contract"
     for m in models:
         bare = [c for c in m.calls if c.kind == "extern" and getattr(c, "checked", None) is False
@@ -445,7 +448,7 @@ def _device_assert(pkg: Package, d: Diagnosis, rep: LogReport, model) -> Diagnos
     return d
 
 
-def _load(d: Diagnosis, rep: LogReport, models: list[Model]) -> Diagnosis:
+def _load(d: Diagnosis, rep: LogReport, models: list[Model], log_lines: list[str] = ()) -> Diagnosis:
     d.category = "load"
     ev = [e for e in rep.events if e.category in ("load", "crash")]
     d.evidence = [e.text for e in ev][:4]
@@ -459,11 +462,18 @@ def _load(d: Diagnosis, rep: LogReport, models: list[Model]) -> Diagnosis:
                      + next(e.text for e in ev if e.pattern == "no_kernel_image").strip()[:120])
         d.steps = [step(f"Load it on a host with {dev}" + (f" and a GPU of compute capability {cc}" if cc else "")
                         + " and a CUDA build of torch, or recompile the model for this host's device.")]
-    elif any(e.pattern == "isa_mismatch" for e in ev):
+    elif any(e.pattern == "isa_mismatch" for e in ev) and not any(e.pattern in ("load_failure", "segfault") for e in ev):
         d.verdict = f"the package was compiled for CPU ISA {isa}, which this host does not fully have"
         d.steps = [step("Recompile on the serving host (or a host with the same ISA).")]
     else:
-        d.verdict = "the package did not load: " + (ev[0].text[:160] if ev else "see the log")
+        err = [e for e in rep.events if e.pattern == "load_failure"]
+        last = next((ln.strip() for ln in reversed(log_lines) if re.match(r"\s*\w*(Error|Exception)\b.*:", ln)), None)
+        d.verdict = "the package did not load: " + (last or (err[0].text if err else "see the log"))[:200]
+        if last and last not in d.evidence:
+            d.evidence.append(last)
+        if last and "File not found" in last:
+            d.notes.append("a member the loader needs is missing from the archive: the file was truncated or "
+                           "repacked; `pt2-inspect show PKG` lists what it holds")
         d.steps = [step("Load it with the same torch version it was built with (`pt2-inspect show PKG`), on its "
                         f"device ({dev}); a missing symbol means a torch version mismatch."),
                    step("Get the C++ stack of the failure.", {"TORCH_SHOW_CPP_STACKTRACES": "1"})]

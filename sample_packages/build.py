@@ -20,7 +20,12 @@ Usage::
     CXX=/usr/bin/g++ python sample_packages/build.py --device cuda   # on a GPU box
     python sample_packages/build.py --device cpu --only embedding
 
-This script needs torch; pt2-inspect itself never imports it.
+    python sample_packages/build.py --refresh --out sample_packages/cpu-2.8   # manifests' expect only
+    /work/venvs/torch2.6/bin/python sample_packages/build.py --out sample_packages/cpu-2.6 --only take
+
+This script needs torch; pt2-inspect itself never imports it.  The ``hf_*`` samples also need
+``transformers`` (built here with transformers==5.24.0, installed by hand into the venv, not a
+project dependency): models come from tiny configs with random weights, nothing from a hub.
 """
 
 from __future__ import annotations
@@ -335,7 +340,8 @@ SPECS = {
         dims=lambda: ({0: Dim("batch", min=1, max=64), 1: Dim("seq", min=1, max=256)},),
         trigger=lambda dev: (torch.tensor([[1, 2, 1500, 3]], device=dev),),
         trigger_doc="ids = [[1, 2, 1500, 3]]: token 1500 is past the 1000-row table",
-        expect=dict(static_bound=1000, bound_input=None, index_input=0, source_contains="embedding"),
+        expect=dict(static_bound=1000, bound_input=None, bound_terms=[], index_input=0, source_contains="embedding",
+                    hops=[]),
     ),
     "gather_dynamic": dict(
         doc=GatherModel.__doc__,
@@ -347,7 +353,8 @@ SPECS = {
         ),
         trigger=lambda dev: (torch.randn(2, 10, device=dev), torch.tensor([[0, 9], [3, 10]], device=dev)),
         trigger_doc="x is 2x10, idx holds 10: one past x's dim 1",
-        expect=dict(static_bound=None, bound_input=(0, 1), index_input=1, source_contains="gather"),
+        expect=dict(static_bound=None, bound_input=(0, 1), bound_terms=[(0, 1)], index_input=1, source_contains="gather",
+                    hops=[]),
         # Package the exported program with the AOTI files (models/model.json).
         with_exported_program=True,
     ),
@@ -358,7 +365,8 @@ SPECS = {
         dims=lambda: ({0: Dim("n_values", min=2, max=65536)}, {0: Dim("n_lengths", min=1, max=1024)}),
         trigger=lambda dev: (torch.empty(0, 8, device=dev), torch.tensor([0, 0, 0], device=dev)),
         trigger_doc="values is empty (0x8), lengths all zero: the bound values.size(0) is 0",
-        expect=dict(static_bound=None, bound_input=(0, 0), index_input=1, source_contains="index"),
+        expect=dict(static_bound=None, bound_input=(0, 0), bound_terms=[(0, 0)], index_input=1, source_contains="index",
+                    hops=["cumsum", "sub", "where"]),
         # Compiled with provenance tracking: the package carries kernel_information.json.
         inductor_configs={"trace.provenance_tracking_level": 1},
     ),
@@ -377,7 +385,8 @@ SPECS = {
         ),
         trigger=lambda dev: (torch.zeros(8, 4, device=dev), torch.tensor([0, 4, 40, 7], device=dev), torch.ones(4, 4, device=dev)),
         trigger_doc="table has 8 rows, key 40 -> bucket 10",
-        expect=dict(static_bound=None, bound_input=(0, 0), index_input=1, source_contains="index_add"),
+        expect=dict(static_bound=None, bound_input=(0, 0), bound_terms=[(0, 0)], index_input=1, source_contains="index_add",
+                    hops=["div"]),
     ),
     "transformer": dict(
         doc=TinyTransformer.__doc__,
@@ -386,13 +395,14 @@ SPECS = {
         dims=lambda: ({0: Dim("batch", min=1, max=32), 1: Dim("seq", min=2, max=128)},),
         trigger=lambda dev: (torch.tensor([[5, 600, 7, 8]], device=dev),),
         trigger_doc="ids hold 600: past the 512-token vocabulary",
-        expect=dict(static_bound=512, bound_input=None, index_input=0, source_contains="embedding"),
+        expect=dict(static_bound=512, bound_input=None, bound_terms=[], index_input=0, source_contains="embedding",
+                    hops=[]),
     ),
     "two_models": dict(
         doc="Two exported programs, encoder and decoder, packaged into one archive with package_pt2.",
         model=None,  # special-cased in build_two_models
-        expect=dict(static_bound=None, bound_input=(0, 0), index_input=1, source_contains="index",
-                    model="decoder"),
+        expect=dict(static_bound=None, bound_input=(0, 0), bound_terms=[(0, 0)], index_input=1, source_contains="index",
+                    model="decoder", hops=[]),
         trigger_doc="decoder: memory has 6 rows, idx holds 9",
     ),
     # --- index patterns of issue 8 -------------------------------------------------------------

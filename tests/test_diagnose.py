@@ -282,3 +282,14 @@ def test_aten_cuda_embedding_bag_assert_is_an_extern_op_failure():
     assert [o["input"]["index"] for o in m["index_origin"]] == [0]
     assert m["table"]["fqn"] == "bag.weight" and m["static_bound"] == 300
     assert "EmbeddingBag.cu" in d.evidence[0]
+
+
+def test_device_side_assert_without_its_line_names_aten_ops_too():
+    """The real cuda/embedding_bag log with its EmbeddingBag.cu Assertion lines deleted."""
+    text = "\n".join(l for l in (S / "cuda/embedding_bag/error.log").read_text().splitlines() if "Assertion" not in l)
+    assert "device-side assert" in text
+    d = _diag(S / "cuda/embedding_bag/embedding_bag.pt2", text)
+    assert d.category == "device_assert"
+    c = d.candidates[0]
+    assert c["kernel"] == "aoti_torch_cuda__embedding_bag" and c["index_origin"] == ["input 0 (arg3_1)"]
+    assert c["bound"] == "300"

@@ -24,6 +24,7 @@ from ..explain import SCALAR_TYPES, step
 from ..logparse import LogReport, parse_log
 from ..model import Model
 from ..package import Package
+from .fused import extern_op_name
 from .match import site_for_noticed
 
 
@@ -415,6 +416,28 @@ def assert_candidates(pkg: Package, rep: LogReport, model: str | None) -> list[d
                     "verdict": t.verdict,
                     "_fed": bool(fed),
                 })
+        # Extern ATen ops that index a tensor assert on their own (EmbeddingBag.cu, IndexKernel.cu …).
+        from .match import INDEXING_OPS, index_args
+        from .trace import explain_extern
+
+        for c in m.calls:
+            if c.kind != "extern" or (limit is not None and c.line >= limit) or m.device != "cuda":
+                continue
+            op = re.sub(r"_(out|two_out|two|default)$", "", extern_op_name(c.target))
+            if op not in INDEXING_OPS and op.lstrip("_") not in INDEXING_OPS or not index_args(c)[1]:
+                continue
+            t = explain_extern(pkg, m, c, "candidate", "an ATen kernel assert (its line is missing)")
+            fed = [o.input for o in t.index_origin if o.input]
+            out.append({
+                "model": m.name, "kernel": c.target, "message": f"ATen {op}: index out of range", "line": c.line,
+                "launched_at": c.line,
+                "reason": f"extern ATen op {op} called at wrapper.cpp line {c.line}"
+                          + (f", before the call that reported the error (line {limit})" if limit else "")
+                          + "; its CUDA kernel asserts on a bad index",
+                "bound": t.bound.limit if t.bound else (str(t.static_bound) if t.static_bound is not None else None),
+                "bound_input": asdict(t.bound.input) if t.bound and t.bound.input else None,
+                "index_origin": [words.who(i) for i in fed] or ["?"], "verdict": t.verdict, "_fed": bool(fed),
+            })
     if limit is not None:
         out.sort(key=lambda c: (-c["launched_at"], not c["_fed"]))
     else:

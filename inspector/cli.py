@@ -15,7 +15,7 @@ from .errors import InspectorError, NothingFound, UnreadablePackage, UsageError
 
 EXIT_CODES = """exit codes:
   0  ok
-  1  nothing found (no assertion matched)
+  1  nothing found (no assertion matched); for check: an input does not fit
   2  usage error (bad arguments, unknown --model)
   3  unreadable input or not an AOTI package (not a file, not a zip, truncated zip,
      no data/aotinductor/<model>/ inside, wrapper that is not UTF-8)"""

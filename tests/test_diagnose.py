@@ -293,3 +293,12 @@ def test_device_side_assert_without_its_line_names_aten_ops_too():
     c = d.candidates[0]
     assert c["kernel"] == "aoti_torch_cuda__embedding_bag" and c["index_origin"] == ["input 0 (arg3_1)"]
     assert c["bound"] == "300"
+
+
+def test_text_output_carries_the_full_trace_inline(capsys):
+    pkg, log = S / "cpu/embedding/embedding.pt2", S / "cpu/embedding/error.log"
+    assert main(["diagnose", str(pkg), "--log", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("✗ index_assert: input 0 (arg3_1) holds values ≥ 1000")
+    assert "the full trace" in out and "index tmp2 comes from" in out
+    assert "what():" not in out or "index out of bounds: 0 <= tmp2 < 1000L" in out

@@ -40,9 +40,12 @@ class Diagnosis:
     input_check: dict | None = None
     suspects: list[dict] = field(default_factory=list)  # IMA: unchecked indirect accesses
     notes: list[str] = field(default_factory=list)
+    trace_result: object = field(default=None, repr=False, compare=False)  # the TraceResult behind `trace`
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        d.pop("trace_result")
+        return d
 
 
 def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagnosis:
@@ -67,10 +70,12 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagn
         t = trace_assert(pkg, log=log, model=model, ep=ep)
         if t.matches:
             d.trace = t.to_dict()
+            d.trace_result = t
             kind = t.matches[0].kernel_kind
             d.category = "extern_op" if kind == "extern" else "index_assert"
             d.verdict = t.verdict
-            d.evidence = [r.first_text for r in located][:3] + [n.text for n in rep.noticed][:2]
+            d.evidence = [x for r in located[:3] for x in ([r.message] if r.kind == "cpu" and r.message else []) + [r.first_text]]
+            d.evidence += [n.text for n in rep.noticed][:2] + [f"{n.error}" for n in rep.noticed[:1] if n.error]
             if d.category == "extern_op":
                 ev = rep.first("exception_in_aoti_torch")
                 if ev:

@@ -162,6 +162,8 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
 def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: str | None = None) -> TraceResult:
     """No assertion line: when the text says a device-side assert fired, list the suspects."""
     text = " ".join([message or ""] + [e.text for e in report.events])
+    if all(pkg.model(n).device == "cpu" for n in ([model] if model else pkg.model_names)):
+        return res  # no device-side asserts on CPU: a failed call there is the failure itself
     if "device-side assert" in text or report.has("cublas_error", "device_side_assert") or report.noticed:
         from .diagnose import assert_candidates
 

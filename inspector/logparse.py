@@ -167,6 +167,8 @@ PATTERNS: list[Pattern] = [
        r"torch\._export\.(?P<api>aot_compile|aot_load)\b|\b(?P<api2>aot_compile|aot_load)\(|"
        r", in (?P<api3>aot_compile|aot_load)\s*$",
        "a deprecated AOTI entry point"),
+    _p("cpuinfo_flags", "hint", r"^flags\s*:\s*(?P<flags>.+)$",
+       "a /proc/cpuinfo flags line: the host's CPU features"),
     _p("old_package", "hint",
        r"Loading outdated pt2 file|Could not dlsym (?P<symbol>\w+)",
        "the package was built by an older torch than the one loading it"),

@@ -302,3 +302,12 @@ def test_text_output_carries_the_full_trace_inline(capsys):
     assert out.splitlines()[0].startswith("✗ index_assert: input 0 (arg3_1) holds values ≥ 1000")
     assert "the full trace" in out and "index tmp2 comes from" in out
     assert "what():" not in out or "index out of bounds: 0 <= tmp2 < 1000L" in out
+
+
+def test_cpuinfo_flags_are_compared_with_the_package_isa():
+    """A real /proc/cpuinfo flags line (no amx_tile) against a package compiled for AMX_TILE."""
+    log = (S / "cpu/jagged/logs/cpuinfo_flags_no_amx.log").read_text()
+    assert log.startswith("flags") and "avx512_vnni" in log and "amx_tile" not in log
+    d = _diag(S / "cpu/jagged/jagged.pt2", log)
+    assert d.category == "load" and "AMX_TILE" in d.verdict
+    assert any("lack AMX_TILE" in n for n in d.notes)

@@ -106,7 +106,8 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagn
         return _ima(pkg, d, rep, models, model)
     if device != "cpu" and (rep.has("device_side_assert", "cublas_error") or rep.noticed):
         return _device_assert(pkg, d, rep, model)
-    if rep.has("load_failure", "no_kernel_image") or (rep.has("isa_mismatch") and "Traceback" not in log):
+    if rep.has("load_failure", "no_kernel_image") or (rep.has("isa_mismatch") and "Traceback" not in log) or \
+            any("lack" in n and "cpuinfo" in n for n in d.notes):
         return _load(d, rep, models, (log or "").splitlines())
     d.verdict = "no failure this version knows was found in the log; start with the input contract"
     for m in models:
@@ -140,8 +141,26 @@ def _general_steps(models: list[Model]) -> list[dict]:
     return out
 
 
+# /proc/cpuinfo flags -> the names AOTI_CPU_ISA uses.
+_ISA_FLAGS = {"AVX2": "avx2", "AVX512": "avx512f", "AVX512_VNNI": "avx512_vnni", "AMX_TILE": "amx_tile",
+              "AVX512_BF16": "avx512_bf16", "AMX_BF16": "amx_bf16", "AMX_INT8": "amx_int8", "NEON": "asimd",
+              "SVE": "sve"}
+
+
 def _isa_notes(rep: LogReport, models: list[Model]) -> list[str]:
     out = []
+    ev = rep.first("cpuinfo_flags")
+    if ev is not None:
+        flags = set(ev.fields.get("flags", "").split())
+        for m in models:
+            need = (m.metadata.get("AOTI_CPU_ISA") or "").split()
+            missing = [x for x in need if x in _ISA_FLAGS and _ISA_FLAGS[x] not in flags]
+            if missing:
+                out.append(f"the /proc/cpuinfo flags in the log lack {' '.join(missing)}, which model {m.name!r} was "
+                           f"compiled for (AOTI_CPU_ISA {' '.join(need)}): its kernels can die with 'Illegal "
+                           "instruction'; recompile on (or for) this host")
+            elif need:
+                out.append(f"the host's /proc/cpuinfo flags cover the package's CPU ISA ({' '.join(need)})")
     for e in rep.events:
         if e.pattern != "isa_mismatch":
             continue
@@ -490,8 +509,10 @@ def _load(d: Diagnosis, rep: LogReport, models: list[Model], log_lines: list[str
                      + next(e.text for e in ev if e.pattern == "no_kernel_image").strip()[:120])
         d.steps = [step(f"Load it on a host with {dev}" + (f" and a GPU of compute capability {cc}" if cc else "")
                         + " and a CUDA build of torch, or recompile the model for this host's device.")]
-    elif any(e.pattern == "isa_mismatch" for e in ev) and not any(e.pattern in ("load_failure", "segfault") for e in ev):
+    elif (any(e.pattern == "isa_mismatch" for e in ev) or any("lack" in n and "cpuinfo" in n for n in d.notes)) \
+            and not any(e.pattern in ("load_failure", "segfault") for e in ev):
         d.verdict = f"the package was compiled for CPU ISA {isa}, which this host does not fully have"
+        d.evidence += [e.text[:200] for e in rep.events if e.pattern in ("isa_mismatch", "cpuinfo_flags")][:2]
         d.steps = [step("Recompile on the serving host (or a host with the same ISA).")]
     else:
         err = [e for e in rep.events if e.pattern == "load_failure"]

@@ -16,8 +16,8 @@ from .errors import INTERNAL_ERROR_EXIT, STRICT_EXIT, InspectorError, NothingFou
 
 EXIT_CODES = """exit codes:
   0  ok
-  1  nothing found (no assertion matched); with --strict also: a statement no
-     grammar rule understood was skipped
+  1  nothing found (no assertion matched); for check: an input does not fit; with
+     --strict also: a statement no grammar rule understood was skipped
   2  usage error (bad arguments, unknown --model, an empty or binary log,
      an -o that cannot be written)
   3  unreadable input or not an AOTI package (not a file, not a zip, truncated zip,

@@ -185,3 +185,12 @@ def trace_hypotheses(t, n_sites: int) -> list[str]:
         out.append(f"{t.kernel} is launched {n_sites} times (wrapper lines {', '.join(str(s) for s in t.call_sites)}); "
                    "the chain above follows the first launch.")
     return list(dict.fromkeys(out))
+
+
+def user_code(t) -> str:
+    """Where the user's own code does it: ``the index comes from `ids`, used at build.py:138 `…` in `tok```."""
+    loc = t.source_locations[0]
+    names = [o.input.user_name for o in t.index_origin if o.input and o.input.user_name]
+    where = f"{loc['file'].rsplit('/', 1)[-1]}:{loc['line']}  `{loc['code']}`" + (f" in `{loc['module']}`" if loc.get("module") else "")
+    return (f"In your code: the index comes from `{names[0]}`, used at {where}." if names
+            else f"In your code: {where}.")

@@ -74,7 +74,9 @@ class ExportedProgramInfo:
             node = self.nodes.get(n)
             if node is None:
                 continue
-            for loc in node.locations()[-1:]:  # the innermost frame: the user's line
+            locs = node.locations()
+            user = [x for x in locs if not _in_torch(x.file)]
+            for loc in (user or locs)[-1:]:  # the innermost frame outside torch: the user's line
                 key = (loc.file, loc.line)
                 if key not in seen:
                     seen.add(key)
@@ -87,9 +89,13 @@ class ExportedProgramInfo:
         return [n.name for n in self.nodes.values() if name in n.inputs]
 
 
+def _in_torch(path: str) -> bool:
+    return bool(re.search(r"/site-packages/torch/|/torch/(nn|_dynamo|export|fx|_tensor)\b", path))
+
+
 def _module_path(stack) -> str | None:
     """``nn_module_stack`` as serialized ("L__self__,,__main__.M;L__self___blocks_0,blocks.0,…") -> "blocks.0"."""
-    if not stack or not isinstance(stack, str):
+    if not stack or not isinstance(stack, str) or stack.startswith("_empty_nn_module_stack"):
         return None
     paths = []
     for entry in stack.split(";"):
@@ -144,7 +150,8 @@ def parse_model_json(doc: dict, source: str, name: str) -> ExportedProgramInfo:
         for kind in ("parameter", "buffer", "tensor_constant", "constant_input"):
             if kind in spec:
                 s = spec[kind]
-                names = _tensor_names(s.get("arg"))
+                arg = s.get("arg")
+                names = _tensor_names(arg) or ([arg["name"]] if isinstance(arg, dict) and isinstance(arg.get("name"), str) else [])
                 fqn = s.get("parameter_name") or s.get("buffer_name") or s.get("tensor_constant_name") or s.get("name")
                 if names and fqn:
                     info.parameters[names[0]] = fqn
@@ -200,6 +207,10 @@ def disagreements(ep: ExportedProgramInfo, m) -> list[str]:
         out.append(f"the exported program ({ep.source}) has {len(ep.user_inputs)} user inputs, the package model "
                    f"{m.name!r} {len(m.inputs)}: input names are not used")
         return out
+    fqns = {c.fqn for c in m.constants if c.fqn}
+    missing = sorted(fqns - set(ep.parameters.values())) if ep.parameters else []
+    if missing:
+        out.append(f"the exported program has no parameter/buffer {', '.join(missing[:5])} that the package holds")
     for e, i in zip(ep.user_inputs, m.inputs):
         if e.dtype and i.dtype and e.dtype != i.dtype:
             out.append(f"input {i.index}: the exported program says {e.name} is {e.dtype}, the package {i.dtype}")

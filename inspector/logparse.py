@@ -167,6 +167,11 @@ PATTERNS: list[Pattern] = [
        r"torch\._export\.(?P<api>aot_compile|aot_load)\b|\b(?P<api2>aot_compile|aot_load)\(|"
        r", in (?P<api3>aot_compile|aot_load)\s*$",
        "a deprecated AOTI entry point"),
+    _p("cpuinfo_flags", "hint", r"^flags\s*:\s*(?P<flags>.+)$",
+       "a /proc/cpuinfo flags line: the host's CPU features"),
+    _p("old_package", "hint",
+       r"Loading outdated pt2 file|Could not dlsym (?P<symbol>\w+)",
+       "the package was built by an older torch than the one loading it"),
     _p("terminate_recursive", "hint", r"terminate called recursively",
        "the error text was lost inside OpenMP threads"),
 ]
@@ -216,6 +221,9 @@ def parse_log(text: str) -> LogReport:
                 if mm and "API call failed" not in mm.group("msg"):
                     err = mm.group("msg")
                     break
+            if err is None:  # torch 2.8 prints the op's exception before the failed call
+                prior = [e for e in rep.events if e.pattern == "exception_in_aoti_torch"]
+                err = prior[-1].fields.get("msg") if prior else None
             rep.noticed.append(NoticedCall(call=m.group("call"), file=m.group("file"), line=int(m.group("line")),
                                            text=line.strip(), error=err))
         for p in PATTERNS:

@@ -155,6 +155,8 @@ def _match_tree(mt: TraceMatch) -> Tree:
     ex = root.add(Text("hypotheses, most likely first", style="bold green"))
     for i, e in enumerate(mt.hypotheses or mt.explanation, 1):
         ex.add(Text(f"{i}. {e}"))
+    for e in mt.explanation[len(mt.hypotheses):] if mt.hypotheses else []:
+        root.add(Text(e, style="bold"))
     return root
 
 

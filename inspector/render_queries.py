@@ -38,12 +38,11 @@ def render_diagnosis(console: Console, d) -> None:
             t.add(Text(f"expected {ic['expected']}, got {ic['got']}"))
         if ic.get("fix"):
             t.add(Text(f"fix: {ic['fix']}", style="green"))
-    if d.trace and d.trace.get("matches"):
+    if d.trace and d.trace.get("matches") and getattr(d, "trace_result", None) is None:
         mt = d.trace["matches"][0]
         t = root.add(Text.assemble(("trace ", "bold"), f"{mt['kernel']} ({mt['kernel_kind']})"))
         for h in mt.get("hypotheses") or []:
             t.add(Text(h))
-        t.add(Text("run `pt2-inspect trace-assert PKG --log FILE` for the whole chain", style="dim"))
     if d.candidates:
         c = root.add(Text(f"candidate assertions ({len(d.candidates)}, most likely first)", style="bold"))
         for x in d.candidates[:10]:
@@ -65,6 +64,13 @@ def render_diagnosis(console: Console, d) -> None:
     for n in d.notes:
         root.add(Text.assemble(("note: ", "bold yellow"), n))
     console.print(root)
+    if getattr(d, "trace_result", None) is not None and d.trace_result.matches:
+        from .render import _match_tree
+
+        console.print()
+        console.print(Text("the full trace", style="bold"))
+        for mt in d.trace_result.matches:
+            console.print(_match_tree(mt))
 
 
 def render_check(console: Console, r) -> None:

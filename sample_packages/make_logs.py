@@ -47,6 +47,15 @@ SCENARIOS = {
         {},
         "import torch._export\nm = torch._export.aot_load(pkg, device='cpu')\nm(torch.empty(0, 8), torch.tensor([0, 0, 0]))",
         "the deprecated torch._export.aot_load called on the .pt2"),
+    "cpu/jagged/load_without_wrapper_so": (
+        {},
+        "import zipfile, tempfile, os\nbad = os.path.join(tempfile.mkdtemp(), 'jagged.pt2')\n"
+        "with zipfile.ZipFile(pkg) as zi, zipfile.ZipFile(bad, 'w') as zo:\n"
+        "    for i in zi.infolist():\n"
+        "        if not i.filename.endswith('.wrapper.so'):\n"
+        "            zo.writestr(i, zi.read(i.filename))\n"
+        "m = load_package(bad)",
+        "the package copied without its compiled wrapper.so member (a truncated upload), then loaded"),
     "cpu/ima_embedding/segfault_unchecked_index": (
         {},
         "m = load_package(pkg)\nprint(m(torch.tensor([[1, 2, 10**9, 3]])).sum())",

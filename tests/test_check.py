@@ -120,3 +120,12 @@ def test_evaluate_bound_expressions():
     assert evaluate("64L", {}) == 64
     assert evaluate("ks0", {}) is None
     assert evaluate("__import__('os')", {}) is None
+
+
+def test_compound_bound_fails_only_when_every_term_is_empty():
+    """cat_index: the bound is a.size(0) + b.size(0); one empty input still leaves rows to index."""
+    both = _check("cpu/cat_index/cat_index.pt2", "0=float32[0,4]", "1=float32[0,4]", "2=int64[3]")
+    assert [p["message"] for p in both.predicted_assertions] == ["index out of bounds: 0 <= tmp7 < ks0 + ks1"]
+    assert "ks0 = input 0 dim 0 = 0, ks1 = input 1 dim 0 = 0" in both.predicted_assertions[0]["why"]
+    one = _check("cpu/cat_index/cat_index.pt2", "0=float32[0,4]", "1=float32[3,4]", "2=int64[3]")
+    assert one.predicted_assertions == [] and [v["kind"] for v in one.violations] == ["range"]

@@ -43,12 +43,21 @@ def _steps_ok(d):
             assert s["when"] == ENV_WHEN[next(iter(s["env"]))]
 
 
+def _known_gap(manifest: Path, test: str = "test_captured_error_traces_to_manifest") -> bool:
+    """The sample's manifest marks this kind of test as not working yet (e.g. torch 2.6 archives, issue 8)."""
+    if not manifest.exists():
+        return False
+    exp = json.loads(manifest.read_text())["expect"]
+    return bool(exp.get("known_gap")) and test in exp.get("known_gap_tests", ["test_captured_error_traces_to_manifest"])
+
+
 def _fired(log: Path) -> bool:
     man = log.parent / "manifest.json"
     return not man.exists() or json.loads(man.read_text())["expect"].get("fired", True)
 
 
-ERROR_LOGS = [p for p in sorted(S.glob("*/*/error.log")) if (p.parent / "manifest.json").exists() and _fired(p)] + [
+ERROR_LOGS = [p for p in sorted(S.glob("*/*/error.log")) if (p.parent / "manifest.json").exists() and _fired(p)
+              and not _known_gap(p.parent / "manifest.json")] + [
     S / "cuda/transformer/logs/assert_warm_exit.log", S / "cuda/transformer/logs/assert_warm_sync.log",
     S / "cuda/embedding/logs/assert_embedding_warm_exit.log", S / "cuda/jagged/logs/assert_jagged_warm_exit.log"]
 
@@ -124,7 +133,8 @@ def test_shipped_samples_have_no_unchecked_indirect_access():
     """Every sample with a manifest was compiled with index asserts on: no suspect may be reported."""
     from inspector.queries.suspects import unchecked_indirect
 
-    pkgs = [p for p in sorted(S.glob("*/*/*.pt2")) if (p.parent / "manifest.json").exists()]
+    pkgs = [p for p in sorted(S.glob("*/*/*.pt2")) if (p.parent / "manifest.json").exists()
+            and not _known_gap(p.parent / "manifest.json", "test_show_json_matches_package_and_manifest")]
     assert len(pkgs) >= 12
     for p in pkgs:
         with inspector.open_package(p) as pkg:
@@ -200,6 +210,17 @@ def test_load_failure_cuda_package_on_a_cpu_host():
     _steps_ok(d)
 
 
+def test_load_failure_of_a_truncated_package():
+    """Real: the jagged package repacked without its wrapper.so, loaded by torch 2.13 (make_logs.py)."""
+    log = S / "cpu/jagged/logs/load_without_wrapper_so.log"
+    d = _diag(S / "cpu/jagged/jagged.pt2", log.read_text())
+    assert d.category == "load"
+    assert d.verdict.startswith("the package did not load: RuntimeError: File not found:")
+    assert any("missing from the archive" in n for n in d.notes)
+    assert any("older torch" in n for n in d.notes)  # "Loading outdated pt2 file" in the same log
+    _steps_ok(d)
+
+
 def test_deprecated_api():
     log = S / "cpu/jagged/logs/deprecated_aot_load.log"
     d = _diag(S / "cpu/jagged/jagged.pt2", log.read_text())
@@ -261,3 +282,32 @@ def test_aten_cuda_embedding_bag_assert_is_an_extern_op_failure():
     assert [o["input"]["index"] for o in m["index_origin"]] == [0]
     assert m["table"]["fqn"] == "bag.weight" and m["static_bound"] == 300
     assert "EmbeddingBag.cu" in d.evidence[0]
+
+
+def test_device_side_assert_without_its_line_names_aten_ops_too():
+    """The real cuda/embedding_bag log with its EmbeddingBag.cu Assertion lines deleted."""
+    text = "\n".join(l for l in (S / "cuda/embedding_bag/error.log").read_text().splitlines() if "Assertion" not in l)
+    assert "device-side assert" in text
+    d = _diag(S / "cuda/embedding_bag/embedding_bag.pt2", text)
+    assert d.category == "device_assert"
+    c = d.candidates[0]
+    assert c["kernel"] == "aoti_torch_cuda__embedding_bag" and c["index_origin"] == ["input 0 (arg3_1)"]
+    assert c["bound"] == "300"
+
+
+def test_text_output_carries_the_full_trace_inline(capsys):
+    pkg, log = S / "cpu/embedding/embedding.pt2", S / "cpu/embedding/error.log"
+    assert main(["diagnose", str(pkg), "--log", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("✗ index_assert: input 0 (arg3_1) holds values ≥ 1000")
+    assert "the full trace" in out and "index tmp2 comes from" in out
+    assert "what():" not in out or "index out of bounds: 0 <= tmp2 < 1000L" in out
+
+
+def test_cpuinfo_flags_are_compared_with_the_package_isa():
+    """A real /proc/cpuinfo flags line (no amx_tile) against a package compiled for AMX_TILE."""
+    log = (S / "cpu/jagged/logs/cpuinfo_flags_no_amx.log").read_text()
+    assert log.startswith("flags") and "avx512_vnni" in log and "amx_tile" not in log
+    d = _diag(S / "cpu/jagged/jagged.pt2", log)
+    assert d.category == "load" and "AMX_TILE" in d.verdict
+    assert any("lack AMX_TILE" in n for n in d.notes)

@@ -77,3 +77,44 @@ def test_ep_errors_are_one_line(tmp_path, capsys):
     assert main(["trace-assert", pkg, "--line", "52", "--ep", str(S / "cpu/jagged/jagged.pt2")]) == 3
     err = capsys.readouterr().err
     assert "Traceback" not in err and "no exported program inside" in err
+
+
+TRANSFORMER_EP = S / "cpu/transformer/ep/transformer_ep.pt2"  # build.py's TinyTransformer, torch.export.save (make_ep.py)
+
+
+def test_nested_modules_and_parameter_fqns():
+    ep = load_ep(str(TRANSFORMER_EP))
+    assert [i.name for i in ep.user_inputs] == ["ids"]
+    assert ep.parameters["p_tok_weight"] == "tok.weight" and len(ep.parameters) >= 100
+    assert ep.nodes["layer_norm"].module == "blocks.0.ln1"
+    assert ep.nodes["embedding"].module == "tok"
+    # The innermost frame is torch's sparse.py; the user's line is the one before it.
+    (loc,) = ep.locations(["embedding"])
+    assert (loc.line, loc.code, loc.module) == (138, "h = self.tok(ids) + self.pos(pos)", "tok")
+    assert loc.file.endswith("sample_packages/build.py")
+
+
+def test_trace_reads_the_users_line_with_ep(capsys):
+    pkg = str(S / "cpu/transformer/transformer.pt2")
+    log = str(S / "cpu/transformer/error.log")
+    assert main(["trace-assert", pkg, "--log", log, "--ep", str(TRANSFORMER_EP), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    m = r["matches"][0]
+    assert r["exported_program"].endswith("transformer_ep.pt2:transformer_ep/models/model.json")
+    assert m["index_origin"][0]["input"]["user_name"] == "ids"
+    assert m["source_locations"][0]["line"] == 138 and m["source_locations"][0]["module"] == "tok"
+    assert m["explanation"][-1] == ("In your code: the index comes from `ids`, used at build.py:138  "
+                                    "`h = self.tok(ids) + self.pos(pos)` in `tok`.")
+    assert not any("exported program" in h for h in r["hints"])  # it agrees with the package
+    assert main(["trace-assert", pkg, "--log", log, "--ep", str(TRANSFORMER_EP)]) == 0
+    assert "In your code: the index comes from `ids`" in capsys.readouterr().out
+
+
+def test_check_and_diagnose_take_ep(capsys):
+    pkg = str(S / "cpu/transformer/transformer.pt2")
+    assert main(["check", pkg, "--ep", str(TRANSFORMER_EP), "--input", "ids=int64[2,600]@cpu", "--json"]) == 1
+    r = json.loads(capsys.readouterr().out)
+    assert r["checked"][0]["user_name"] == "ids" and [v["kind"] for v in r["violations"]] == ["range"]
+    assert main(["diagnose", pkg, "--ep", str(TRANSFORMER_EP), "--log", str(S / "cpu/transformer/error.log"), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["trace"]["matches"][0]["source_locations"][0]["line"] == 138

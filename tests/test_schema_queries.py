@@ -15,7 +15,17 @@ jsonschema = pytest.importorskip("jsonschema")
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_packages"
 SCHEMAS = {n: json.loads((ROOT / f"inspector/schemas/{n}.schema.json").read_text()) for n in ("trace", "diagnose", "check")}
-LOGS = sorted(S.glob("*/*/error.log")) + sorted(S.glob("*/*/logs/*.log"))
+def _readable(log: Path) -> bool:
+    """Skip samples whose manifest says the package cannot be read yet (known gap of `show`, e.g. torch 2.6)."""
+    d = log.parent.parent if log.parent.name == "logs" else log.parent
+    man = d / "manifest.json"
+    if not man.exists():
+        return True
+    exp = json.loads(man.read_text())["expect"]
+    return not (exp.get("known_gap") and "test_show_json_matches_package_and_manifest" in exp.get("known_gap_tests", []))
+
+
+LOGS = [p for p in sorted(S.glob("*/*/error.log")) + sorted(S.glob("*/*/logs/*.log")) if _readable(p)]
 
 
 def _pkg(log: Path) -> Path:

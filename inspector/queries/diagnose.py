@@ -24,6 +24,7 @@ from ..explain import SCALAR_TYPES, step
 from ..logparse import LogReport, parse_log
 from ..model import Model
 from ..package import Package
+from .fused import extern_op_name
 from .match import site_for_noticed
 
 
@@ -39,9 +40,12 @@ class Diagnosis:
     input_check: dict | None = None
     suspects: list[dict] = field(default_factory=list)  # IMA: unchecked indirect accesses
     notes: list[str] = field(default_factory=list)
+    trace_result: object = field(default=None, repr=False, compare=False)  # the TraceResult behind `trace`
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        d.pop("trace_result")
+        return d
 
 
 def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagnosis:
@@ -56,6 +60,9 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagn
     device = next((m.device for m in models if m.device), None)
     d = Diagnosis(package=str(pkg.path), category="unknown", verdict="")
     d.notes += _isa_notes(rep, models)
+    if rep.has("old_package"):
+        d.notes.append("torch warned that the package comes from an older torch (outdated pt2 / missing AOTInductor "
+                       "entry points): rebuild it with the serving torch if anything else fails")
     located = [r for r in rep.asserts if r.kind in ("cuda", "cpu", "aten")]
     extern_text = rep.has("exception_in_aoti_torch") and not rep.has("cublas_error") and not rep.noticed
     cpu_extern = device == "cpu" and any(n.error for n in rep.noticed)
@@ -63,10 +70,12 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagn
         t = trace_assert(pkg, log=log, model=model, ep=ep)
         if t.matches:
             d.trace = t.to_dict()
+            d.trace_result = t
             kind = t.matches[0].kernel_kind
             d.category = "extern_op" if kind == "extern" else "index_assert"
             d.verdict = t.verdict
-            d.evidence = [r.first_text for r in located][:3] + [n.text for n in rep.noticed][:2]
+            d.evidence = [x for r in located[:3] for x in ([r.message] if r.kind == "cpu" and r.message else []) + [r.first_text]]
+            d.evidence += [n.text for n in rep.noticed][:2] + [f"{n.error}" for n in rep.noticed[:1] if n.error]
             if d.category == "extern_op":
                 ev = rep.first("exception_in_aoti_torch")
                 if ev:
@@ -91,14 +100,15 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagn
         at_load = re.search(r"load_package|_load_aoti|AOTIModelPackageLoader|aoti_load_package|load_pt2", log or "")
         at_run = re.search(r"in __call__|boxed_run|run_impl|\bforward\b", log or "")
         if at_load and not at_run:
-            return _load(d, rep, models)
+            return _load(d, rep, models, (log or "").splitlines())
         return _ima(pkg, d, rep, models, model)
     if rep.has("illegal_memory_access"):
         return _ima(pkg, d, rep, models, model)
     if device != "cpu" and (rep.has("device_side_assert", "cublas_error") or rep.noticed):
         return _device_assert(pkg, d, rep, model)
-    if rep.has("load_failure", "no_kernel_image") or (rep.has("isa_mismatch") and "Traceback" not in log):
-        return _load(d, rep, models)
+    if rep.has("load_failure", "no_kernel_image") or (rep.has("isa_mismatch") and "Traceback" not in log) or \
+            any("lack" in n and "cpuinfo" in n for n in d.notes):
+        return _load(d, rep, models, (log or "").splitlines())
     d.verdict = "no failure this version knows was found in the log; start with the input contract"
     for m in models:
         bare = [c for c in m.calls if c.kind == "extern" and getattr(c, "checked", None) is False
@@ -131,8 +141,26 @@ def _general_steps(models: list[Model]) -> list[dict]:
     return out
 
 
+# /proc/cpuinfo flags -> the names AOTI_CPU_ISA uses.
+_ISA_FLAGS = {"AVX2": "avx2", "AVX512": "avx512f", "AVX512_VNNI": "avx512_vnni", "AMX_TILE": "amx_tile",
+              "AVX512_BF16": "avx512_bf16", "AMX_BF16": "amx_bf16", "AMX_INT8": "amx_int8", "NEON": "asimd",
+              "SVE": "sve"}
+
+
 def _isa_notes(rep: LogReport, models: list[Model]) -> list[str]:
     out = []
+    ev = rep.first("cpuinfo_flags")
+    if ev is not None:
+        flags = set(ev.fields.get("flags", "").split())
+        for m in models:
+            need = (m.metadata.get("AOTI_CPU_ISA") or "").split()
+            missing = [x for x in need if x in _ISA_FLAGS and _ISA_FLAGS[x] not in flags]
+            if missing:
+                out.append(f"the /proc/cpuinfo flags in the log lack {' '.join(missing)}, which model {m.name!r} was "
+                           f"compiled for (AOTI_CPU_ISA {' '.join(need)}): its kernels can die with 'Illegal "
+                           "instruction'; recompile on (or for) this host")
+            elif need:
+                out.append(f"the host's /proc/cpuinfo flags cover the package's CPU ISA ({' '.join(need)})")
     for e in rep.events:
         if e.pattern != "isa_mismatch":
             continue
@@ -412,6 +440,28 @@ def assert_candidates(pkg: Package, rep: LogReport, model: str | None) -> list[d
                     "verdict": t.verdict,
                     "_fed": bool(fed),
                 })
+        # Extern ATen ops that index a tensor assert on their own (EmbeddingBag.cu, IndexKernel.cu …).
+        from .match import INDEXING_OPS, index_args
+        from .trace import explain_extern
+
+        for c in m.calls:
+            if c.kind != "extern" or (limit is not None and c.line >= limit) or m.device != "cuda":
+                continue
+            op = re.sub(r"_(out|two_out|two|default)$", "", extern_op_name(c.target))
+            if op not in INDEXING_OPS and op.lstrip("_") not in INDEXING_OPS or not index_args(c)[1]:
+                continue
+            t = explain_extern(pkg, m, c, "candidate", "an ATen kernel assert (its line is missing)")
+            fed = [o.input for o in t.index_origin if o.input]
+            out.append({
+                "model": m.name, "kernel": c.target, "message": f"ATen {op}: index out of range", "line": c.line,
+                "launched_at": c.line,
+                "reason": f"extern ATen op {op} called at wrapper.cpp line {c.line}"
+                          + (f", before the call that reported the error (line {limit})" if limit else "")
+                          + "; its CUDA kernel asserts on a bad index",
+                "bound": t.bound.limit if t.bound else (str(t.static_bound) if t.static_bound is not None else None),
+                "bound_input": asdict(t.bound.input) if t.bound and t.bound.input else None,
+                "index_origin": [words.who(i) for i in fed] or ["?"], "verdict": t.verdict, "_fed": bool(fed),
+            })
     if limit is not None:
         out.sort(key=lambda c: (-c["launched_at"], not c["_fed"]))
     else:
@@ -445,7 +495,7 @@ def _device_assert(pkg: Package, d: Diagnosis, rep: LogReport, model) -> Diagnos
     return d
 
 
-def _load(d: Diagnosis, rep: LogReport, models: list[Model]) -> Diagnosis:
+def _load(d: Diagnosis, rep: LogReport, models: list[Model], log_lines: list[str] = ()) -> Diagnosis:
     d.category = "load"
     ev = [e for e in rep.events if e.category in ("load", "crash")]
     d.evidence = [e.text for e in ev][:4]
@@ -459,11 +509,20 @@ def _load(d: Diagnosis, rep: LogReport, models: list[Model]) -> Diagnosis:
                      + next(e.text for e in ev if e.pattern == "no_kernel_image").strip()[:120])
         d.steps = [step(f"Load it on a host with {dev}" + (f" and a GPU of compute capability {cc}" if cc else "")
                         + " and a CUDA build of torch, or recompile the model for this host's device.")]
-    elif any(e.pattern == "isa_mismatch" for e in ev):
+    elif (any(e.pattern == "isa_mismatch" for e in ev) or any("lack" in n and "cpuinfo" in n for n in d.notes)) \
+            and not any(e.pattern in ("load_failure", "segfault") for e in ev):
         d.verdict = f"the package was compiled for CPU ISA {isa}, which this host does not fully have"
+        d.evidence += [e.text[:200] for e in rep.events if e.pattern in ("isa_mismatch", "cpuinfo_flags")][:2]
         d.steps = [step("Recompile on the serving host (or a host with the same ISA).")]
     else:
-        d.verdict = "the package did not load: " + (ev[0].text[:160] if ev else "see the log")
+        err = [e for e in rep.events if e.pattern == "load_failure"]
+        last = next((ln.strip() for ln in reversed(log_lines) if re.match(r"\s*\w*(Error|Exception)\b.*:", ln)), None)
+        d.verdict = "the package did not load: " + (last or (err[0].text if err else "see the log"))[:200]
+        if last and last not in d.evidence:
+            d.evidence.append(last)
+        if last and "File not found" in last:
+            d.notes.append("a member the loader needs is missing from the archive: the file was truncated or "
+                           "repacked; `pt2-inspect show PKG` lists what it holds")
         d.steps = [step("Load it with the same torch version it was built with (`pt2-inspect show PKG`), on its "
                         f"device ({dev}); a missing symbol means a torch version mismatch."),
                    step("Get the C++ stack of the failure.", {"TORCH_SHOW_CPP_STACKTRACES": "1"})]

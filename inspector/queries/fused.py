@@ -56,8 +56,10 @@ def source_nodes(m: Model, k: Kernel | None, site: CallSite | None, name: str | 
         return site.source_nodes, False, site.aten_ops, traces, post
     if site is not None and site.kind == "extern":
         op = extern_op_name(site.target)
-        nodes = prov.pre_grad_nodes if prov and prov.pre_grad_nodes else [op]
-        return nodes, not (prov and prov.pre_grad_nodes), [f"aten.{op}"], traces, post
+        mm = re.fullmatch(r"(\w+?)_((?:two_)?out|two)", op)
+        base, overload = (mm.group(1), mm.group(2)) if mm else (op, None)
+        nodes = prov.pre_grad_nodes if prov and prov.pre_grad_nodes else [base]
+        return nodes, not (prov and prov.pre_grad_nodes), [f"aten.{base}" + (f".{overload}" if overload else "")], traces, post
     if prov and prov.pre_grad_nodes:
         ops = [f"aten.{o}" for o in split_fused_name(name)]
         return prov.pre_grad_nodes, False, ops, traces, post

@@ -105,6 +105,26 @@ def extern_sites_for_aten(pkg: Package, r: ReportedAssert, model: str | None) ->
     return out
 
 
+# Extern ops whose schema has a `dim` argument: its position (before the out tensor is counted).
+DIM_ARG = {"gather": 1, "scatter": 1, "scatter_add": 1, "scatter_reduce": 1, "index_select": 1, "index_add": 1,
+           "index_copy": 1}
+
+
+def indexed_dim(site: CallSite) -> int:
+    """The dimension of the table an extern op indexes: its `dim` argument when it has one, else 0."""
+    op = re.sub(r"_(out|two_out|two|default)$", "", extern_op_name(site.target))
+    pos = DIM_ARG.get(op)
+    if pos is None:
+        return 0
+    if site.target.endswith("_out"):
+        pos += 1
+    if pos < len(site.args):
+        mm = re.fullmatch(r"\s*(-?\d+)L?\s*", site.args[pos].text)
+        if mm:
+            return int(mm.group(1))
+    return 0
+
+
 def index_args(site: CallSite) -> tuple[str | None, list[str]]:
     """(table argument, index arguments) of an extern call, by its op's schema when known."""
     op = re.sub(r"_(out|two_out|two|default)$", "", extern_op_name(site.target))

@@ -29,7 +29,7 @@ from ..package import Package
 from ..parse.message import static_bound
 from .fused import extern_op_name, source_nodes
 from .match import all_assertions, extern_sites_for_aten, find_for_report, index_args, norm_msg, site_for_noticed
-from .walk import BoundChain, IndexOrigin, InputRef, bound_chain, edges, index_origins, value_origins
+from .walk import BoundChain, BoundTerm, IndexOrigin, InputRef, bound_chain, edges, index_origins, value_origins
 
 GUARD_NOTE = words.GUARD_NOTE
 
@@ -162,6 +162,8 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
 def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: str | None = None) -> TraceResult:
     """No assertion line: when the text says a device-side assert fired, list the suspects."""
     text = " ".join([message or ""] + [e.text for e in report.events])
+    if all(pkg.model(n).device == "cpu" for n in ([model] if model else pkg.model_names)):
+        return res  # no device-side asserts on CPU: a failed call there is the failure itself
     if "device-side assert" in text or report.has("cublas_error", "device_side_assert") or report.noticed:
         from .diagnose import assert_candidates
 
@@ -256,12 +258,27 @@ def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
 
             match.bound.input = match.bound.terms[0].input if match.bound.terms else match.bound.input
             match.bound.limit = limit_words(match.assertion.get("bound_expr") or "", match.bound.terms)
-        match.source_locations = [asdict(x) for x in ep.locations(match.source_nodes)]
+        names = match.source_nodes
+        if match.source_nodes_derived:
+            # Op names, not node names: prefer the nodes of those ops that read the index's input directly.
+            ops = set(names)
+            users = [n for o in match.index_origin if o.input for n in ep.input_users(o.input.index)]
+            pref = [n for n in users if n in ep.nodes and _op_of(ep.nodes[n].target) in ops]
+            names = pref or [n for n in names if n in ep.nodes and _op_of(ep.nodes[n].target) == n.rstrip("_0123456789")]
+        match.source_locations = [asdict(x) for x in ep.locations(names)]
         if match.table and match.table.get("kind") == "input":
             match.table["user_name"] = ep.user_name(match.table["index"])
     match.verdict = words.trace_verdict(match)
     match.hypotheses = words.trace_hypotheses(match, n_sites)
     match.explanation = list(match.hypotheses)
+    if match.source_locations:
+        match.explanation.append(words.user_code(match))
+
+
+def _op_of(target: str) -> str:
+    """``torch.ops.aten.embedding.default`` -> ``embedding``."""
+    parts = target.split(".")
+    return parts[3] if len(parts) > 3 and parts[:3] == ["torch", "ops", "aten"] else target
 
 
 def _table(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> dict | None:
@@ -334,6 +351,39 @@ def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model,
     return uniq
 
 
+def _extern_bound(m: Model, table: dict | None, site: CallSite) -> BoundChain | None:
+    """The size an extern op checks its index against: the indexed dim of its table, when that table is an
+    input (or a buffer made from exactly one input, taken to share its shape) and the dim is symbolic."""
+    from .match import indexed_dim
+    from .walk import term_words
+
+    if not table:
+        return None
+    if table.get("kind") == "input":
+        idx = table.get("index")
+    elif table.get("kind") == "buffer" and len(table.get("from_inputs") or []) == 1:
+        idx = table["from_inputs"][0]
+    else:
+        return None
+    inp = next((i for i in m.inputs if i.index == idx), None)
+    d = indexed_dim(site)
+    if inp is None or d >= len(inp.shape):
+        return None
+    sym = m.symbols.get(str(inp.shape[d]))
+    while sym is not None and sym.alias_of and sym.alias_of in m.symbols:
+        sym = m.symbols[sym.alias_of]
+    if sym is None or sym.input is None:
+        return None
+    owner = next(i for i in m.inputs if i.index == sym.input)
+    name = f"{table['name']}.size({d})"
+    t = BoundChain(kernel_param=name, call_arg=table["name"], symbol=sym.name,
+                   input=InputRef(index=owner.index, name=owner.name, dim=sym.dim), min=sym.min, max=sym.max,
+                   definition=sym.expr, definition_line=sym.line)
+    t.terms = [BoundTerm(**{f: getattr(t, f) for f in BoundTerm.__dataclass_fields__})]
+    t.limit = term_words(t)
+    return t
+
+
 def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, ep=None) -> TraceMatch:
     g = pkg.graph(m.name)
     table_name, idx_names = index_args(site)
@@ -351,17 +401,20 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
             table["from_inputs"] = sorted(set(made))
     nodes, derived, aten, traces, post = source_nodes(m, None, site)
     limit = None
-    mm = re.search(r"range \[0, (\d+)\)|size (\d+)", msg or "")
-    if mm:
-        limit = int(mm.group(1) or mm.group(2))
-    elif table and table.get("rows") is not None and isinstance(table["rows"], int):
-        limit = table["rows"]
+    bound = _extern_bound(m, table, site)
+    if bound is None:
+        mm = re.search(r"range \[0, (\d+)\)|size (\d+)", msg or "")
+        if table and table.get("kind") == "constant" and isinstance(table.get("rows"), int):
+            limit = table["rows"]
+        elif mm:
+            limit = int(mm.group(1) or mm.group(2))
     match = TraceMatch(
         model=m.name, kernel=site.target, kernel_kind="extern", file_line=site.line,
-        assertion={"message": msg, "index_var": ", ".join(idx_names) or None, "bound_expr": str(limit) if limit else None,
+        assertion={"message": msg, "index_var": ", ".join(idx_names) or None,
+                   "bound_expr": str(limit) if limit else (bound.kernel_param if bound else None),
                    "lower_bound": "0", "condition": "", "wrapper_line": site.line, "op": extern_op_name(site.target),
                    "checked": getattr(site, "checked", None)},
-        static_bound=limit, bound=None, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
+        static_bound=limit, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
         aten_ops=aten, explanation=[], exact=True, matched_by=how, call_sites=[site.line],
         source_file=m.wrapper_member or "", snippet=[], stack_traces=traces, post_grad_nodes=post, table=table)
     _finish(pkg, m, match, ep, 1)

@@ -115,6 +115,45 @@ def _tmp_def(k: Kernel, name: str, before: float):
     return best
 
 
+def _bound_term(c: Chain, m: Model, src: "_Sources", mt: TraceMatch, k: Kernel | None, bc, call_line: int | None) -> None:
+    """One size parameter of the bound: param -> call argument -> symbol (and aliases) -> input dim."""
+    if k is not None:
+        p = c.add(Node(f"param:{mt.kernel}:{bc.kernel_param}", f"param {bc.kernel_param}", "param",
+                       f"kernel parameter of {mt.kernel}", src.kernel_head(k)))
+        c.link(c.root, p, "bounded by")
+        ca = c.add(Node(f"call:{call_line}:{bc.call_arg}", f"call argument {bc.call_arg}", "call",
+                        f"wrapper.cpp line {call_line}", src.wrapper_at(call_line, 3, 2)))
+        c.link(p, ca, "bound at call")
+    else:  # an extern op: no kernel params, the bound is an argument of the call itself
+        ca = c.add(Node(f"call:{call_line}:{bc.call_arg}", f"call argument {bc.call_arg}", "call",
+                        f"wrapper.cpp line {call_line}", src.wrapper_at(call_line, 3, 2)))
+        c.link(c.root, ca, "bounded by")
+    prev = ca
+    for al in ([bc.symbol] if bc.symbol and bc.symbol != bc.call_arg else []) + list(bc.aliases):
+        sy = m.symbols.get(al)
+        n = c.add(Node(f"sym:{al}", f"symbol {al}", "symbol", f"{sy.expr if sy else ''}",
+                       src.wrapper_at(sy.line if sy else None, 2, 2)))
+        c.link(prev, n, "alias")
+        prev = n
+    if bc.definition:
+        d = c.add(Node(f"def:{bc.symbol or bc.call_arg}", f"{bc.symbol or bc.call_arg} = {bc.definition}", "symbol",
+                       f"wrapper.cpp line {bc.definition_line}", src.wrapper_at(bc.definition_line, 2, 2)))
+        c.link(prev, d, "defined as")
+        prev = d
+    if bc.input:
+        inp = m.inputs[bc.input.index] if bc.input.index < len(m.inputs) else None
+        guards = [g.line for g in (inp.guards if inp else []) if g.dim == bc.input.dim]
+        rng = f"{bc.min if bc.min is not None else '?'}..{bc.max if bc.max is not None else '?'}"
+        n = c.add(Node(f"input:{bc.input.index}:dim{bc.input.dim}",
+                       f"input {bc.input.index} ({bc.input.name}) dim {bc.input.dim}", "input",
+                       f"guards allow {rng} (only with AOTI_RUNTIME_CHECK_INPUTS=1)",
+                       src.wrapper_at(guards[0], 2, 6) if guards else None))
+        c.link(prev, n, "size of")
+    else:
+        n = c.add(Node(f"bound:unresolved:{bc.kernel_param}", f"bound {bc.kernel_param} not traced to an input", "end"))
+        c.link(prev, n)
+
+
 def trace_chain(pkg: Package, mt: TraceMatch) -> Chain:
     """The chain of one match: assertion -> bound -> call argument -> symbol -> input/dim, and the index
     origin through tmps, params, buffers and writer kernels to an input or constant."""
@@ -125,46 +164,20 @@ def trace_chain(pkg: Package, mt: TraceMatch) -> Chain:
     c = Chain()
     call_line = mt.call_sites[0] if mt.call_sites else None
     short = a["message"].removeprefix("index out of bounds: ")
+    # An extern ATen op checks inside ATen: its "line" is the wrapper.cpp line of the failing call.
+    at = src.kernel_at(k, mt.file_line) if k is not None else src.wrapper_at(mt.file_line, 3, 2)
     c.root = c.add(Node(f"assert:{mt.kernel}:{mt.file_line}", f"assert line {mt.file_line}: {short}", "assertion",
-                        f"{mt.kernel}, line {mt.file_line}", src.kernel_at(k, mt.file_line)))
+                        f"{mt.kernel}, line {mt.file_line}", at))
 
     # The bound.
     if mt.static_bound is not None:
         b = c.add(Node("bound:static", f"bound {a['bound_expr']} = {mt.static_bound} (a constant)", "constant",
-                       "the bound is a number baked into the kernel", src.kernel_at(k, mt.file_line)))
+                       "the bound is a number baked into the kernel" if k is not None else "the size of the table the op indexes", at))
         c.link(c.root, b, "bounded by")
     elif mt.bound:
-        bc = mt.bound
-        p = c.add(Node(f"param:{mt.kernel}:{bc.kernel_param}", f"param {bc.kernel_param}", "param",
-                       f"kernel parameter of {mt.kernel}", src.kernel_head(k)))
-        c.link(c.root, p, "bounded by")
-        ca = c.add(Node(f"call:{call_line}:{bc.call_arg}", f"call argument {bc.call_arg}", "call",
-                        f"wrapper.cpp line {call_line}", src.wrapper_at(call_line, 3, 2)))
-        c.link(p, ca, "bound at call")
-        prev = ca
-        for al in ([bc.symbol] if bc.symbol and bc.symbol != bc.call_arg else []) + list(bc.aliases):
-            sy = m.symbols.get(al)
-            n = c.add(Node(f"sym:{al}", f"symbol {al}", "symbol", f"{sy.expr if sy else ''}",
-                           src.wrapper_at(sy.line if sy else None, 2, 2)))
-            c.link(prev, n, "alias")
-            prev = n
-        if bc.definition:
-            d = c.add(Node(f"def:{bc.symbol}", f"{bc.symbol or bc.call_arg} = {bc.definition}", "symbol",
-                           f"wrapper.cpp line {bc.definition_line}", src.wrapper_at(bc.definition_line, 2, 2)))
-            c.link(prev, d, "defined as")
-            prev = d
-        if bc.input:
-            inp = m.inputs[bc.input.index] if bc.input.index < len(m.inputs) else None
-            guards = [g.line for g in (inp.guards if inp else []) if g.dim == bc.input.dim]
-            rng = f"{bc.min if bc.min is not None else '?'}..{bc.max if bc.max is not None else '?'}"
-            n = c.add(Node(f"input:{bc.input.index}:dim{bc.input.dim}",
-                           f"input {bc.input.index} ({bc.input.name}) dim {bc.input.dim}", "input",
-                           f"guards allow {rng} (only with AOTI_RUNTIME_CHECK_INPUTS=1)",
-                           src.wrapper_at(guards[0], 2, 6) if guards else None))
-            c.link(prev, n, "size of")
-        else:
-            n = c.add(Node("bound:unresolved", "bound not traced to an input", "end"))
-            c.link(prev, n)
+        # Every size parameter of the bound (one, or several in a compound bound such as `ks0 + ks1`).
+        for t in (mt.bound.terms or [mt.bound]):
+            _bound_term(c, m, src, mt, k, t, call_line)
 
     # Where the index comes from.
     for o in mt.index_origin:
@@ -347,8 +360,9 @@ def _verdict(summary: dict, r: TraceResult | None) -> str:
         return f"nothing found: no assertion matches {r.looked_for}"
     mt = r.matches[0]
     to = ""
-    if mt.bound and mt.bound.input:
-        to = f" → bound from input {mt.bound.input.index} ({mt.bound.input.name}) dim {mt.bound.input.dim}"
+    terms = [t for t in ((mt.bound.terms or [mt.bound]) if mt.bound else []) if t.input]
+    if terms:  # a compound bound (`ks0 + ks1`) names every input dim in it
+        to = " → bound from " + " and ".join(f"input {t.input.index} ({t.input.name}) dim {t.input.dim}" for t in terms)
     elif mt.static_bound is not None:
         to = f" (bound {mt.static_bound}, a constant)"
     srcs = [f"input {o.input.index} ({o.input.name})" for o in mt.index_origin if o.input]

@@ -31,6 +31,16 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 TRACED = sorted(p.parent for p in SAMPLES.glob("*/*/error.log") if list(p.parent.glob("*.pt2")))
 
 
+def _known_gap(manifest: dict, request) -> None:
+    """A manifest's `expect.known_gap`, applied as tests/test_samples.py::_known_gap does (strict xfail for the
+    tests `expect.known_gap_tests` names).  Without that list a gap is one of the trace of the real error, which
+    is what this chain draws: then it applies here as well as to `test_captured_error_traces_to_manifest`."""
+    exp = manifest["expect"]
+    tests = exp.get("known_gap_tests", ["test_captured_error_traces_to_manifest", request.function.__name__])
+    if exp.get("known_gap") and request.function.__name__ in tests:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=exp["known_gap"]))
+
+
 def _log(d: Path) -> str:
     return (d / "error.log").read_text()
 
@@ -71,8 +81,11 @@ def test_report_embeds_no_closing_script_tag_in_data(tmp_path):
 
 
 @pytest.mark.parametrize("case", TRACED, ids=lambda d: f"{d.parent.name}/{d.name}")
-def test_every_sample_chain_reaches_what_the_manifest_says(case):
+def test_every_sample_chain_reaches_what_the_manifest_says(case, request):
     manifest = json.loads((case / "manifest.json").read_text())
+    if not manifest["expect"].get("fired", True):
+        pytest.skip("the trigger ran without any error on this build: nothing to trace")
+    _known_gap(manifest, request)
     with inspector.open_package(_pkg(case)) as pkg:
         r = trace_assert(pkg, log=_log(case))
         assert r.matches
@@ -89,9 +102,11 @@ def test_every_sample_chain_reaches_what_the_manifest_says(case):
     assert nodes[0].detail.startswith(expect["kernel"] + ",")
     if expect["static_bound"] is not None:
         assert any(n.kind == "constant" and f"= {expect['static_bound']} (a constant)" in n.label for n in nodes), labels
-    else:
-        b = expect["bound_input"]
-        assert any(n.kind == "input" and n.key == f"input:{b['index']}:dim{b['dim']}" for n in nodes), labels
+    else:  # every input dim the bound is made of (one, or several for a compound bound such as `ks0 + ks1`)
+        terms = expect.get("bound_terms") or [expect["bound_input"]]
+        assert terms and all(terms), expect
+        for b in terms:
+            assert any(n.kind == "input" and n.key == f"input:{b['index']}:dim{b['dim']}" for n in nodes), (b, labels)
     # The index origin ends at the input the manifest names.
     assert any(n.kind == "input" and n.key == f"input:{expect['index_input']}" for n in nodes), labels
 

@@ -124,7 +124,7 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         if message is not None and log is None:
             bare = [r.message for r in report.asserts if r.kind == "message"]
             message = bare[0] if bare else message
-        looked.append(" ".join(x for x in (f"line {line}" if line else "", f"message `{message}`" if message else "",
+        looked.append(" ".join(x for x in (f"line {line}" if line else "", f"message {_quote(message)}" if message else "",
                                           f"kernel {kernel}" if kernel else "") if x))
         for m, k, a in all_assertions(pkg, model):
             if line is not None and a.line != line:
@@ -157,6 +157,22 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         res.verdict = matches[0].verdict
         return res
     return _with_candidates(pkg, res, report, model, message=message)
+
+
+_FRAMING = re.compile(r'Traceback \(most recent call last\):|File ".*", line \d+|frame #\d+:|\^+$')
+_SAYS = re.compile(r"index out of bounds|Assertion|Error|error|failed")
+
+
+def _quote(text: str, limit: int = 160) -> str:
+    """A pasted message as one short line for "nothing found …": the line that states the failure (not a
+    Python traceback's or C++ stack's framing), cut at ``limit``.  The whole paste (a log, with frames and the
+    user's own Python traceback) is never echoed back."""
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    said = [x for x in lines if not _FRAMING.match(x)]
+    first = next((x for x in said if _SAYS.search(x)), said[0] if said else (lines[0] if lines else ""))
+    if len(first) > limit:
+        first = first[: limit - 1] + "…"
+    return f"`{first}`" + (f" (one of {len(lines)} lines)" if len(lines) > 1 else "")
 
 
 def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: str | None = None) -> TraceResult:

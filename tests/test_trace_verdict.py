@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,8 @@ def test_verdict_is_the_first_line_and_hypotheses_are_not_repeated(manifest, cap
     assert len(m["hypotheses"]) == len(set(m["hypotheses"]))
     for h in m["hypotheses"]:
         for t in (m["bound"] or {}).get("terms", []):
-            assert f"{t['symbol']} = {t['symbol']}" not in h
+            # whole names: torch 2.6's `ks0 = s0` is no repeat of s0 (its tail merely spells "s0 = s0")
+            assert not re.search(rf"(?<!\w){re.escape(t['symbol'])} = {re.escape(t['symbol'])}\b", h), h
 
 
 def test_static_table_verdict_leads_with_the_value_not_an_empty_input(capsys):

@@ -110,12 +110,14 @@ def test_view_with_reset_tail():
     # cpu/transformer wrapper.cpp
     s = ("auto buf8 = wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf3, 2, int_array_12, "
          "int_array_13, 0L)); buf3.reset();  // reuse")
-    kind, typ, name, expr, tail = parse_statement(s, "declaration")
+    kind, typ, name, value, tail = parse_statement(s, "declaration")
     assert name == "buf8"
-    assert expr.text.startswith("wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf3")
-    assert "reset" not in expr.text
-    assert [n for n in expr.names if n.startswith(("buf", "int_array"))] == ["buf3", "int_array_12", "int_array_13"]
+    assert value.base == "buf3" and [a.text for a in value.args] == ["2", "int_array_12", "int_array_13", "0L"]
     assert tail is not None and tail.text == "buf3.reset()"
+    # torch 2.6 (cpu-2.6/cat_index): a bare view into a handle, with an offset expression
+    _, _, name, value, tail = parse_statement(
+        "auto tmp_tensor_handle_1 = reinterpret_tensor_wrapper(buf2, 2, int_array_2, int_array_1, 4L*s0);", "declaration")
+    assert (name, value.base, value.args[-1].names, tail) == ("tmp_tensor_handle_1", "buf2", ("s0",), None)
 
 
 def test_array_and_constant_declarations():

@@ -84,12 +84,20 @@ class SizeOf:
         return f"{self.tensor}_{self.kind}[{self.dim}]"
 
 
+@dataclass(frozen=True)
+class View:
+    """``reinterpret_tensor_wrapper(buf3, 2, int_array_12, int_array_13, 0L)``: a view of a buffer."""
+
+    base: str
+    args: tuple[Expr, ...] = ()
+
+
 class _WrapperTransformer(ExprTransformer):
     """Statements -> small tuples of facts (and the dataclasses above) the scanner files into the model."""
 
     def declaration(self, c):
         names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
-        value = next(e for e in c if isinstance(e, (Expr, InputSlot, ConstantSlot, Moved, SizeOf)))
+        value = next(e for e in c if isinstance(e, (Expr, InputSlot, ConstantSlot, Moved, SizeOf, View)))
         tail = next((t for t in c if isinstance(t, tuple) and t and t[0] == "tail"), None)
         typ = next(str(t) for t in c if getattr(t, "type", None) == "TYPE")
         return ("decl", typ, names[0], value, tail[1] if tail else None)
@@ -99,6 +107,12 @@ class _WrapperTransformer(ExprTransformer):
 
     def constant_slot(self, c):
         return ConstantSlot(int(c[1]))
+
+    def view(self, c):
+        return View(base=str(c[1]), args=tuple(next((x for x in c if isinstance(x, list)), [])))
+
+    def value(self, c):  # `wrap_with_raii_handle_if_needed(` view `)`: the view it wraps
+        return next(x for x in c if isinstance(x, View))
 
     def moved(self, c):
         return Moved(str(c[1]))
@@ -406,6 +420,13 @@ class WrapperScanner:
             else:
                 self.locals[name] = Expr(value.text, (f"{value.tensor}_{value.kind}",))
             return
+        if isinstance(value, View):
+            base = self._base((value.base,))
+            if name.startswith("buf"):
+                self.m.buffers[name] = BufferDef(name=name, line=line, kind="view", origin=base)
+            elif base:
+                self.aliases[name] = base
+            return
         expr = value
         text = expr.text
         if typ in ("int64_t", "int32_t") and not name.startswith("int_array"):
@@ -414,7 +435,7 @@ class WrapperScanner:
                 return
             self.locals[name] = expr
             return
-        if "reinterpret_tensor_wrapper" in text or "alloc_from_pool" in text:
+        if "alloc_from_pool" in text:  # not seen in a real package yet: read as a view of the first known name
             base = self._base(expr.names)
             if name.startswith("buf"):
                 self.m.buffers[name] = BufferDef(name=name, line=line, kind="view", origin=base)

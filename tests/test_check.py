@@ -97,10 +97,16 @@ def test_fitting_inputs_exit_0_and_json(tmp_path, capsys):
 
 
 def test_unchecked_load_from_an_empty_table_is_predicted():
-    """ima_embedding indexes a constant (never empty); a zero-size ids input is fine: no false alarm."""
+    """ima_gather (assert_indirect_indexing=False) reads x through idx with no check: an empty x is predicted."""
+    with inspector.open_package(S / "cpu/ima_gather/package/ima_gather.pt2") as p:
+        r = check(p, [parse_spec("0=float32[2,0]"), parse_spec("1=int64[2,3]")])
+        (pred,) = r.predicted_assertions
+        assert pred["kernel"] == "cpp_fused_add_gather_mul_0" and pred["message"].startswith("unchecked load in_ptr1[")
+        assert "input 0 (arg0_1)" in pred["why"] and "dim 1 is 0" in pred["why"]
+        assert check(p, [parse_spec("0=float32[2,5]"), parse_spec("1=int64[2,3]")]).ok
+    # ima_embedding indexes a constant (never empty): nothing predicted.
     with inspector.open_package(S / "cpu/ima_embedding/package/ima_embedding.pt2") as p:
-        r = check(p, [parse_spec("0=int64[1,4]@cpu")])
-    assert r.ok, r
+        assert check(p, [parse_spec("0=int64[1,4]@cpu")]).ok  # batch is static 1 in this export
 
 
 def test_usage_errors(capsys):

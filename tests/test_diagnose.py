@@ -129,6 +129,17 @@ def test_illegal_memory_access_cpu_segfault_names_the_unchecked_load():
     _steps_ok(d)
 
 
+def test_unchecked_vectorized_gather_from_an_input_is_a_suspect():
+    """ima_gather: the CPU gather reads x inside a vectorized lambda (`in_ptr1[tmp1[x1_inner] + ks2*x0]`)."""
+    from inspector.queries.suspects import unchecked_indirect
+
+    with inspector.open_package(S / "cpu/ima_gather/package/ima_gather.pt2") as p:
+        (s,) = unchecked_indirect(p.model(), p.graph())
+    assert (s["kernel"], s["pointer"], s["index_var"]) == ("cpp_fused_add_gather_mul_0", "in_ptr1", "tmp1")
+    assert s["table"]["kind"] == "input" and s["table"]["index"] == 0
+    assert [o["input"] for o in s["index_origin"]] == [1]
+
+
 def test_shipped_samples_have_no_unchecked_indirect_access():
     """Every sample with a manifest was compiled with index asserts on: no suspect may be reported."""
     from inspector.queries.suspects import unchecked_indirect

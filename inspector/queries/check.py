@@ -282,9 +282,11 @@ def _predict(pkg: Package, m: Model, sym_values: dict[str, int], dims: dict[tupl
                                    f"fails `0 <= {a.index_var} < {v}` once {k.name} runs a non-empty grid"})
     for s in unchecked_indirect(m, g):
         t = s.get("table") or {}
-        if t.get("kind") == "input" and dims.get((t["index"], 0)) == 0:
+        empty = [d for (i, d), v in dims.items() if i == t.get("index") and v == 0] if t.get("kind") == "input" else []
+        if empty:
             out.append({"kernel": s["kernel"], "message": f"unchecked {s['access']} {s['pointer']}[{s['address']}]",
-                        "line": s["line"], "why": f"it reads input {t['index']} ({t['name']}), empty with these sizes, "
+                        "line": s["line"], "why": f"it reads input {t['index']} ({t['name']}), empty with these sizes "
+                                                  f"(dim {empty[0]} is 0), "
                                                   "through a data-dependent index with no bounds check: an "
                                                   "out-of-bounds access (illegal memory access on CUDA)"})
     return out

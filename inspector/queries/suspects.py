@@ -62,11 +62,27 @@ def _data_dependent(g, node: str) -> bool:
     return False
 
 
-def copies(g, v: str) -> list[str]:
-    """``v`` and the tmps it merely copies or converts, in order (tmp12 -> tmp11 -> tmp10)."""
+def _body(k: Kernel, line: int) -> str:
+    """A tmp definition's whole text: vectorized ones span a lambda over several lines."""
+    starts = sorted({t.line for t in k.tmps} | {st.line for st in k.stores} | {a.line for a in k.assertions})
+    end = next((x for x in starts if x > line), line + 1)
+    return " ".join(k.source_line(ln) or "" for ln in range(line, min(end, line + 30)))
+
+
+def copies(g, v: str, k: Kernel | None = None) -> list[str]:
+    """``v`` and the tmps it merely copies or converts, in order (tmp12 -> tmp11 -> tmp10).  With the kernel,
+    a vectorized copy (a lambda whose body names one other tmp) counts too."""
     out = [v]
     while True:
-        nxt = [w for _, w, d in g.out_edges(v, data=True) if d.get("kind") in ("uses", "loads")]
+        nxt = [w for _, w, d in g.out_edges(v, data=True) if d.get("kind") in ("uses", "loads")
+               and g.nodes[w].get("role") not in ("size", "other")]  # a tail count (ks1 …) is no data
+        if not nxt and k is not None and v.startswith("tmp:"):
+            line = g.nodes[v].get("line")
+            t = next((x for x in k.tmps if x.line == line), None)
+            names = {n for n in re.findall(r"\btmp\d+\b", _body(k, line)) if t is None or n != t.name}
+            if t is not None and len(names) == 1 and not _PTR.search(_body(k, line)):
+                d = resolve_tmp(k, names.pop(), line, t.scope)
+                nxt = [f"tmp:{k.name}:{d.line}"] if d is not None else []
         if len(nxt) != 1 or not nxt[0].startswith("tmp:") or nxt[0] in out:
             return out
         v = nxt[0]
@@ -79,7 +95,7 @@ def _checked(g, k: Kernel) -> set[str]:
     out = set()
     for a in k.assertions:
         for v, _ in edges(g, f"assert:{k.name}:{a.line}", "asserts_on"):
-            out.update(copies(g, v))
+            out.update(copies(g, v, k))
     return out
 
 
@@ -92,8 +108,9 @@ def unchecked_indirect(m: Model, g) -> list[dict]:
         site = next((c for c in m.calls if c.kind == "kernel" and c.target == k.name), None)
         call_node = f"call:{site.line}" if site else None
         checked = _checked(g, k)
-        # The kernel's own line: expression texts may be cut short by the grammar (vectorized loads).
-        accesses = [((k.source_line(t.line) or "") + " " + t.expr.text, t.line, t.scope, "load") for t in k.tmps]
+        # The kernel's own lines: expression texts may be cut short by the grammar (vectorized loads), and a
+        # vectorized gather spans a lambda (`auto tmp2 =\n[&]\n{ … in_ptr1[tmp1[x1_inner] + …] … }\n();`).
+        accesses = [(_body(k, t.line) + " " + t.expr.text, t.line, t.scope, "load") for t in k.tmps]
         accesses += [(k.source_line(s.line) or "", s.line + 0.5, s.scope, "store") for s in k.stores]
         for text, line, scope, how in accesses:
             for ptr, addr in addresses(text):

@@ -215,6 +215,9 @@ class Archive:
                     data = f.read(limit + 1)
         except (zipfile.BadZipFile, OSError, EOFError) as e:
             raise UnreadablePackage(f"{self.path}: cannot read {name}: {e}") from None
+        except UnicodeDecodeError:  # zipfile decodes the local header's name (UTF-8 flag set): a damaged zip
+            raise UnreadablePackage(f"{self.path}: cannot read {name}: its local header's name is not UTF-8 "
+                                    "(a damaged zip)") from None
         if len(data) > limit:
             raise UnreadablePackage(f"{self.path}: member {name} is over the {limit} bytes accepted")
         return data

@@ -340,14 +340,10 @@ def teardown_module(module):
 
 
 # --------------------------------------------------------------------------------------------
-# Found by fuzzing, left for the owners of inspector/ (strict xfails: a fix makes them fail
-# until the mark comes off).
+# Found by fuzzing, kept as regression tests once fixed in inspector/ (while open: strict xfails).
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, raises=UnicodeDecodeError,
-                   reason="archive.read_bytes lets zipfile's UnicodeDecodeError through: a damaged zip "
-                          "reaches the CLI's catch-all (exit 4 once issue 7 lands) instead of exit 3")
 def test_local_header_name_not_utf8_is_a_damaged_zip(tmp_path, monkeypatch, capsys):
     """Found by test_fuzz_zip: the local header of a real package's first member sets the UTF-8 name
     flag and its name's first byte is flipped (the central directory is intact)."""

@@ -96,7 +96,12 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
         if "=" in s:
             r = parse_triton_statement(s, "assign_stmt", cov, first_line + idx)
             if r:
-                k.tmps.append(TmpDef(name=r[1], expr=r[2], line=kline))
+                # `tmp2_val, tmp2_idx = triton_helpers.max_with_index(…)` (argmax) defines every name on the left;
+                # `R0_BLOCK: tl.constexpr = 1024` only the first.
+                lhs = s.split("=", 1)[0]
+                names = [r[1]] if ":" in lhs else [x.strip() for x in lhs.split(",") if x.strip()]
+                for n in names:
+                    k.tmps.append(TmpDef(name=n, expr=r[2], line=kline))
     if k.flavor == "other":
         k.flavor = {"triton_poi_": "pointwise", "triton_red_": "reduction", "triton_per_": "persistent_reduction",
                     "triton_tem_": "template"}.get(name[:11], "other")

@@ -145,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--model", metavar="NAME", help="which model (default: the only one, or 'model')")
     g.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
 
+    # Commands in their own module: add_parser(sub) ends with set_defaults(run=run); main() calls a.run(a).
     from .commands import extract, report, source
 
     for command in (report, source, extract):

@@ -522,7 +522,8 @@ def build_report(pkg: Package, log: str | None = None, *, model: str | None = No
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1d1d1f;background:#fafafa}
 header{position:sticky;top:0;background:#fff;border-bottom:1px solid #ddd;padding:10px 18px;z-index:2}
-h1{font-size:17px;margin:0 0 4px;color:#b00020;word-break:break-all}
+h1{font-size:17px;margin:0 0 4px;color:#b00020;overflow-wrap:anywhere}
+section,#traces{scroll-margin-top:190px}
 h2{font-size:16px;margin:18px 0 6px} h3{font-size:15px} h4{margin:10px 0 4px}
 main{padding:0 18px 40px} .dim{color:#666} .note{color:#555;font-size:13px} .warn{color:#8a5a00}
 #search{width:420px;max-width:90%;padding:5px 8px;margin:6px 0;font-size:14px}

@@ -271,3 +271,17 @@ def test_an_ambiguous_message_says_so_first():
     assert info["traces"] > 1
     assert info["verdict"].startswith(f"ambiguous: {info['traces']} assertions match message")
     assert html.count('<section class="trace"') == info["traces"]
+
+
+def test_report_and_new_commands_import_no_torch():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-X", "importtime", "-c",
+                          "import inspector.report, inspector.commands.report, inspector.commands.source, "
+                          "inspector.commands.extract, inspector.export"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    mods = [line.split("|")[-1].strip() for line in out.stderr.splitlines() if "|" in line]
+    assert "networkx" in mods  # the check sees real imports
+    assert not [m for m in mods if m == "torch" or m.startswith("torch.") or m == "playwright"]

@@ -91,6 +91,22 @@ def test_another_tool_version_uses_another_key(monkeypatch):
     assert cache.make_key(["a"]) != k1
 
 
+def test_a_parser_change_uses_another_key(tmp_path, monkeypatch):
+    """A fix in a parser or grammar changes what an index holds: same version, new key."""
+    k1 = cache.make_key(["a"])
+    assert len(cache._producer()) == 32
+    root = tmp_path / "inspector"
+    for sub in ("parse", "dialects", "index"):
+        (root / sub).mkdir(parents=True)
+    (root / "parse" / "wrapper.py").write_text("# another parser\n")
+    monkeypatch.setattr(cache, "__file__", str(root / "index" / "cache.py"))
+    cache._producer.cache_clear()
+    try:
+        assert cache.make_key(["a"]) != k1
+    finally:
+        cache._producer.cache_clear()
+
+
 @pytest.mark.parametrize("damage", [
     lambda t: t[: len(t) // 2],  # truncated
     lambda t: "not json at all",

@@ -50,9 +50,27 @@ def cache_dir() -> Path:
 
 def make_key(parts: list[str]) -> str:
     h = hashlib.blake2b(digest_size=20)
-    for p in [TOOL, str(FORMAT), __version__, _schema(), *parts]:
+    for p in [TOOL, str(FORMAT), __version__, _schema(), _producer(), *parts]:
         h.update(p.encode("utf-8", "surrogateescape"))
         h.update(b"\0")
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def _producer() -> str:
+    """A digest of the code that builds an index (parsers, dialects, grammars, the package indexer): a parser
+    fix changes what an index holds, so it must change the key even when the version string does not."""
+    here = Path(__file__).resolve().parents[1]  # inspector/
+    files = [*sorted((here / "parse").glob("*.py")), *sorted((here / "dialects").glob("*.py")),
+             here / "package.py", here / "archive.py"]
+    grammars = here / "grammars"  # installed copy; the source tree keeps them at the top
+    files += sorted((grammars if grammars.is_dir() else here.parent / "grammars").glob("*.lark"))
+    h = hashlib.blake2b(digest_size=16)
+    for f in files:
+        try:
+            h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+        except OSError:
+            h.update(f.name.encode() + b"\0missing\0")
     return h.hexdigest()
 
 

@@ -258,11 +258,9 @@ def cmd_trace(a) -> int:
                              "(see pt2-inspect trace-assert --help)")
         log = _log_text(data, "stdin")
     with open_package(a.package) as pkg:
-        ep = None
-        if a.ep:
-            from .exported_program import load_ep
+        from .exported_program import load_ep_option
 
-            ep = load_ep(a.ep)
+        ep = load_ep_option(a.ep)
         r = trace_assert(pkg, line=a.line, message=a.message, log=log, kernel=a.kernel, model=a.model, ep=ep)
         there = "" if r.matches or r.candidates else _what_is_there(pkg, a)
     if a.json:

@@ -182,6 +182,11 @@ def from_archive(a: Archive, label: str) -> list[ExportedProgramInfo]:
     return out
 
 
+def load_ep_option(path: str | None) -> ExportedProgramInfo | None:
+    """What a command's ``--ep FILE`` gives: the exported program, or None when the option is absent."""
+    return load_ep(path) if path else None
+
+
 def load_ep(path: str) -> ExportedProgramInfo:
     """The exported program of a ``torch.export.save`` archive (or any zip carrying ``models/*.json``)."""
     with Archive.open(path) as a:

@@ -322,3 +322,16 @@ def test_cpuinfo_flags_are_compared_with_the_package_isa():
     d = _diag(S / "cpu/jagged/jagged.pt2", log)
     assert d.category == "load" and "AMX_TILE" in d.verdict
     assert any("lack AMX_TILE" in n for n in d.notes)
+
+
+@pytest.mark.parametrize("stdin", [b"", b"PK\x03\x04\x00\x00binary"], ids=["empty", "binary"])
+def test_diagnose_stdin_empty_or_binary_is_a_usage_error(stdin):
+    """Piped input gets the same checks as --log FILE: one line, exit 2, never a diagnosis of nothing."""
+    import subprocess
+    import sys
+
+    pkg = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+    r = subprocess.run([sys.executable, "-m", "inspector.cli", "diagnose", str(pkg)], input=stdin,
+                       capture_output=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.decode().count("\n") == 1 and "stdin is" in r.stderr.decode()

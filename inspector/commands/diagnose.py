@@ -41,14 +41,12 @@ def run(a) -> int:
     if a.log:
         log = _read_log(a.log)
     elif not sys.stdin.isatty():
-        log = sys.stdin.read()
+        log = _read_log("-")  # the same checks as a file: empty or binary input is a usage error
     else:
         raise UsageError("give the log: --log FILE, or pipe it in with --log -")
-    ep = None
-    if a.ep:
-        from ..exported_program import load_ep
+    from ..exported_program import load_ep_option
 
-        ep = load_ep(a.ep)
+    ep = load_ep_option(a.ep)
     with open_package(a.package) as pkg:
         d = diagnose(pkg, log, model=a.model, ep=ep)
     if a.json:

@@ -351,6 +351,12 @@ def kernel_rows(m: Model) -> list[list]:
             for k in m.kernels.values()]
 
 
+def _input_label(ref) -> str:
+    """``input 1 `idx` (arg1_1)`` when an exported program names it, else ``input 1 (arg1_1)``."""
+    user = f" `{ref.user_name}`" if getattr(ref, "user_name", None) else ""
+    return f"input {ref.index}{user} ({ref.name})"
+
+
 def _verdict(summary: dict, r: TraceResult | None) -> str:
     n_k = sum(len(m["kernels"]) for m in summary["models"])
     n_a = sum(m["assertions"] for m in summary["models"])
@@ -362,10 +368,10 @@ def _verdict(summary: dict, r: TraceResult | None) -> str:
     to = ""
     terms = [t for t in ((mt.bound.terms or [mt.bound]) if mt.bound else []) if t.input]
     if terms:  # a compound bound (`ks0 + ks1`) names every input dim in it
-        to = " → bound from " + " and ".join(f"input {t.input.index} ({t.input.name}) dim {t.input.dim}" for t in terms)
+        to = " → bound from " + " and ".join(f"{_input_label(t.input)} dim {t.input.dim}" for t in terms)
     elif mt.static_bound is not None:
         to = f" (bound {mt.static_bound}, a constant)"
-    srcs = [f"input {o.input.index} ({o.input.name})" for o in mt.index_origin if o.input]
+    srcs = [_input_label(o.input) for o in mt.index_origin if o.input]
     idx = f"; index from {', '.join(dict.fromkeys(srcs))}" if srcs else ""
     if r.ambiguous:
         return (f"ambiguous: {len(r.matches)} assertions match {r.looked_for}; the first, {mt.kernel}{to}{idx} "
@@ -461,14 +467,16 @@ def _json_script(id_: str, data) -> str:
     return f'<script type="application/json" id="{id_}">{text}</script>'
 
 
-def build_report(pkg: Package, log: str | None = None, *, model: str | None = None, with_info: bool = False):
+def build_report(pkg: Package, log: str | None = None, *, model: str | None = None, with_info: bool = False,
+                 ep=None):
     """The whole report as one HTML string (the Python twin of `pt2-inspect report`); with ``with_info``,
-    ``(html, {"verdict", "traces", "kernels", "looked_for"})``."""
+    ``(html, {"verdict", "traces", "kernels", "looked_for"})``.  ``ep``: an exported program (``--ep``) whose
+    user names and lines the traces use; by default the one the package carries, if any."""
     from .summary import summarize
     from .trace import trace_assert
 
     summary = summarize(pkg, model)
-    r = trace_assert(pkg, log=log, model=model) if log is not None else None
+    r = trace_assert(pkg, log=log, model=model, ep=ep) if log is not None else None
     traces, trace_nodes = [], []
     for i, mt in enumerate((r.matches if r else [])[:MAX_TRACES]):
         body, nodes = _trace_html(pkg, i, mt, trace_chain(pkg, mt))

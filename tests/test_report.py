@@ -127,6 +127,19 @@ def test_report_command_writes_the_file(tmp_path, capsys):
     assert info["bytes"] == out.stat().st_size and out.read_text().startswith("<!DOCTYPE html>")
 
 
+def test_report_ep_names_the_users_inputs_in_the_verdict(tmp_path, capsys):
+    """--ep: the package has no exported program; the torch.export.save archive of the same model names its inputs."""
+    pkg = SAMPLES / "cpu/transformer/transformer.pt2"
+    ep = SAMPLES / "cpu/transformer/ep/transformer_ep.pt2"
+    out = tmp_path / "r.html"
+    assert main(["report", str(pkg), "--log", str(pkg.parent / "error.log"), "--ep", str(ep), "-o", str(out),
+                 "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert "input 0 `ids` (arg" in info["verdict"] and "`ids`" in out.read_text()
+    assert main(["report", str(pkg), "--log", str(pkg.parent / "error.log"), "-o", str(out), "--json"]) == 0
+    assert "`ids`" not in json.loads(capsys.readouterr().out)["verdict"]  # the names come from --ep alone
+
+
 def test_report_without_log_and_with_a_log_that_matches_nothing(tmp_path, capsys):
     out = tmp_path / "r.html"
     assert main(["report", str(CPU_TRANSFORMER), "-o", str(out)]) == 0

@@ -24,6 +24,7 @@ def add_parser(sub) -> None:
     p.add_argument("package", metavar="PKG")
     p.add_argument("--log", metavar="FILE", help="a log holding the error: trace it into the report ('-' for stdin)")
     p.add_argument("--model", metavar="NAME", help="only this model of the package")
+    p.add_argument("--ep", metavar="FILE", help="an exported program (torch.export.save) for user names and lines")
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
     p.add_argument("--json", action="store_true", help="print what was written as one JSON object")
     p.set_defaults(run=run)
@@ -34,13 +35,15 @@ def run(a) -> int:
     import sys
 
     from ..cli import _read_log, check_output_path, write_output
+    from ..exported_program import load_ep_option
     from ..package import open_package
     from ..report import build_report
 
     check_output_path(a.output)
     log = _read_log(a.log) if a.log else None
+    ep = load_ep_option(a.ep)
     with open_package(a.package) as pkg:
-        page, info = build_report(pkg, log, model=a.model, with_info=True)
+        page, info = build_report(pkg, log, model=a.model, with_info=True, ep=ep)
     write_output(a.output, page)
     info.update(output=a.output, bytes=len(page.encode("utf-8")))
     if a.json:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .archive import MAX_CUBIN_BYTES, Archive, ModelFiles
 from .errors import UnreadablePackage, UsageError
-from .model import Model, ProvenanceEntry
+from .model import Model
 
 _ASSERT_FILE = re.compile(rb"assertFile_\d+\[\d+\]\s*=\s*\{([\d,\s]+)\}")
 
@@ -44,6 +44,7 @@ class Package:
             raise UnreadablePackage(f"{archive.path}: no AOTInductor model inside (no data/aotinductor/<model>/*.wrapper.cpp){hint}")
         self._models: dict[str, Model] = {}
         self._graphs: dict = {}
+        self._indexes: dict = {}
 
     # -- package-level facts -------------------------------------------------
     @property
@@ -73,12 +74,17 @@ class Package:
                 return f
         raise UsageError(f"no model {name!r} in {self.path}; it holds: {', '.join(self.model_names)}")
 
-    def model(self, name: str | None = None) -> Model:
-        """The indexed model ``name`` (the only one when ``name`` is None)."""
+    def _name(self, name: str | None) -> str:
         if name is None:
             if len(self._files) != 1 and "model" not in self.model_names:
                 raise UsageError(f"{self.path} holds several models ({', '.join(self.model_names)}): pass --model NAME")
-            name = "model" if "model" in self.model_names else self._files[0].name
+            return "model" if "model" in self.model_names else self._files[0].name
+        self.files(name)  # a UsageError naming the models when it is not there
+        return name
+
+    def model(self, name: str | None = None) -> Model:
+        """The indexed model ``name`` (the only one when ``name`` is None)."""
+        name = self._name(name)
         if name not in self._models:
             m = self._load(self.files(name))
             if m.skipped_statements:
@@ -136,46 +142,28 @@ class Package:
             else:
                 k.source_loader = lambda k=k: self.member_lines(k.source_file)
 
-    def _index(self, f: ModelFiles) -> Model:
-        from .parse.cpp_kernel import parse_kernel_cpp  # lark: only when indexing, not on a cache hit
-        from .parse.wrapper import parse_wrapper
+    def index(self, name: str | None = None):
+        """The lazy index of a model (`inspector.index.model_index.ModelIndex`): scanned, parsed on demand."""
+        name = self._name(name)
+        if name not in self._indexes:
+            from .index.model_index import ModelIndex
 
-        m = Model(name=f.name, wrapper_member=f.wrapper, kernel_member=f.kernel_cpp)
-        if f.wrapper_metadata:
-            meta = self.archive.read_json(f.wrapper_metadata)
-            if isinstance(meta, dict):
-                m.metadata = meta
+            bar = PROGRESS(f"indexing {name}") if PROGRESS else None
+            try:
+                self._indexes[name] = ModelIndex(self.archive, self.files(name), progress=bar)
+            finally:
+                if bar is not None:
+                    bar.close()
+        return self._indexes[name]
+
+    def _index(self, f: ModelFiles) -> Model:
+        ix = self.index(f.name)
         bar = PROGRESS(f"indexing {f.name}") if PROGRESS else None
-        wrapper_text = self.archive.read_text(f.wrapper)
         try:
-            parse_wrapper(m, wrapper_text, f.wrapper, progress=bar)
+            return ix.full(progress=bar)
         finally:
             if bar is not None:
                 bar.close()
-        if f.kernel_cpp:
-            text = wrapper_text if f.kernel_cpp == f.wrapper else self.archive.read_text(f.kernel_cpp)
-            for name, k in parse_kernel_cpp(text, f.kernel_cpp, m.cov("kernel.cpp")).items():
-                m.kernels.setdefault(name, k)
-        if not m.metadata.get("AOTI_DEVICE_KEY"):
-            m.metadata["AOTI_DEVICE_KEY"] = "cuda" if any(k.kind == "triton" for k in m.kernels.values()) else "cpu"
-            m.warnings.append("no wrapper_metadata.json: device guessed from the kernels")
-        if f.kernel_information:
-            info = self.archive.read_json(f.kernel_information)
-            for key, v in (info or {}).items():
-                if isinstance(v, dict):
-                    m.provenance[key] = ProvenanceEntry(
-                        key=key, stack_traces=list(v.get("stack_traces") or []),
-                        pre_grad_nodes=list(v.get("pre_grad_nodes") or []),
-                        post_grad_nodes=list(v.get("post_grad_nodes") or []))
-        # Cubins: the wrapper names them by the compile-time path; the package keeps the file name.
-        by_base = {os.path.basename(c): c for c in f.cubins}
-        for k in m.kernels.values():
-            if k.cubin:
-                k.cubin = by_base.get(os.path.basename(k.cubin), None)
-        called = {c.target for c in m.calls if c.kind == "kernel"}
-        for name in called - set(m.kernels):
-            m.warnings.append(f"kernel {name} is called in run_impl but its source was not found")
-        return m
 
     def graph(self, name: str | None = None):
         """The networkx graph of a model (built once per package object)."""

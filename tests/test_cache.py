@@ -237,5 +237,9 @@ def test_indexing_reports_progress_to_whoever_asks(monkeypatch):
         m = p.model()
     assert seen[0] == "indexing model" and seen[-1] == "closed"
     ticks = [x for x in seen if isinstance(x, tuple)]
-    assert len(ticks) > 10 and ticks[-1] == (m.wrapper_lines, m.wrapper_lines)
-    assert [d for d, _ in ticks] == sorted(d for d, _ in ticks)
+    # the scan ticks by wrapper lines, then the parse by kernels: both end at their total
+    assert (m.wrapper_lines, m.wrapper_lines) in ticks
+    assert len(ticks) > 10 and ticks[-1] == (len(m.kernels), len(m.kernels))
+    cut = ticks.index((m.wrapper_lines, m.wrapper_lines)) + 1
+    for phase in (ticks[:cut], ticks[cut:]):
+        assert phase and [d for d, _ in phase] == sorted(d for d, _ in phase)

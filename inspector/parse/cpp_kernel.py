@@ -62,19 +62,55 @@ def _lambda_value(body: list[str]) -> str:
     return " , ".join(rets) if rets else " ".join(l.strip() for l in body)
 
 
-def parse_kernel_cpp(text: str, member: str, cov: Coverage | None = None) -> dict[str, Kernel]:
-    """Every ``extern "C"`` kernel of the file, with its tmps, checks and stores.
+_SIGNATURE_NAME = re.compile(r"(\w+)\s*\($")
+CHECK_STARTS = ("AOTI_TORCH_CHECK(", "TORCH_CHECK(")
 
-    Each statement records its block path (the ids of the ``{`` blocks around it),
-    so a use of ``tmp2`` resolves to the nearest earlier definition in the same or
+
+def scan_kernel_cpp(lines: list[str]) -> dict[str, tuple[int, int, tuple[int, ...]]]:
+    """Plain string search, no grammar: each ``extern "C"`` kernel's name -> (first line index, end index,
+    the indices of its ``TORCH_CHECK`` lines).  A kernel's region runs to the next signature (or the file's
+    end); `parse_kernel_region` stops at the brace that closes its body."""
+    starts: list[tuple[int, str]] = []
+    for i, raw in enumerate(lines):
+        if raw.startswith('extern "C"') or raw.lstrip().startswith('extern "C"'):
+            s = raw.strip()
+            if "(" not in s:
+                continue  # an `extern "C" {` block
+            m = _SIGNATURE_NAME.search(s[: s.index("(") + 1])
+            if m:
+                starts.append((i, m.group(1)))
+    out = {}
+    for j, (i, name) in enumerate(starts):
+        end = starts[j + 1][0] if j + 1 < len(starts) else len(lines)
+        checks = tuple(k for k in range(i, end) if lines[k].lstrip().startswith(CHECK_STARTS))
+        out.setdefault(name, (i, end, checks))
+    return out
+
+
+def parse_kernel_cpp(text: str, member: str, cov: Coverage | None = None) -> dict[str, Kernel]:
+    """Every ``extern "C"`` kernel of the file, with its tmps, checks and stores."""
+    lines = text.split("\n")
+    out: dict[str, Kernel] = {}
+    for name, (start, end, _) in scan_kernel_cpp(lines).items():
+        k = parse_kernel_region(lines, start, end, member, cov)
+        if k is not None:
+            out[k.name] = k
+    return out
+
+
+def parse_kernel_region(lines: list[str], start: int, end: int, member: str, cov: Coverage | None = None) -> Kernel | None:
+    """The kernel whose signature is at ``lines[start]`` (its region ends before ``end``), with its tmps,
+    checks and stores.
+
+    Each statement records its block path (the ids of the ``{`` blocks around it, counted from the
+    kernel's first), so a use of ``tmp2`` resolves to the nearest earlier definition in the same or
     an enclosing block, as C++ scoping does.
     """
-    lines = text.split("\n")
     kernels: dict[str, Kernel] = {}
     cur: Kernel | None = None
     stack: list[int] = []
     next_block = 0
-    i, n = 0, len(lines)
+    i, n = start, end
     while i < n:
         s = lines[i].strip()
         line = i + 1
@@ -151,5 +187,7 @@ def parse_kernel_cpp(text: str, member: str, cov: Coverage | None = None) -> dic
                 if not stack:
                     cur = None  # the kernel's body closed
                     break
+        if cur is None and kernels:
+            break
         i += 1
-    return kernels
+    return next(iter(kernels.values()), None)

@@ -177,18 +177,172 @@ def parse_statement(text: str, start: str, cov: Coverage | None = None, line: in
     return parse_one("wrapper", STARTS, _TRANSFORMER, text, start, cov, line)
 
 
-class WrapperScanner:
-    """One pass over the wrapper lines, filling a `Model`."""
+@dataclass
+class LauncherRegion:
+    """``static inline void call_triton_<name>(`` … ``}``: where one launcher's parts sit (0-based line indices)."""
 
-    def __init__(self, model: Model, text: str, member: str, dialect: Dialect | None = None):
+    name: str
+    start: int  # the `static inline void call_triton_` line
+    params_end: int  # the `){` line closing its parameter list
+    end: int  # the `}` closing the launcher
+    triton: tuple[int, int] | None = None  # [start, end) of the embedded `async_compile.triton(` source
+    load_line: int | None = None  # the `loadKernel(` line
+    asserts: tuple[int, ...] = ()  # lines of its `tl.device_assert(` statements
+
+
+@dataclass
+class RunStatement:
+    """One non-empty run_impl line: its 1-based wrapper line, stripped text, and what it is.
+
+    ``kind`` is the grammar start rule the dialect chose by the leading word, or "comment",
+    "size_stride" (``if (…) assert_size_stride(…)``), or None (not a statement the index reads)."""
+
+    line: int
+    text: str
+    kind: str | None
+    callee: str | None = None  # for calls: the function named (plain string slicing, no parse)
+
+
+@dataclass
+class WrapperMap:
+    """What the cheap scan found: every region of the wrapper, by plain string search, nothing parsed."""
+
+    member: str
+    dialect: Dialect
+    lines: list[str]
+    launchers: dict[str, LauncherRegion]
+    cpp_kernels: set[str]
+    constructor: list[tuple[int, str]]  # (1-based line, stripped statement)
+    check_inputs: list[tuple[int, int, int]]  # (K, first body line index, closing `}` index)
+    run: list[RunStatement]
+    saw_run_impl: bool = False
+
+    def launches(self, target: str) -> list[int]:
+        """Indices into ``run`` of the calls that launch kernel or extern op ``target``."""
+        return [i for i, st in enumerate(self.run) if st.callee and self.call_target(st.callee) == target]
+
+    def call_target(self, callee: str) -> str | None:
+        tk = self.dialect.call_target(callee, self.cpp_kernels)
+        return tk[0] if tk else None
+
+
+def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progress=None) -> WrapperMap:
+    """Slice the wrapper into regions with plain string search (no grammar): the constructor facts, the
+    ``check_input_K`` guards, each Triton launcher with its embedded source and assert lines, the CPU kernels
+    it declares, and run_impl's statements.  Cost grows with the file's size only, ~1 s for 137 MB."""
+    d = dialect or sniff(text, member)
+    lines = text.split("\n")
+    wm = WrapperMap(member=member, dialect=d, lines=lines, launchers={}, cpp_kernels=set(), constructor=[],
+                    check_inputs=[], run=[])
+    i, n = 0, len(lines)
+    tick = 0
+    while i < n:
+        s = lines[i].strip()
+        if progress is not None and i - tick > 65536:
+            tick = i
+            progress(i, n)
+        if d.launcher_start and s.startswith(d.launcher_start):
+            i = _scan_launcher(wm, i)
+            continue
+        if s.startswith(d.check_input_start):
+            k = int(re.search(r"check_input_(\d+)", s).group(1))
+            j = i + 1
+            while j < n and not lines[j].startswith("}"):
+                j += 1
+            wm.check_inputs.append((k, i + 1, j))
+            i = j + 1
+            continue
+        if s.startswith(d.run_impl_start):
+            wm.saw_run_impl = True
+            i = _scan_run_impl(wm, i)
+            continue
+        if s.startswith(d.cpp_kernel_decl) and "cpp_" in s:
+            m = re.search(r"\b(cpp_\w+)\(", s)
+            if m:
+                wm.cpp_kernels.add(m.group(1))
+        elif s.startswith(d.constructor_facts):
+            wm.constructor.append((i + 1, s))
+        i += 1
+    if progress is not None:
+        progress(n, n)
+    return wm
+
+
+def _scan_launcher(wm: WrapperMap, i: int) -> int:
+    d, lines = wm.dialect, wm.lines
+    name = re.search(r"call_(triton_\w+)\(", lines[i]).group(1)
+    start = i
+    i += 1
+    while i < len(lines) and not lines[i].strip().startswith(d.launcher_params_end):
+        i += 1
+    r = LauncherRegion(name=name, start=start, params_end=i, end=i)
+    asserts = []
+    while i < len(lines) and not lines[i].startswith("}"):
+        line = lines[i]
+        if d.triton_open.search(line):
+            j = i + 1
+            while j < len(lines) and not lines[j].lstrip().startswith(d.triton_close):
+                if lines[j].lstrip().startswith("tl.device_assert("):
+                    asserts.append(j)
+                j += 1
+            r.triton = (i, j + 1)
+            i = j
+        elif d.load_kernel_marker in line and r.triton is not None:
+            r.load_line = i
+        i += 1
+    r.end = i
+    r.asserts = tuple(asserts)
+    wm.launchers[name] = r
+    return i + 1
+
+
+def _scan_run_impl(wm: WrapperMap, i: int) -> int:
+    d, lines = wm.dialect, wm.lines
+    i += 1
+    while i < len(lines) and not lines[i].startswith(d.run_impl_body):
+        i += 1
+    i += 1
+    while i < len(lines) and not lines[i].startswith(d.run_impl_end):
+        s = lines[i].strip()
+        i += 1
+        if not s:
+            continue
+        if s.startswith("//"):
+            wm.run.append(RunStatement(i, s, "comment"))
+            continue
+        if s.startswith("if (") and "assert_size_stride(" in s:
+            wm.run.append(RunStatement(i, s[s.index("assert_size_stride("): s.rindex(";") + 1], "size_stride"))
+            continue
+        rule = d.start_rule(s)
+        callee = None
+        if rule == "call":
+            callee = s[: s.index("(")]
+        elif rule == "checked_call":
+            rest = s[len(d.checked_call):]
+            callee = rest[: rest.index("(")] if "(" in rest else None
+        wm.run.append(RunStatement(i, s, rule, callee))
+    return i + 1
+
+
+class WrapperScanner:
+    """Files parsed wrapper statements into a `Model`, in wrapper order.
+
+    The regions come from `scan_wrapper`; ``parse(region, index, text, rule, line)`` parses one statement
+    (memoized by the caller, so a statement is parsed and counted in coverage once however many models
+    are built from the same scan).  `facts` reads the constructor and guards, `run_statements` any subset
+    of run_impl's statements (a subset closed under the definitions its names need gives the same facts
+    for those names as the whole), `finish` ties inputs, symbols and shapes together."""
+
+    def __init__(self, model: Model, wmap: WrapperMap, parse=None):
         self.m = model
-        self.d = dialect or sniff(text, member)
+        self.w = wmap
+        self.d = wmap.dialect
         self.m.dialect = self.d.name
-        self.member = member
-        self.lines = text.split("\n")
+        self.member = wmap.member
+        self.lines = wmap.lines
         self.m.wrapper_lines = len(self.lines)
-        self.cpp_kernels: set[str] = set()
-        self.launchers: dict[str, list[KernelParam]] = {}
+        self.cpp_kernels = wmap.cpp_kernels
+        self.parse = parse or (lambda region, idx, text, rule, line: parse_statement(text, rule, self.m.cov(region), line))
         self.pending_nodes: tuple[list[str], list[str]] | None = None
         self.pending_provenance: str | None = None
         self.locals: dict[str, Expr] = {}
@@ -196,44 +350,38 @@ class WrapperScanner:
         self.constant_facts: dict[int, Constant] = {}
         self.input_names: dict[int, str] = {}
         self.size_stride: dict[int, tuple[list, list]] = {}
-        self.saw_run_impl = False
         self.guards: dict[int, list[Guard]] = {}
-        self.progress = None  # (lines done, lines total) -> None
 
-    # -- driver --------------------------------------------------------------
-    def _tick(self, i: int) -> None:
-        if self.progress is not None:
-            self.progress(i, len(self.lines))
+    def facts(self):
+        for idx, (line, s) in enumerate(self.w.constructor):
+            self._constructor_fact(idx, s, line)
+        for k, start, end in self.w.check_inputs:
+            self._check_input(k, start, end)
 
-    def scan(self):
-        d = self.d
-        i, n = 0, len(self.lines)
-        while i < n:
-            s = self.lines[i].strip()
-            if d.launcher_start and s.startswith(d.launcher_start):
-                i = self._launcher(i)
-                self._tick(i)
-                continue
-            if s.startswith(d.check_input_start):
-                i = self._check_input(i)
-                continue
-            if s.startswith(d.run_impl_start):
-                self.saw_run_impl = True
-                i = self._run_impl(i)
-                continue
-            if s.startswith(d.cpp_kernel_decl) and "cpp_" in s:
-                m = re.search(r"\b(cpp_\w+)\(", s)
+    def run_statements(self, indices) -> None:
+        run = self.w.run
+        for idx in indices:
+            st = run[idx]
+            if st.kind == "comment":
+                m = self.d.source_nodes_re.search(st.text)
                 if m:
-                    self.cpp_kernels.add(m.group(1))
-            elif s.startswith(d.constructor_facts):
-                self._constructor_fact(s, i + 1)
-            i += 1
-        self._tick(n)
-        self._finish()
+                    self.pending_nodes = (_split_list(m.group(1)), _split_list(m.group(2) or ""))
+                m = self.d.provenance_re.search(st.text)
+                if m:
+                    self.pending_provenance = m.group(1)
+                continue
+            if st.kind == "size_stride":
+                self._size_stride(idx, st.text, st.line)
+                continue
+            if st.kind is None:
+                continue
+            r = self.parse("run_impl", idx, st.text, st.kind, st.line)
+            if r is not None:
+                self._run_stmt(r, st.line)
 
     # -- constructor ---------------------------------------------------------
-    def _constructor_fact(self, s: str, line: int):
-        r = parse_statement(s, "assignment", self.m.cov("constructor"), line)
+    def _constructor_fact(self, idx: int, s: str, line: int):
+        r = self.parse("constructor", idx, s, "assignment", line)
         if not r:
             return
         _, toks, value = r
@@ -267,14 +415,12 @@ class WrapperScanner:
             setattr(self.m, target[:-1], spec)
 
     # -- guards ----------------------------------------------------------------
-    def _check_input(self, i: int) -> int:
-        k = int(re.search(r"check_input_(\d+)", self.lines[i]).group(1))
+    def _check_input(self, k: int, i: int, end: int) -> None:
         guards: list[Guard] = []
-        i += 1
-        while i < len(self.lines) and not self.lines[i].startswith("}"):
+        while i < end:
             s = self.lines[i].strip()
             if s.startswith("if ("):
-                r = parse_statement(s, "guard", self.m.cov("check_input"), i + 1)
+                r = self.parse("check_input", i, s, "guard", i + 1)
                 if r and r[0] == "guard":
                     _, ref, dim, op, value = r
                     # `if (x_size[0] < 2)` rejects below 2: the allowed minimum is 2 (and `> 64` a maximum of 64).
@@ -289,79 +435,8 @@ class WrapperScanner:
                 guards.append(Guard(input=k, dim=None, kind="device", value=dev, line=i + 1))
             i += 1
         self.guards[k] = guards
-        return i + 1
-
-    # -- Triton launchers ------------------------------------------------------
-    def _launcher(self, i: int) -> int:
-        name = re.search(r"call_(triton_\w+)\(", self.lines[i]).group(1)
-        params: list[KernelParam] = []
-        i += 1
-        while i < len(self.lines) and not self.lines[i].strip().startswith(self.d.launcher_params_end):
-            r = parse_statement(self.lines[i].strip(), "launcher_param", self.m.cov("launcher"), i + 1)
-            if r:
-                params.append(KernelParam(name=r[1], position=len(params), role=param_role(r[1]), ctype=r[2]))
-            i += 1
-        self.launchers[name] = params
-        kernel: Kernel | None = None
-        while i < len(self.lines) and not self.lines[i].startswith("}"):
-            line = self.lines[i]
-            if self.d.triton_open.search(line):
-                start = i
-                j = i + 1
-                while j < len(self.lines) and not self.lines[j].lstrip().startswith(self.d.triton_close):
-                    j += 1
-                src = embedded_source(self.lines, start, j + 1)
-                kernel = parse_triton_source(name, src, self.member, first_line=start + 1,
-                                             line_base=self.d.triton_line_base, cov=self.m.cov("triton"))
-                i = j
-            elif self.d.load_kernel_marker in line and kernel is not None:
-                r = parse_statement(line.strip(), "load_kernel", self.m.cov("launcher"), i + 1)
-                if r:
-                    kernel.cubin = r[1]
-            i += 1
-        if kernel is None:
-            self.m.warnings.append(f"launcher call_triton_{name} at wrapper line {i}: no embedded Triton source")
-            kernel = Kernel(name=name, kind="triton", flavor=_flavor(name), source_file=self.member)
-        if not kernel.params:
-            kernel.params = params
-        self.m.kernels[name] = kernel
-        return i + 1
 
     # -- run_impl ----------------------------------------------------------------
-    def _run_impl(self, i: int) -> int:
-        d = self.d
-        i += 1
-        while i < len(self.lines) and not self.lines[i].startswith(d.run_impl_body):
-            i += 1
-        i += 1
-        while i < len(self.lines) and not self.lines[i].startswith(d.run_impl_end):
-            s = self.lines[i].strip()
-            line = i + 1
-            i += 1
-            if not i & 4095:
-                self._tick(i)
-            if not s:
-                continue
-            if s.startswith("//"):
-                m = d.source_nodes_re.search(s)
-                if m:
-                    self.pending_nodes = (_split_list(m.group(1)), _split_list(m.group(2) or ""))
-                m = d.provenance_re.search(s)
-                if m:
-                    self.pending_provenance = m.group(1)
-                continue
-            if s.startswith("if (") and "assert_size_stride(" in s:
-                self._size_stride(s[s.index("assert_size_stride("): s.rindex(";") + 1], line)
-                continue
-            rule = d.start_rule(s)
-            if rule is None:
-                continue
-            r = parse_statement(s, rule, self.m.cov("run_impl"), line)
-            if r is None:
-                continue
-            self._run_stmt(r, line)
-        return i + 1
-
     def _run_stmt(self, r, line: int):
         kind = r[0]
         if kind == "decl":
@@ -388,9 +463,9 @@ class WrapperScanner:
             _, callee, args, checked = r
             self._call(callee, args, line, checked)
 
-    def _size_stride(self, stmt: str, line: int):
+    def _size_stride(self, idx: int, stmt: str, line: int):
         """``assert_size_stride(arg3_1, {s23, s27}, {s27, 1L}, "input")``: an input's symbolic shape and stride."""
-        r = parse_statement(stmt, "call", self.m.cov("run_impl"), line)
+        r = self.parse("run_impl", idx, stmt, "call", line)
         if not r or len(r[2]) < 3:
             return
         inp = next((x for x in self.m.inputs if x.name == r[2][0].text), None)
@@ -502,16 +577,8 @@ class WrapperScanner:
         self.m.calls.append(site)
 
     # -- after the pass ----------------------------------------------------------
-    def _finish(self):
+    def finish(self):
         m = self.m
-        if not self.d.known:
-            m.warnings.append("the wrapper matches no wrapper dialect this version knows (`show --json` says "
-                              "dialect 'unknown'); it was read with the newest markers: answers may be partial")
-        if not self.saw_run_impl:
-            m.warnings.append(f"no `{self.d.run_impl_start}` in the wrapper: a dialect this version does not "
-                              "know; inputs, symbols and calls may be missing (answers are partial)")
-        elif not m.calls:
-            m.warnings.append("run_impl holds no kernel or extern call this version recognizes (answers are partial)")
         for inp in m.inputs:
             if not inp.name and inp.index in self.input_names:
                 inp.name = self.input_names[inp.index]
@@ -565,17 +632,67 @@ class WrapperScanner:
             if inp.index in self.size_stride:  # run_impl's own statement of shape and stride wins
                 inp.shape, inp.stride = self.size_stride[inp.index]
         m.locals = dict(self.locals)
-        m.launcher_params = dict(self.launchers)
 
 
-def parse_wrapper(model: Model, text: str, member: str, progress=None) -> set[str]:
-    """Fill ``model`` from the wrapper text.  Returns the CPU kernel names the wrapper declares.
+_DECLARED = re.compile(r"\b([A-Za-z_]\w*)\s*(?:\[\])?\s*(?:=|;|\()")
+TOKEN = re.compile(r"\b[A-Za-z_]\w*")
 
-    ``progress(lines_done, lines_total)``, when given, is called as the scan advances."""
-    sc = WrapperScanner(model, text, member)
-    sc.progress = progress
-    sc.scan()
-    return sc.cpp_kernels
+
+def declared_name(st: RunStatement) -> str | None:
+    """The name a run_impl declaration introduces (``RAIIAtenTensorHandle buf0(buf0_handle);`` -> buf0), by plain
+    string search: what the index follows to find the statements a name needs (the grammar still decides
+    what the statement means)."""
+    if st.kind not in ("declaration", "handle_decl"):
+        return None
+    m = _DECLARED.search(st.text.replace("decltype(auto)", "").replace("[[maybe_unused]]", ""))
+    return m.group(1) if m else None
+
+
+def consumes_comments(wm: WrapperMap, st: RunStatement) -> bool:
+    """A call that takes the Source Nodes / provenance comments above it (a kernel launch or an extern op;
+    allocations and runtime helpers leave them for the next call)."""
+    return bool(st.callee) and not st.callee.startswith("aoti_torch_empty") and wm.call_target(st.callee) is not None
+
+
+def scan_warnings(wm: WrapperMap) -> list[str]:
+    """What the scan alone says is missing or unknown (answers may be partial)."""
+    d, out = wm.dialect, []
+    if not d.known:
+        out.append("the wrapper matches no wrapper dialect this version knows (`show --json` says "
+                   "dialect 'unknown'); it was read with the newest markers: answers may be partial")
+    if not wm.saw_run_impl:
+        out.append(f"no `{d.run_impl_start}` in the wrapper: a dialect this version does not "
+                   "know; inputs, symbols and calls may be missing (answers are partial)")
+    elif not any(st.callee and d.call_target(st.callee, wm.cpp_kernels) for st in wm.run):
+        out.append("run_impl holds no kernel or extern call this version recognizes (answers are partial)")
+    for r in wm.launchers.values():
+        if r.triton is None:
+            out.append(f"launcher call_triton_{r.name} at wrapper line {r.end}: no embedded Triton source")
+    return out
+
+
+def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, list[KernelParam]]:
+    """One Triton kernel from its launcher region: the launcher's parameters, the embedded Triton source and
+    the cubin it loads.  ``parse(region, index, text, rule, line)`` parses one wrapper statement."""
+    d, lines = wm.dialect, wm.lines
+    params: list[KernelParam] = []
+    for i in range(r.start + 1, r.params_end):
+        p = parse("launcher", i, lines[i].strip(), "launcher_param", i + 1)
+        if p:
+            params.append(KernelParam(name=p[1], position=len(params), role=param_role(p[1]), ctype=p[2]))
+    if r.triton is None:
+        kernel = Kernel(name=r.name, kind="triton", flavor=_flavor(r.name), source_file=wm.member)
+    else:
+        start, end = r.triton
+        kernel = parse_triton_source(r.name, embedded_source(lines, start, end), wm.member, first_line=start + 1,
+                                     line_base=d.triton_line_base, cov=parse.cov("triton"))
+    if r.load_line is not None:
+        p = parse("launcher", r.load_line, lines[r.load_line].strip(), "load_kernel", r.load_line + 1)
+        if p:
+            kernel.cubin = p[1]
+    if not kernel.params:
+        kernel.params = params
+    return kernel, params
 
 
 # -- small helpers -------------------------------------------------------------

@@ -277,9 +277,9 @@ def cmd_trace(a) -> int:
 
 def _what_is_there(pkg, a, limit: int = 30) -> str:
     """For a miss: the kernels (for --kernel) or assertion lines (for --line) that do exist."""
-    asserts = [(m.name, k.name, x.line) for m in ([pkg.model(a.model)] if a.model else pkg.models)
-               for k in m.kernels.values() for x in k.assertions]
-    names = {k for m in ([pkg.model(a.model)] if a.model else pkg.models) for k in m.kernels}
+    indexes = [pkg.index(n) for n in ([a.model] if a.model else pkg.model_names)]  # the scan: nothing parsed
+    asserts = [(ix.name, s.kernel, s.line) for ix in indexes for s in ix.assert_sites()]
+    names = {k for ix in indexes for k in ix.kernel_names()}
 
     def cut(items):
         items = list(dict.fromkeys(items))
@@ -362,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     from .index import cache
 
     saved = cache.ENABLED, package.PROGRESS
-    package.SKIPPED.clear()
+    package.SEEN.clear()
     cache.ENABLED = not a.no_cache
     package.PROGRESS = _Progress if sys.stderr.isatty() and not getattr(a, "json", False) else None
     try:
@@ -395,8 +395,9 @@ def _run(a, debug: bool) -> int:
         print(f"pt2-inspect: internal error ({type(e).__name__}{': ' + msg if msg else ''}): a bug in pt2-inspect, "
               "not a problem with the package; rerun with --debug for the traceback and report it", file=sys.stderr)
         return INTERNAL_ERROR_EXIT
-    if a.strict and package.SKIPPED and rc == 0:
-        what = "; ".join(f"{p} model {m!r}: {n}" for p, m, n in package.SKIPPED)
+    skipped = package.skipped() if a.strict else []
+    if skipped and rc == 0:
+        what = "; ".join(f"{p} model {m!r}: {n}" for p, m, n in skipped)
         print(f"pt2-inspect: --strict: statements no grammar rule understood were skipped ({what}); "
               "`show --json` lists them under coverage", file=sys.stderr)
         return STRICT_EXIT

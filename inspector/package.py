@@ -19,9 +19,20 @@ from .model import Model
 
 _ASSERT_FILE = re.compile(rb"assertFile_\d+\[\d+\]\s*=\s*\{([\d,\s]+)\}")
 
-# (package, model, statements no grammar rule accepted) for every model indexed in this process:
-# what `pt2-inspect --strict` fails on, whichever command indexed it.
-SKIPPED: list[tuple[str, str, int]] = []
+# (package, model, coverage by region) for every model read in this process: `skipped()` sums the
+# statements no grammar rule accepted, what `pt2-inspect --strict` fails on, whichever command read them
+# (an index parses on demand, so the count is taken when the command ends).
+SEEN: list[tuple[str, str, dict]] = []
+
+
+def skipped() -> list[tuple[str, str, int]]:
+    """(package, model, statements skipped) for every model read in this process that skipped some."""
+    out = {}
+    for path, name, coverage in SEEN:
+        n = sum(c.missed for c in coverage.values())
+        if n:
+            out[(path, name)] = n
+    return [(p, m, n) for (p, m), n in out.items()]
 # label -> a progress callable (lines done, lines total) with .close(); the CLI installs a rich bar on
 # stderr that shows only once indexing has taken a second.  None: no progress reporting.
 PROGRESS = None
@@ -87,8 +98,7 @@ class Package:
         name = self._name(name)
         if name not in self._models:
             m = self._load(self.files(name))
-            if m.skipped_statements:
-                SKIPPED.append((str(self.path), m.name, m.skipped_statements))
+            SEEN.append((str(self.path), m.name, m.coverage))
             self._models[name] = m
         return self._models[name]
 
@@ -150,7 +160,8 @@ class Package:
 
             bar = PROGRESS(f"indexing {name}") if PROGRESS else None
             try:
-                self._indexes[name] = ModelIndex(self.archive, self.files(name), progress=bar)
+                ix = self._indexes[name] = ModelIndex(self.archive, self.files(name), progress=bar)
+                SEEN.append((str(self.path), name, ix.coverage))
             finally:
                 if bar is not None:
                     bar.close()
@@ -167,12 +178,16 @@ class Package:
 
     def graph(self, name: str | None = None):
         """The networkx graph of a model (built once per package object)."""
-        m = self.model(name)
-        if m.name not in self._graphs:
+        return self.graph_of(self.model(name))
+
+    def graph_of(self, m: Model):
+        """The networkx graph of a model or of a slice of one (`ModelIndex.slice`), built once per object."""
+        hit = self._graphs.get(id(m))
+        if hit is None or hit[0] is not m:
             from .graph import build_graph
 
-            self._graphs[m.name] = build_graph(m)
-        return self._graphs[m.name]
+            hit = self._graphs[id(m)] = (m, build_graph(m))
+        return hit[1]
 
     # -- costly, on demand -------------------------------------------------------
     @functools.lru_cache(maxsize=None)

@@ -28,7 +28,7 @@ CPU_TWO_MODELS = ROOT / "sample_packages" / "cpu" / "two_models" / "two_models.p
 # Each bad file goes through each command that opens a package.
 COMMANDS = [
     pytest.param(lambda p: ["show", p], id="show"),
-    pytest.param(lambda p: ["trace-assert", p, "--line", "3"], id="trace-assert"),
+    pytest.param(lambda p: ["trace-assert", p, "--line", "52"], id="trace-assert"),  # an assert that exists: the trace parses
     pytest.param(lambda p: ["graph", p], id="graph"),
 ]
 

@@ -165,31 +165,39 @@ class ModelIndex:
             decls: dict[str, list[int]] = defaultdict(list)
             postings: dict[str, list[int]] = defaultdict(list)
             prologue_end = next((i for i, st in enumerate(run) if consumes_comments(wm, st)), len(run))
-            globals_: set[str] = set()
             for i, st in enumerate(run):
                 if st.kind in (None, "comment"):
                     continue
                 n = declared_name(st)
                 if n:
                     decls[n].append(i)
-                    if i < prologue_end:
-                        globals_.add(n)
                 for t in set(TOKEN.findall(st.text)):
                     postings[t].append(i)
-            self._names = (decls, postings, globals_, prologue_end)
+            self._names = (decls, postings, prologue_end)
         return self._names
 
-    def _closure(self, seeds, follow_calls: bool) -> set[int]:
+    def _globals(self) -> set[str]:
+        """Names a declaration before the first call binds to no buffer (inputs, symbols, constants, `kernels`…):
+        every slice holds those statements already, so a slice does not follow them.  Handles
+        (``AtenTensorHandle buf1_handle;``) are always followed: the call that fills one comes later."""
+        decls, _, prologue_end = self._name_tables()
+        m = self.eager()
+        bufs = set(m.buffers) | {b + "_handle" for b in m.buffers} | set(self._eager_aliases)
+        run = self.wmap.run
+        return {n for n, idx in decls.items()
+                if idx and idx[0] < prologue_end and run[idx[0]].kind == "declaration" and n not in bufs}
+
+    def _closure(self, seeds, follow_calls: bool, globals_=frozenset()) -> set[int]:
         """``seeds`` plus, for every declared name they mention, the statements before that declare it and
         (``follow_calls``) every earlier statement that names it (its writers among them), transitively."""
         run = self.wmap.run
-        decls, postings, globals_, _ = self._name_tables()
+        decls, postings, _ = self._name_tables()
         included = set(seeds)
         work = list(included)
         while work:
             i = work.pop()
             for t in set(TOKEN.findall(run[i].text)):
-                if t not in decls or (t in globals_ and i >= self._names[3]):
+                if t not in decls or t in globals_:
                     continue
                 cands = postings[t] if follow_calls and len(postings[t]) <= HOT else decls[t]
                 for j in cands:
@@ -197,7 +205,6 @@ class ModelIndex:
                         included.add(j)
                         work.append(j)
         # The comments above each included call (Source Nodes, provenance) since the previous call that took some.
-        last = -1
         comments: list[int] = []
         for i, st in enumerate(run):
             if st.kind == "comment":
@@ -206,12 +213,11 @@ class ModelIndex:
                 if i in included:
                     included.update(comments)
                 comments = []
-                last = i
         return included
 
     def _eager_seeds(self) -> list[int]:
         run = self.wmap.run
-        _, _, _, prologue_end = self._name_tables()
+        _, _, prologue_end = self._name_tables()
         seeds = list(range(prologue_end))
         for i in range(prologue_end, len(run)):
             st = run[i]
@@ -223,7 +229,7 @@ class ModelIndex:
         return seeds
 
     # -- models --------------------------------------------------------------------------------
-    def _model(self, statements, kernels) -> Model:
+    def _model(self, statements, kernels, scanner_out=None) -> Model:
         f = self.files
         m = Model(name=f.name, wrapper_member=f.wrapper, kernel_member=f.kernel_cpp, metadata=self.metadata,
                   provenance=self.provenance, warnings=self.warnings, coverage=self.coverage)
@@ -231,6 +237,8 @@ class ModelIndex:
         sc.facts()
         sc.run_statements(sorted(statements))
         sc.finish()
+        if scanner_out is not None:
+            scanner_out.append(sc)
         for name in kernels:
             k = self.kernel(name)
             if k is not None:
@@ -242,7 +250,9 @@ class ModelIndex:
     def eager(self) -> Model:
         """Inputs, symbols, guards, constants and outputs; no kernel parsed, no call read."""
         if self._eager is None:
-            self._eager = self._model(self._closure(self._eager_seeds(), follow_calls=False), ())
+            out = []
+            self._eager = self._model(self._closure(self._eager_seeds(), follow_calls=False), (), out)
+            self._eager_aliases = dict(out[0].aliases)
         return self._eager
 
     def slice(self, kernels=(), call_lines=()) -> Model:
@@ -253,7 +263,7 @@ class ModelIndex:
         want = set(kernels)
         seeds = set(self._eager_seeds())
         seeds.update(i for i, st in enumerate(run) if st.callee and (st.line in call_lines or self.wmap.call_target(st.callee) in want))
-        included = self._closure(seeds, follow_calls=True)
+        included = self._closure(seeds, follow_calls=True, globals_=self._globals())
         targets = [self.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]
         names = [n for n in dict.fromkeys([*kernels, *targets]) if n and self.kernel_kind(n)]
         return self._model(included, names)

@@ -36,53 +36,97 @@ def norm_msg(s: str) -> str:
     return re.sub(r"(\d+)L\b", r"\1", s.strip().strip("`\"'")).replace(" ", "")
 
 
-def all_assertions(pkg: Package, model: str | None):
-    names = [model] if model else pkg.model_names
-    for name in names:
-        m = pkg.model(name)
-        for k in m.kernels.values():
-            for a in k.assertions:
-                yield m, k, a
+def _norm_text(s: str) -> str:
+    return re.sub(r"(\d+)L\b", r"\1", s).replace(" ", "")
+
+
+def assertions_where(pkg: Package, model: str | None, site_ok, assertion_ok=lambda k, a: True):
+    """(model name, kernel, assertion) for every assert whose scanned site passes ``site_ok`` (cheap: the
+    kernel name, line and raw text, nothing parsed) and, its kernel parsed, whose assertion passes
+    ``assertion_ok``.  Only the kernels of sites that pass are parsed."""
+    for name in [model] if model else pkg.model_names:
+        ix = pkg.index(name)
+        for site in ix.assert_sites():
+            if not site_ok(site):
+                continue
+            k = ix.kernel(site.kernel)
+            a = next((a for a in k.assertions if a.line == site.line), None) if k else None
+            if a is not None and assertion_ok(k, a):
+                yield name, k, a
+
+
+def message_in(message: str | None):
+    """A site filter: the raw assert text carries ``message`` (compared as `norm_msg` does)."""
+    if not message:
+        return lambda site: True
+    want = norm_msg(message)
+    return lambda site: want in _norm_text(site.text)
 
 
 def find_for_report(pkg: Package, r: ReportedAssert, model: str | None):
-    """(model, kernel, assertion, exact, how) candidates for one reported failure."""
+    """(model name, kernel, assertion, exact, how) candidates for one reported failure."""
     out = []
     if r.kind == "cpu":
-        for m, k, a in all_assertions(pkg, model):
-            if k.name == r.kernel and a.line == r.line:
-                same_file = not m.kernel_member or os.path.basename(m.kernel_member) == r.file_name
-                out.append((m, k, a, same_file, f"CPU check: {r.kernel} at kernel.cpp line {r.line}"
-                            + ("" if same_file else " (kernel.cpp name differs from the package's)")))
+        for name, k, a in assertions_where(pkg, model, lambda s: s.kernel == r.kernel and s.line == r.line):
+            member = pkg.files(name).kernel_cpp
+            same_file = not member or os.path.basename(member) == r.file_name
+            out.append((name, k, a, same_file, f"CPU check: {r.kernel} at kernel.cpp line {r.line}"
+                        + ("" if same_file else " (kernel.cpp name differs from the package's)")))
         if len(out) > 1:
             exact = [o for o in out if o[3]]
             out = exact or out
         return out
     if r.kind == "cuda":
-        cands = [(m, k, a) for m, k, a in all_assertions(pkg, model)
-                 if k.kind == "triton" and a.line == r.line and (not r.message or norm_msg(a.message) == norm_msg(r.message))]
-        by_file = [(m, k, a) for m, k, a in cands if k.cubin and r.file in pkg.cubin_assert_files(k.cubin)]
+        has_msg = message_in(r.message)
+        cands = list(assertions_where(
+            pkg, model, lambda s: s.line == r.line and has_msg(s),
+            lambda k, a: k.kind == "triton" and (not r.message or norm_msg(a.message) == norm_msg(r.message))))
+        by_file = [(n, k, a) for n, k, a in cands if k.cubin and r.file in pkg.cubin_assert_files(k.cubin)]
         if by_file:
-            return [(m, k, a, True, f"device assert at {r.file_name}:{r.line}; the kernel's cubin names that file") for m, k, a in by_file]
-        return [(m, k, a, False, f"line {r.line} and message match; no cubin names {r.file_name}") for m, k, a in cands]
+            return [(n, k, a, True, f"device assert at {r.file_name}:{r.line}; the kernel's cubin names that file") for n, k, a in by_file]
+        return [(n, k, a, False, f"line {r.line} and message match; no cubin names {r.file_name}") for n, k, a in cands]
     if r.kind == "aten":
         return []
-    return [(m, k, a, False, "message match") for m, k, a in all_assertions(pkg, model)
-            if norm_msg(a.message) == norm_msg(r.message)]
+    return [(n, k, a, False, "message match") for n, k, a in assertions_where(
+        pkg, model, message_in(r.message), lambda k, a: norm_msg(a.message) == norm_msg(r.message))]
+
+
+def _call_lines(pkg: Package, name: str, keep) -> list[int]:
+    """Wrapper lines of the run_impl calls whose (callee, target, statement) pass ``keep`` (scan only)."""
+    wm = pkg.index(name).wmap
+    out = []
+    for st in wm.run:
+        if st.callee:
+            tk = wm.dialect.call_target(st.callee, wm.cpp_kernels)
+            if tk and keep(st, tk):
+                out.append(st.line)
+    return out
 
 
 def site_for_noticed(pkg: Package, n: NoticedCall, model: str | None) -> tuple[Model, CallSite] | None:
-    """The run_impl call a ``… API call failed at …wrapper.cpp, line N`` line names."""
+    """The run_impl call a ``… API call failed at …wrapper.cpp, line N`` line names (in a slice of its model)."""
     for name in [model] if model else pkg.model_names:
-        m = pkg.model(name)
-        if m.wrapper_member and os.path.basename(m.wrapper_member) != n.file_name and len(pkg.model_names) > 1:
+        wrapper = pkg.files(name).wrapper
+        if wrapper and os.path.basename(wrapper) != n.file_name and len(pkg.model_names) > 1:
             continue
+        lines = _call_lines(pkg, name, lambda st, tk: st.line == n.line or (tk[0] == n.call and abs(st.line - n.line) <= 2))
+        if not lines:
+            continue
+        m = pkg.index(name).slice(call_lines=lines)
         site = next((c for c in m.calls if c.line == n.line), None)
         if site is None:
             site = next((c for c in m.calls if c.target == n.call and abs(c.line - n.line) <= 2), None)
         if site is not None:
             return m, site
     return None
+
+
+def extern_calls(pkg: Package, name: str, keep=lambda st, target: True) -> tuple[Model, list[CallSite]]:
+    """The extern op calls of model ``name`` whose statement and target pass ``keep``, read in a slice."""
+    lines = _call_lines(pkg, name, lambda st, tk: tk[1] == "extern" and keep(st, tk[0]))
+    m = pkg.index(name).slice(call_lines=lines)
+    keep_lines = set(lines)
+    return m, [c for c in m.calls if c.kind == "extern" and c.line in keep_lines]
 
 
 def extern_sites_for_aten(pkg: Package, r: ReportedAssert, model: str | None) -> list[tuple[Model, CallSite]]:
@@ -92,16 +136,18 @@ def extern_sites_for_aten(pkg: Package, r: ReportedAssert, model: str | None) ->
     for key, names in ATEN_KERNEL_OPS.items():
         if key.lower() in stem.lower() or key.lower() in (r.kernel or "").lower():
             ops.update(names)
+
+    def launches_one(st, target):
+        op = extern_op_name(target)
+        base = re.sub(r"_(out|two_out|two|default)$", "", op)
+        return base in ops or op in ops or base.lstrip("_") in ops
+
     out = []
+    if not ops:
+        return out
     for name in [model] if model else pkg.model_names:
-        m = pkg.model(name)
-        for c in m.calls:
-            if c.kind != "extern":
-                continue
-            op = extern_op_name(c.target)
-            base = re.sub(r"_(out|two_out|two|default)$", "", op)
-            if base in ops or op in ops or base.lstrip("_") in ops:
-                out.append((m, c))
+        m, sites = extern_calls(pkg, name, launches_one)
+        out += [(m, c) for c in sites]
     return out
 
 

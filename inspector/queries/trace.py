@@ -28,7 +28,8 @@ from ..model import Assertion, CallSite, Kernel, Model
 from ..package import Package
 from ..parse.message import static_bound
 from .fused import extern_op_name, source_nodes
-from .match import all_assertions, extern_sites_for_aten, find_for_report, index_args, norm_msg, site_for_noticed
+from .match import (assertions_where, extern_calls, extern_sites_for_aten, find_for_report, index_args, message_in,
+                    norm_msg, site_for_noticed)
 from .walk import BoundChain, BoundTerm, IndexOrigin, InputRef, bound_chain, edges, index_origins, value_origins
 
 GUARD_NOTE = words.GUARD_NOTE
@@ -126,29 +127,30 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
             message = bare[0] if bare else message
         looked.append(" ".join(x for x in (f"line {line}" if line else "", f"message {_quote(message)}" if message else "",
                                           f"kernel {kernel}" if kernel else "") if x))
-        for m, k, a in all_assertions(pkg, model):
-            if line is not None and a.line != line:
-                continue
-            if message and norm_msg(a.message) != norm_msg(message):
-                continue
-            if kernel and k.name != kernel:
-                continue
-            cands.append((m, k, a, False, "line" if line else "filter"))
+        has_msg = message_in(message)
+        for name, k, a in assertions_where(
+                pkg, model,
+                lambda s: (line is None or s.line == line) and (not kernel or s.kernel == kernel) and has_msg(s),
+                lambda k, a: not message or norm_msg(a.message) == norm_msg(message)):
+            cands.append((name, k, a, False, "line" if line else "filter"))
     seen = set()
     uniq = []
-    for c in sorted(cands, key=lambda c: (not c[3], c[1].kind != "triton", c[0].name, c[1].name, c[2].line)):
-        key = (c[0].name, c[1].name, c[2].line)
+    for c in sorted(cands, key=lambda c: (not c[3], c[1].kind != "triton", c[0], c[1].name, c[2].line)):
+        key = (c[0], c[1].name, c[2].line)
         if key not in seen:
             seen.add(key)
             uniq.append(c)
     eps = _eps(pkg, ep, model)
-    matches = [explain(pkg, m, k, a, exact, how, ep=eps.get(m.name)) for m, k, a, exact, how in uniq]
+    # Each model is read only as far as its matched kernels need: their launches, the names those use, the
+    # writers of the buffers they read (a slice; `inspector.index.model_index`).
+    slices = {n: pkg.index(n).slice(kernels=[c[1].name for c in uniq if c[0] == n]) for n in dict.fromkeys(c[0] for c in uniq)}
+    matches = [explain(pkg, slices[n], k, a, exact, how, ep=eps.get(n)) for n, k, a, exact, how in uniq]
     for m, site, how, msg in extern:
         looked.append(f"extern op {site.target} at wrapper.cpp line {site.line}")
         matches.append(explain_extern(pkg, m, site, how, msg, ep=eps.get(m.name)))
     n_reports = max(1, len(located))
     ambiguous = len(matches) > n_reports or (bool(matches) and not any(x.exact for x in matches) and len(matches) > 1)
-    warnings = [f"model {n!r}: {w}" for n in ([model] if model else pkg.model_names) for w in pkg.model(n).warnings]
+    warnings = [f"model {n!r}: {w}" for n in ([model] if model else pkg.model_names) for w in pkg.index(n).warnings]
     res = TraceResult(package=str(pkg.path), matches=matches, looked_for="; ".join(looked), ambiguous=ambiguous,
                       context=_context(pkg, report, model, skip={(x[1].line) for x in extern}),
                       hints=report.hints + warnings + _ep_notes(pkg, eps))
@@ -178,7 +180,7 @@ def _quote(text: str, limit: int = 160) -> str:
 def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: str | None = None) -> TraceResult:
     """No assertion line: when the text says a device-side assert fired, list the suspects."""
     text = " ".join([message or ""] + [e.text for e in report.events])
-    if all(pkg.model(n).device == "cpu" for n in ([model] if model else pkg.model_names)):
+    if all(pkg.index(n).metadata.get("AOTI_DEVICE_KEY") == "cpu" for n in ([model] if model else pkg.model_names)):
         return res  # no device-side asserts on CPU: a failed call there is the failure itself
     if "device-side assert" in text or report.has("cublas_error", "device_side_assert") or report.noticed:
         from .diagnose import assert_candidates
@@ -207,7 +209,7 @@ def _ep_notes(pkg, eps) -> list[str]:
     out = []
     for name, e in eps.items():
         if e is not None:
-            out += [f"model {name!r}: {d}" for d in disagreements(e, pkg.model(name))]
+            out += [f"model {name!r}: {d}" for d in disagreements(e, pkg.index(name).eager())]
     return out
 
 
@@ -240,7 +242,7 @@ def _context(pkg: Package, report: LogReport, model=None, skip=()) -> list[str]:
 
 
 def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True, how: str = "", ep=None) -> TraceMatch:
-    g = pkg.graph(m.name)
+    g = pkg.graph_of(m)
     sites = [c for c in m.calls if c.kind == "kernel" and c.target == k.name]
     site = sites[0] if sites else None
     call_node = f"call:{site.line}" if site else None
@@ -353,10 +355,10 @@ def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model,
     if ev is not None and not out and not report.noticed:
         msg = ev.fields.get("msg", "")
         for name in [model] if model else pkg.model_names:
-            m = pkg.model(name)
-            for site in m.calls:
-                if site.kind == "extern" and getattr(site, "checked", None) is not True and index_args(site)[1] and \
-                        not site.target.startswith(("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")):
+            m, sites = extern_calls(pkg, name, lambda st, target: st.kind != "checked_call" and not target.startswith(
+                ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")))
+            for site in sites:
+                if getattr(site, "checked", None) is not True and index_args(site)[1]:
                     out.append((m, site, "an unchecked extern call swallowed the exception (the run went on with "
                                          "garbage and exit code 0)", msg))
     uniq, seen = [], set()
@@ -401,7 +403,7 @@ def _extern_bound(m: Model, table: dict | None, site: CallSite) -> BoundChain | 
 
 
 def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, ep=None) -> TraceMatch:
-    g = pkg.graph(m.name)
+    g = pkg.graph_of(m)
     table_name, idx_names = index_args(site)
     origins = []
     for n in idx_names:

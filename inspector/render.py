@@ -93,7 +93,11 @@ def render_summary(console: Console, s: dict) -> None:
                 + ": no AOTI_TORCH_ERROR_CODE_CHECK, so a failure there only logs `Exception in aoti_torch` "
                 "and returns garbage with exit 0")
         cov = m.get("coverage")
-        if cov and cov["total"]:
+        if cov and cov.get("read") == "lazy":
+            console.print(f"  statements understood {cov['understood']:,}/{cov['total']:,} of those read: a large wrapper, "
+                          f"summarized from its scan ({cov.get('kernels', 0):,} kernels, none parsed); `show --full` parses "
+                          f"every statement  (dialect {m.get('dialect')})")
+        elif cov and cov["total"]:
             console.print(f"  statements understood {cov['understood']:,}/{cov['total']:,}  (dialect {m.get('dialect')})")
         for w in m["warnings"]:
             console.print(f"  [yellow]warning:[/] {escape(w)}")

@@ -9,7 +9,14 @@ from .package import Package
 from .trace import GUARD_NOTE
 
 
-def summarize(pkg: Package, model: str | None = None) -> dict:
+# A wrapper up to this size is parsed whole by `show` (every statement, for the coverage line: well under a
+# second); a larger one is summarized from the scan (kernels, asserts, calls) and its small facts, and
+# `show --full` parses it all.
+FULL_SHOW_BYTES = 8 << 20
+
+
+def summarize(pkg: Package, model: str | None = None, full: bool | None = None) -> dict:
+    """``full``: parse every statement (None: when the wrapper is at most `FULL_SHOW_BYTES`)."""
     names = [model] if model else pkg.model_names
     if model:
         pkg.files(model)
@@ -19,23 +26,39 @@ def summarize(pkg: Package, model: str | None = None) -> dict:
         "archive_version": pkg.archive_version,
         "exported_programs": pkg.exported_programs,
         "guard_note": GUARD_NOTE,
-        "models": [summarize_model(pkg.model(n)) for n in names],
+        "models": [summarize_model(pkg, n, full) for n in names],
     }
 
 
-def summarize_model(m: Model) -> dict:
-    md = m.metadata
-    calls_per_kernel = Counter(c.target for c in m.calls if c.kind == "kernel")
-    externs = Counter(c.target for c in m.calls if c.kind == "extern")
-    kernels = []
-    for k in m.kernels.values():
-        kernels.append({
-            "name": k.name, "kind": k.kind, "flavor": k.flavor, "assertions": len(k.assertions),
-            "launches": calls_per_kernel.get(k.name, 0), "file": k.source_file.rsplit("/", 1)[-1],
-            "assert_lines": [a.line for a in k.assertions],
-        })
+def summarize_model(pkg: Package, name: str, full: bool | None = None) -> dict:
+    f = pkg.files(name)
+    if full is None:
+        full = pkg.archive.size(f.wrapper) <= FULL_SHOW_BYTES
+    if full:
+        m = pkg.model(name)
+        kernels = [{"name": k.name, "kind": k.kind, "flavor": k.flavor, "file": k.source_file.rsplit("/", 1)[-1],
+                    "assert_lines": [a.line for a in k.assertions]} for k in m.kernels.values()]
+        calls = [(c.target, c.kind, c.line, c.checked) for c in m.calls]
+        parsed = None
+    else:  # the scan: nothing parsed but the small facts (`ModelIndex.eager`)
+        ix = pkg.index(name)
+        m = ix.eager()
+        lines: dict[str, list[int]] = {}
+        for site in ix.assert_sites():
+            lines.setdefault(site.kernel, []).append(site.line)
+        kernels = [{"name": n, "kind": ix.kernel_kind(n), "flavor": ix.kernel_flavor(n),
+                    "file": (f.wrapper if ix.kernel_kind(n) == "triton" else f.kernel_cpp or "").rsplit("/", 1)[-1],
+                    "assert_lines": lines.get(n, [])} for n in ix.kernel_names()]
+        calls = [(target, kind, st.line, st.kind == "checked_call") for st, target, kind in ix.calls()]
+        parsed = {"kernels_parsed": len(ix._kernels), "kernels": len(kernels)}
+    calls_per_kernel = Counter(t for t, kind, _, _ in calls if kind == "kernel")
+    externs = Counter(t for t, kind, _, _ in calls if kind == "extern")
+    for k in kernels:
+        k["assertions"] = len(k["assert_lines"])
+        k["launches"] = calls_per_kernel.get(k["name"], 0)
     by_flavor = Counter(f"{k['kind']}:{k['flavor']}" for k in kernels)
-    return {
+    md = m.metadata
+    out = {
         "name": m.name,
         "dialect": m.dialect,
         "device": md.get("AOTI_DEVICE_KEY"),
@@ -52,12 +75,13 @@ def summarize_model(m: Model) -> dict:
                      "alias_of": s.alias_of, "line": s.line} for s in m.symbols.values()],
         "constants": [{"name": c.name, "fqn": c.fqn, "dtype": c.dtype, "shape": c.shape, "nbytes": c.nbytes,
                        "kind": c.kind} for c in m.constants],
-        "kernels": kernels,
+        "kernels": [{key: k[key] for key in ("name", "kind", "flavor", "assertions", "launches", "file", "assert_lines")}
+                    for k in kernels],
         "kernel_counts": dict(sorted(by_flavor.items())),
         "extern_ops": [{"name": n, "calls": c} for n, c in sorted(externs.items())],
         # Extern calls without AOTI_TORCH_ERROR_CODE_CHECK: a failure there returns garbage with exit 0.
-        "unchecked_extern_calls": [{"name": c.target, "line": c.line} for c in m.calls
-                                   if c.kind == "extern" and not c.checked],
+        "unchecked_extern_calls": [{"name": t, "line": line} for t, kind, line, checked in calls
+                                   if kind == "extern" and not checked],
         "assertions": sum(k["assertions"] for k in kernels),
         "provenance": bool(m.provenance),
         "in_spec": m.in_spec,
@@ -65,6 +89,10 @@ def summarize_model(m: Model) -> dict:
         "coverage": coverage(m),
         "warnings": m.warnings,
     }
+    out["coverage"]["read"] = "all" if parsed is None else "lazy"
+    if parsed is not None:
+        out["coverage"].update(parsed)
+    return out
 
 
 def coverage(m: Model) -> dict:

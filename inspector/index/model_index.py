@@ -27,7 +27,8 @@ from ..archive import Archive, ModelFiles
 from ..dialects import embedded_source
 from ..model import Coverage, Kernel, KernelParam, Model, ProvenanceEntry
 from ..parse.cpp_kernel import parse_kernel_region, scan_kernel_cpp
-from ..parse.wrapper import (TOKEN, LauncherRegion, WrapperMap, WrapperScanner, consumes_comments, declared_name,
+from ..parse.triton import kernel_flavor
+from ..parse.wrapper import (TOKEN, LauncherRegion, RunStatement, WrapperMap, WrapperScanner, consumes_comments, declared_name,
                              parse_launcher, parse_statement, scan_warnings, scan_wrapper)
 
 # A name mentioned by more run_impl statements than this (`kernels`, `stream`, a dtype) is followed to its
@@ -149,6 +150,23 @@ class ModelIndex:
         for name, (_, _, checks) in self.cpp_regions.items():
             for j in checks:
                 out.append(AssertSite(name, j + 1, self.cpp_lines[j].strip(), None))
+        return out
+
+    def kernel_flavor(self, name: str) -> str:
+        """What `Kernel.flavor` will say, from the scan: the Triton decorator or name; "cpp" for CPU kernels."""
+        r = self.wmap.launchers.get(name)
+        if r is None:
+            return "cpp"
+        return kernel_flavor(name, r.decorator)
+
+    def calls(self) -> list[tuple[RunStatement, str, str]]:
+        """Every run_impl kernel launch and extern op call, from the scan: (statement, target, "kernel"|"extern")."""
+        wm, out = self.wmap, []
+        for st in wm.run:
+            if st.callee and not st.callee.startswith("aoti_torch_empty"):
+                tk = wm.dialect.call_target(st.callee, wm.cpp_kernels)
+                if tk:
+                    out.append((st, tk[0], tk[1]))
         return out
 
     def kernel_source(self, name: str) -> list[str]:

@@ -103,6 +103,22 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
                 for n in names:
                     k.tmps.append(TmpDef(name=n, expr=r[2], line=kline))
     if k.flavor == "other":
-        k.flavor = {"triton_poi_": "pointwise", "triton_red_": "reduction", "triton_per_": "persistent_reduction",
-                    "triton_tem_": "template"}.get(name[:11], "other")
+        k.flavor = kernel_flavor(name, None)
     return k
+
+
+_NAME_FLAVORS = (("triton_poi_", "pointwise"), ("triton_red_", "reduction"), ("triton_per_", "persistent_reduction"),
+                 ("triton_tem_", "template"), ("triton_for_", "foreach"))
+
+
+def decorator_flavor(line: str) -> str | None:
+    """``@triton_heuristics.pointwise(`` -> "pointwise" (None for any other line)."""
+    m = _DECORATOR.search(line)
+    return m.group(1) if m else None
+
+
+def kernel_flavor(name: str, decorator: str | None) -> str:
+    """A Triton kernel's flavor: its ``@triton_heuristics.<flavor>(`` decorator, else what its name says."""
+    if decorator:
+        return decorator
+    return next((f for prefix, f in _NAME_FLAVORS if name.startswith(prefix)), "other")

@@ -38,7 +38,7 @@ from ..model import (
 )
 from ..dialects import Dialect, embedded_source, sniff
 from .grammar import ExprTransformer, parse_one
-from .triton import parse_triton_source
+from .triton import decorator_flavor, kernel_flavor, parse_triton_source
 
 STARTS = ("declaration", "handle_decl", "assignment", "call", "checked_call", "guard", "launcher_param", "load_kernel")
 
@@ -188,6 +188,7 @@ class LauncherRegion:
     triton: tuple[int, int] | None = None  # [start, end) of the embedded `async_compile.triton(` source
     load_line: int | None = None  # the `loadKernel(` line
     asserts: tuple[int, ...] = ()  # lines of its `tl.device_assert(` statements
+    decorator: str | None = None  # the `@triton_heuristics.<flavor>(` of its source, when it has one
 
 
 @dataclass
@@ -281,9 +282,16 @@ def _scan_launcher(wm: WrapperMap, i: int) -> int:
         line = lines[i]
         if d.triton_open.search(line):
             j = i + 1
+            in_def = False
             while j < len(lines) and not lines[j].lstrip().startswith(d.triton_close):
-                if lines[j].lstrip().startswith("tl.device_assert("):
+                s = lines[j].lstrip()
+                if s.startswith("tl.device_assert("):
                     asserts.append(j)
+                elif not in_def:
+                    if s.startswith("def "):
+                        in_def = True
+                    elif s.startswith("@"):
+                        r.decorator = decorator_flavor(s) or r.decorator
                 j += 1
             r.triton = (i, j + 1)
             i = j
@@ -681,7 +689,7 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
         if p:
             params.append(KernelParam(name=p[1], position=len(params), role=param_role(p[1]), ctype=p[2]))
     if r.triton is None:
-        kernel = Kernel(name=r.name, kind="triton", flavor=_flavor(r.name), source_file=wm.member)
+        kernel = Kernel(name=r.name, kind="triton", flavor=kernel_flavor(r.name, None), source_file=wm.member)
     else:
         start, end = r.triton
         kernel = parse_triton_source(r.name, embedded_source(lines, start, end), wm.member, first_line=start + 1,
@@ -727,12 +735,3 @@ def _int_list(s: str) -> list[int]:
 def _dtype(s: str) -> str:
     m = re.search(r"dtype_(\w+)", s)
     return _DTYPE_NAMES.get(m.group(1), m.group(1)) if m else s
-
-
-def _flavor(name: str) -> str:
-    for prefix, flavor in (("triton_poi_", "pointwise"), ("triton_red_", "reduction"),
-                           ("triton_per_", "persistent_reduction"), ("triton_tem_", "template"),
-                           ("triton_for_", "foreach"), ("triton_", "other")):
-        if name.startswith(prefix):
-            return flavor
-    return "cpp"

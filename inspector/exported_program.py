@@ -229,8 +229,7 @@ def annotate_summary(pkg, s: dict, ep_path: str | None = None) -> None:
     ep_given = load_ep(ep_path) if ep_path else None
     for md in s.get("models", []):
         ep = ep_given or packaged_ep(pkg, md["name"])
-        m = pkg.model(md["name"])
-        dis = disagreements(ep, m) if ep else []
+        dis = disagreements(ep, pkg.index(md["name"]).eager()) if ep else []  # inputs and constants: no parse
         usable = ep is not None and not any("user inputs" in d for d in dis)
         for i in md.get("inputs", []):
             i["user_name"] = ep.user_name(i["index"]) if usable else None

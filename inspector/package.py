@@ -160,7 +160,13 @@ class Package:
 
             bar = PROGRESS(f"indexing {name}") if PROGRESS else None
             try:
-                ix = self._indexes[name] = ModelIndex(self.archive, self.files(name), progress=bar)
+                f = self.files(name)
+                key = None
+                if self.use_cache:
+                    from .index import cache
+
+                    key = cache.make_key(self._fingerprints(f))
+                ix = self._indexes[name] = ModelIndex(self.archive, f, progress=bar, key=key)
                 SEEN.append((str(self.path), name, ix.coverage))
             finally:
                 if bar is not None:

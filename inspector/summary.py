@@ -50,7 +50,7 @@ def summarize_model(pkg: Package, name: str, full: bool | None = None) -> dict:
                     "file": (f.wrapper if ix.kernel_kind(n) == "triton" else f.kernel_cpp or "").rsplit("/", 1)[-1],
                     "assert_lines": lines.get(n, [])} for n in ix.kernel_names()]
         calls = [(target, kind, st.line, st.kind == "checked_call") for st, target, kind in ix.calls()]
-        parsed = {"kernels_parsed": len(ix._kernels), "kernels": len(kernels)}
+        parsed = {"kernels_parsed": ix.parsed_kernels(), "kernels": len(kernels)}
     calls_per_kernel = Counter(t for t, kind, _, _ in calls if kind == "kernel")
     externs = Counter(t for t, kind, _, _ in calls if kind == "extern")
     for k in kernels:

@@ -158,8 +158,12 @@ def test_concurrent_writers_leave_one_whole_file(tmp_path, cache_dir):
     for p in procs:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err.decode()
-    files = list(cache_dir.iterdir())
-    assert [f.suffix for f in files] == [".json"]  # no temporary file left behind
+    files = sorted(cache_dir.iterdir())
+    # the whole model, and the lazy index's parts (the scan's summary): no temporary file left behind
+    assert [f.suffix for f in files] == [".json", ".lazy"]
+    parts = list(files[1].iterdir())
+    assert [p.name for p in parts] == ["scan.json"]
+    assert cache.read_part(files[1].stem, "scan")["kernels"]
     doc = json.loads(files[0].read_text())
     assert doc["tool"] == cache.TOOL and cache.load_model(doc["model"]).name == "model"
     with inspector.open_package(pkg, cache=True) as p:

@@ -213,6 +213,58 @@ def write(key: str, m: M.Model, directory: Path | None = None) -> Path:
     return d / f"{key}.json"
 
 
+def read_part(key: str, part: str):
+    """One part of a lazily filled index (``<key>.lazy/<part>.json``): its payload, or None when it is not
+    there.  Raises `CacheError` when it is there but unusable (foreign, corrupt)."""
+    path = cache_dir() / f"{key}.lazy" / f"{part}.json"
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise CacheError(f"{path}: {e.strerror}") from None
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise CacheError(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(doc, dict) or doc.get("tool") != TOOL or doc.get("format") != FORMAT or doc.get("key") != key \
+            or doc.get("part") != part:
+        raise CacheError(f"{path}: not a pt2-inspect {__version__} index part (foreign or another format)")
+    return doc.get("payload")
+
+
+def write_part(key: str, part: str, payload) -> None:
+    """Write one part atomically (a temporary file renamed into place); a read-only folder is only a lost
+    speed-up, so OSError is left to the caller to report or ignore."""
+    d = cache_dir() / f"{key}.lazy"
+    d.mkdir(parents=True, exist_ok=True)
+    doc = {"tool": TOOL, "format": FORMAT, "version": __version__, "key": key, "part": part, "payload": payload}
+    fd, tmp = tempfile.mkstemp(prefix=f".{part}.", suffix=".tmp", dir=d)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(doc, f, separators=(",", ":"))
+        os.replace(tmp, d / f"{part}.json")
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def dump(obj) -> object:
+    """Any model dataclass as plain JSON data (what `load` reads back, given the type)."""
+    return _enc(obj)
+
+
+def load(tp, data):
+    """``data`` (from `dump`) decoded into ``tp``, a model type hint (``Kernel``, ``list[KernelParam]``…)."""
+    try:
+        return _decoder(tp)(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise CacheError(f"does not decode into {tp} ({type(e).__name__}: {e})") from None
+
+
 # -- Lark's parse tables ---------------------------------------------------------------------------
 # Lark can serialize a built LALR parser to plain data (dicts with int keys, tuples); tagged so that
 # JSON keeps both, and loaded with Lark's own loader from a dict (no pickle involved).

@@ -20,16 +20,24 @@ are built from it.  A slice is a plain `Model`: the graph and the walks do not k
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import os
 from collections import defaultdict
 
 from ..archive import Archive, ModelFiles
-from ..dialects import embedded_source
 from ..model import Coverage, Kernel, KernelParam, Model, ProvenanceEntry
+from . import cache
+from .cache import CacheError
 from ..parse.cpp_kernel import parse_kernel_region, scan_kernel_cpp
 from ..parse.triton import kernel_flavor
-from ..parse.wrapper import (TOKEN, LauncherRegion, RunStatement, WrapperMap, WrapperScanner, consumes_comments, declared_name,
+from ..parse.wrapper import (TOKEN, RunStatement, WrapperMap, WrapperScanner, consumes_comments, declared_name,
                              parse_launcher, parse_statement, scan_warnings, scan_wrapper)
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
+
 
 # A name mentioned by more run_impl statements than this (`kernels`, `stream`, a dtype) is followed to its
 # declaration only, not to every call that names it.
@@ -66,26 +74,79 @@ class AssertSite:
 
 
 class ModelIndex:
-    def __init__(self, archive: Archive, f: ModelFiles, progress=None):
+    """``key``: the index cache key (None: no cache).  With a key, what the scan found (kernels, assert sites,
+    calls, the small facts) and every kernel and slice parsed are kept as parts under ``<cache>/<key>.lazy/``:
+    a later process answers from them without reading the wrapper at all, and scans it only to parse a
+    region no earlier run parsed."""
+
+    def __init__(self, archive: Archive, f: ModelFiles, progress=None, key: str | None = None):
         self.name = f.name
         self.files = f
         self.archive = archive
+        self.key = key
+        self._progress = progress
+        self.coverage: dict[str, Coverage] = {}
+        self.parse = StatementParser(self.coverage)
+        self._cubins = {os.path.basename(c): c for c in f.cubins}
+        self._wmap: WrapperMap | None = None
+        self._kernels: dict[str, Kernel] = {}
+        self._launcher_params: dict[str, list[KernelParam]] = {}
+        self._eager: Model | None = None
+        self._full: Model | None = None
+        self._names = None  # (declared name -> statement indices, token postings, prologue end)
+        self._cpp = None  # (kernel.cpp lines, regions)
+        self._slices: dict[str, Model] = {}
+        self._live = False  # True once `full` ran: every kernel parsed here, none read from the cache
+        doc = self._read_part("scan")
+        if doc is not None:
+            try:
+                self._load_summary(doc)
+                return
+            except (CacheError, KeyError, TypeError, ValueError) as e:
+                self._cache_note(f"index cache part ignored and rebuilt: {e}")
+        self._summarize()
+        self._write_part("scan", self._summary_doc())
+
+    # -- what the scan found ---------------------------------------------------------------------
+    @property
+    def wmap(self) -> WrapperMap:
+        """The wrapper's regions (scanned on first use: a cached index may never need them)."""
+        if self._wmap is None:
+            # Coverage counts the statements parsed in this process: the counts a cached summary brought
+            # are dropped, whatever is parsed now counts again (a slice re-reads the small facts too).
+            self.coverage.clear()
+            self._wmap = scan_wrapper(self.archive.read_text(self.files.wrapper), self.files.wrapper,
+                                      progress=self._progress)
+        return self._wmap
+
+    @property
+    def cpp_lines(self) -> list[str]:
+        return self._cpp_scan()[0]
+
+    @property
+    def cpp_regions(self) -> dict:
+        return self._cpp_scan()[1]
+
+    def _cpp_scan(self):
+        if self._cpp is None:
+            f = self.files
+            if not f.kernel_cpp:
+                self._cpp = ([], {})
+            else:
+                lines = self.wmap.lines if f.kernel_cpp == f.wrapper else self.archive.read_text(f.kernel_cpp).split("\n")
+                self._cpp = (lines, scan_kernel_cpp(lines))
+        return self._cpp
+
+    def _summarize(self) -> None:
+        f, archive, wm = self.files, self.archive, self.wmap
         self.metadata: dict = {}
         if f.wrapper_metadata:
             meta = archive.read_json(f.wrapper_metadata)
             if isinstance(meta, dict):
                 self.metadata = meta
-        self.wmap: WrapperMap = scan_wrapper(archive.read_text(f.wrapper), f.wrapper, progress=progress)
-        self.coverage: dict[str, Coverage] = {}
-        self.parse = StatementParser(self.coverage)
-        self.warnings: list[str] = scan_warnings(self.wmap)
-        if f.kernel_cpp:
-            self.cpp_lines = self.wmap.lines if f.kernel_cpp == f.wrapper else archive.read_text(f.kernel_cpp).split("\n")
-            self.cpp_regions = scan_kernel_cpp(self.cpp_lines)
-        else:
-            self.cpp_lines, self.cpp_regions = [], {}
+        self.warnings: list[str] = scan_warnings(wm)
         if not self.metadata.get("AOTI_DEVICE_KEY"):
-            self.metadata["AOTI_DEVICE_KEY"] = "cuda" if self.wmap.launchers else "cpu"
+            self.metadata["AOTI_DEVICE_KEY"] = "cuda" if wm.launchers else "cpu"
             self.warnings.append("no wrapper_metadata.json: device guessed from the kernels")
         self.provenance: dict[str, ProvenanceEntry] = {}
         if f.kernel_information:
@@ -96,85 +157,152 @@ class ModelIndex:
                         key=key, stack_traces=list(v.get("stack_traces") or []),
                         pre_grad_nodes=list(v.get("pre_grad_nodes") or []),
                         post_grad_nodes=list(v.get("post_grad_nodes") or []))
-        self._cubins = {os.path.basename(c): c for c in f.cubins}
-        self._kernels: dict[str, Kernel] = {}
-        self._launcher_params: dict[str, list[KernelParam]] = {}
-        self._eager: Model | None = None
-        self._full: Model | None = None
-        self._names = None  # (declared name -> statement indices, token postings, globals, prologue end)
-        missing = {}
-        for st in self.wmap.run:
-            tk = self.wmap.dialect.call_target(st.callee, self.wmap.cpp_kernels) if st.callee else None
-            if tk and tk[1] == "kernel" and not self.kernel_kind(tk[0]):
-                missing.setdefault(tk[0], None)
-        self.warnings += [f"kernel {n} is called in run_impl but its source was not found" for n in missing]
-
-    # -- kernels -----------------------------------------------------------------------------
-    def kernel_names(self) -> list[str]:
-        """Every kernel, in wrapper order (Triton launchers), then kernel.cpp order (CPU)."""
-        names = list(self.wmap.launchers)
-        names += [n for n in self.cpp_regions if n not in self.wmap.launchers]
-        return names
-
-    def kernel_kind(self, name: str) -> str | None:
-        if name in self.wmap.launchers:
-            return "triton"
-        return "cpp" if name in self.cpp_regions else None
-
-    def kernel(self, name: str) -> Kernel | None:
-        """One kernel, parsed from its region on first use."""
-        if name in self._kernels:
-            return self._kernels[name]
-        k = None
-        if name in self.wmap.launchers:
-            k, params = parse_launcher(self.wmap, self.wmap.launchers[name], self.parse)
-            self._launcher_params[name] = params
-            if k.cubin:
-                k.cubin = self._cubins.get(os.path.basename(k.cubin))
-        elif name in self.cpp_regions:
-            start, end, _ = self.cpp_regions[name]
-            k = parse_kernel_region(self.cpp_lines, start, end, self.files.kernel_cpp, self.parse.cov("kernel.cpp"))
-        if k is not None:
-            self._kernels[name] = k
-        return k
-
-    def assert_sites(self) -> list[AssertSite]:
-        """Every assert of every kernel, found by the scan (nothing parsed)."""
-        out = []
-        lines, base = self.wmap.lines, self.wmap.dialect.triton_line_base
-        for r in self.wmap.launchers.values():
-            if r.triton is None:
-                continue
-            for j in r.asserts:
-                out.append(AssertSite(r.name, j - r.triton[0] + base, lines[j].strip(), j + 1))
+        kinds = {n: ("triton", kernel_flavor(n, r.decorator)) for n, r in wm.launchers.items()}
+        for n in self.cpp_regions:
+            kinds.setdefault(n, ("cpp", "cpp"))
+        self._kinds = kinds
+        sites = []
+        base = wm.dialect.triton_line_base
+        for r in wm.launchers.values():
+            if r.triton is not None:
+                sites += [AssertSite(r.name, j - r.triton[0] + base, wm.lines[j].strip(), j + 1) for j in r.asserts]
         for name, (_, _, checks) in self.cpp_regions.items():
-            for j in checks:
-                out.append(AssertSite(name, j + 1, self.cpp_lines[j].strip(), None))
-        return out
-
-    def kernel_flavor(self, name: str) -> str:
-        """What `Kernel.flavor` will say, from the scan: the Triton decorator or name; "cpp" for CPU kernels."""
-        r = self.wmap.launchers.get(name)
-        if r is None:
-            return "cpp"
-        return kernel_flavor(name, r.decorator)
-
-    def calls(self) -> list[tuple[RunStatement, str, str]]:
-        """Every run_impl kernel launch and extern op call, from the scan: (statement, target, "kernel"|"extern")."""
-        wm, out = self.wmap, []
+            sites += [AssertSite(name, j + 1, self.cpp_lines[j].strip(), None) for j in checks]
+        self._sites = sites
+        calls = []
         for st in wm.run:
             if st.callee and not st.callee.startswith("aoti_torch_empty"):
                 tk = wm.dialect.call_target(st.callee, wm.cpp_kernels)
                 if tk:
-                    out.append((st, tk[0], tk[1]))
-        return out
+                    calls.append((st, tk[0], tk[1]))
+        self._calls = calls
+        missing = dict.fromkeys(t for _, t, kind in calls if kind == "kernel" and t not in kinds)
+        self.warnings += [f"kernel {n} is called in run_impl but its source was not found" for n in missing]
+        self.eager()
 
-    def kernel_source(self, name: str) -> list[str]:
-        """The kernel's lines as `Kernel.source` holds them, without parsing it."""
-        r = self.wmap.launchers.get(name)
-        if r is not None and r.triton is not None:
-            return embedded_source(self.wmap.lines, *r.triton)
-        return self.cpp_lines if name in self.cpp_regions else []
+    def _summary_doc(self) -> dict:
+        return {"metadata": self.metadata, "warnings": self.warnings,
+                "kernels": [[n, k, fl] for n, (k, fl) in self._kinds.items()],
+                "sites": [[s.kernel, s.line, s.text, s.wrapper_line] for s in self._sites],
+                "calls": [[st.line, st.kind, st.callee, t, kind] for st, t, kind in self._calls],
+                "eager": cache.dump(self._eager), "eager_aliases": self._eager_aliases,
+                "coverage": cache.dump(self.coverage)}
+
+    def _load_summary(self, doc: dict) -> None:
+        self.metadata = doc["metadata"]
+        self.warnings = list(doc["warnings"])
+        self._kinds = {n: (k, fl) for n, k, fl in doc["kernels"]}
+        self._sites = [AssertSite(*x) for x in doc["sites"]]
+        self._calls = [(RunStatement(line, "", rule, callee), t, kind) for line, rule, callee, t, kind in doc["calls"]]
+        self.coverage.update(cache.load(dict[str, Coverage], doc["coverage"]))
+        self._eager = cache.load(Model, doc["eager"])
+        self._eager_aliases = dict(doc["eager_aliases"])
+        self.provenance = self._eager.provenance
+        self._share(self._eager)
+
+    def _share(self, m: Model) -> Model:
+        m.metadata, m.provenance, m.warnings, m.coverage = self.metadata, self.provenance, self.warnings, self.coverage
+        return m
+
+    # -- the index cache's parts -------------------------------------------------------------------
+    def _cache_note(self, note: str) -> None:
+        if hasattr(self, "warnings"):
+            self.warnings.append(note)
+        else:
+            self._pending_notes = [*getattr(self, "_pending_notes", []), note]
+
+    def _read_part(self, part: str):
+        if self.key is None:
+            return None
+        try:
+            return cache.read_part(self.key, part)
+        except CacheError as e:
+            self._cache_note(f"index cache part ignored and rebuilt: {e}")
+            return None
+
+    def _write_part(self, part: str, payload) -> None:
+        if self.key is None:
+            return
+        notes = getattr(self, "_pending_notes", [])
+        if notes:
+            self.warnings.extend(notes)
+            self._pending_notes = []
+        try:
+            cache.write_part(self.key, part, payload)
+        except OSError as e:
+            note = f"index cache not written to {cache.cache_dir()}: {e.strerror or e}"
+            if note not in self.warnings:
+                self.warnings.append(note)
+
+    # -- kernels -----------------------------------------------------------------------------
+    def kernel_names(self) -> list[str]:
+        """Every kernel, in wrapper order (Triton launchers), then kernel.cpp order (CPU)."""
+        return list(self._kinds)
+
+    def kernel_kind(self, name: str) -> str | None:
+        k = self._kinds.get(name)
+        return k[0] if k else None
+
+    def kernel_flavor(self, name: str) -> str:
+        """What `Kernel.flavor` will say, from the scan: the Triton decorator or name; "cpp" for CPU kernels."""
+        return self._kinds[name][1]
+
+    def calls(self) -> list[tuple[RunStatement, str, str]]:
+        """Every run_impl kernel launch and extern op call, from the scan: (statement, target, "kernel"|"extern")."""
+        return self._calls
+
+    def assert_sites(self) -> list[AssertSite]:
+        """Every assert of every kernel, found by the scan (nothing parsed)."""
+        return self._sites
+
+    def parsed_kernels(self) -> int:
+        """How many kernels this index has parsed (or read back from the index cache) so far."""
+        return len(self._kernels)
+
+    def kernel(self, name: str) -> Kernel | None:
+        """One kernel, parsed from its region on first use (or read from the index cache)."""
+        if name in self._kernels:
+            return self._kernels[name]
+        kind = self.kernel_kind(name)
+        if kind is None:
+            return None
+        part = "k-" + _digest(name)
+        doc = None if self._live else self._read_part(part)
+        if doc is not None:
+            try:
+                k = self._load_kernel(doc)
+                self._kernels[name] = k
+                return k
+            except (CacheError, KeyError, TypeError, ValueError) as e:
+                self._cache_note(f"index cache part ignored and rebuilt: {e}")
+        if kind == "triton":
+            k, params = parse_launcher(self.wmap, self.wmap.launchers[name], self.parse)
+            self._launcher_params[name] = params
+            if k.cubin:
+                k.cubin = self._cubins.get(os.path.basename(k.cubin))
+        else:
+            start, end, _ = self.cpp_regions[name]
+            k = parse_kernel_region(self.cpp_lines, start, end, self.files.kernel_cpp, self.parse.cov("kernel.cpp"))
+            if k is None:
+                return None
+        self._kernels[name] = k
+        if not self._live:  # the whole parse is cached whole (`inspector.index.cache.write`), not kernel by kernel
+            self._write_part(part, self._kernel_doc(k))
+        return k
+
+    def _kernel_doc(self, k: Kernel) -> dict:
+        return {"kernel": cache.dump(k), "params": cache.dump(self._launcher_params.get(k.name)),
+                "source": k.source if k.kind == "triton" else None}
+
+    def _load_kernel(self, doc: dict) -> Kernel:
+        k = cache.load(Kernel, doc["kernel"])
+        if doc["params"] is not None:
+            self._launcher_params[k.name] = cache.load(list[KernelParam], doc["params"])
+        if doc["source"] is not None:
+            k.source = list(doc["source"])
+        elif k.source_file:
+            k.source_loader = lambda: self.archive.read_text(k.source_file).split("\n")
+        return k
 
     # -- run_impl: which statements a question needs -----------------------------------------------
     def _name_tables(self):
@@ -249,8 +377,7 @@ class ModelIndex:
     # -- models --------------------------------------------------------------------------------
     def _model(self, statements, kernels, scanner_out=None) -> Model:
         f = self.files
-        m = Model(name=f.name, wrapper_member=f.wrapper, kernel_member=f.kernel_cpp, metadata=self.metadata,
-                  provenance=self.provenance, warnings=self.warnings, coverage=self.coverage)
+        m = self._share(Model(name=f.name, wrapper_member=f.wrapper, kernel_member=f.kernel_cpp))
         sc = WrapperScanner(m, self.wmap, self.parse)
         sc.facts()
         sc.run_statements(sorted(statements))
@@ -277,18 +404,53 @@ class ModelIndex:
         """What a trace of ``kernels`` (and of the run_impl calls at wrapper lines ``call_lines``) needs."""
         if self._full is not None:
             return self._full
+        want = sorted(set(kernels))
+        lines = sorted(set(call_lines))
+        part = "s-" + _digest(json.dumps([want, lines]))
+        if part in self._slices:
+            return self._slices[part]
+        doc = self._read_part(part)
+        if doc is not None:
+            try:
+                m = self._slices[part] = self._load_slice(doc)
+                return m
+            except (CacheError, KeyError, TypeError, ValueError) as e:
+                self._cache_note(f"index cache part ignored and rebuilt: {e}")
         run = self.wmap.run
-        want = set(kernels)
         seeds = set(self._eager_seeds())
-        seeds.update(i for i, st in enumerate(run) if st.callee and (st.line in call_lines or self.wmap.call_target(st.callee) in want))
+        seeds.update(i for i, st in enumerate(run)
+                     if st.callee and (st.line in lines or self.wmap.call_target(st.callee) in set(want)))
         included = self._closure(seeds, follow_calls=True, globals_=self._globals())
         targets = [self.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]
         names = [n for n in dict.fromkeys([*kernels, *targets]) if n and self.kernel_kind(n)]
-        return self._model(included, names)
+        m = self._slices[part] = self._model(included, names)
+        self._write_part(part, self._slice_doc(m))
+        return m
+
+    def _slice_doc(self, m: Model) -> dict:
+        bare = dataclasses.replace(m, metadata={}, provenance={}, warnings=[], coverage={}, kernels={})
+        return {"model": cache.dump(bare), "kernels": list(m.kernels)}
+
+    def _load_slice(self, doc: dict) -> Model:
+        m = self._share(cache.load(Model, doc["model"]))
+        for name in doc["kernels"]:
+            k = self.kernel(name)  # its own part (written when it was parsed)
+            if k is not None:
+                m.kernels[name] = k
+                if name in self._launcher_params:
+                    m.launcher_params[name] = self._launcher_params[name]
+        return m
 
     def full(self, progress=None) -> Model:
         """Every statement and every kernel parsed."""
         if self._full is None:
+            # The whole parse is exact on its own: every statement parsed and counted here, nothing from parts.
+            self._live = True
+            _ = self.wmap
+            self.coverage.clear()
+            self.parse.memo.clear()
+            self._kernels.clear()
+            self._slices.clear()
             names = self.kernel_names()
             for i, n in enumerate(names):
                 self.kernel(n)

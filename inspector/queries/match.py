@@ -93,14 +93,7 @@ def find_for_report(pkg: Package, r: ReportedAssert, model: str | None):
 
 def _call_lines(pkg: Package, name: str, keep) -> list[int]:
     """Wrapper lines of the run_impl calls whose (callee, target, statement) pass ``keep`` (scan only)."""
-    wm = pkg.index(name).wmap
-    out = []
-    for st in wm.run:
-        if st.callee:
-            tk = wm.dialect.call_target(st.callee, wm.cpp_kernels)
-            if tk and keep(st, tk):
-                out.append(st.line)
-    return out
+    return [st.line for st, target, kind in pkg.index(name).calls() if keep(st, (target, kind))]
 
 
 def site_for_noticed(pkg: Package, n: NoticedCall, model: str | None) -> tuple[Model, CallSite] | None:

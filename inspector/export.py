@@ -1,10 +1,10 @@
-"""Graph export: DOT (written here, no pydot needed) and GraphML (networkx)."""
+"""Graph export: DOT and JSON (written here) and GraphML (networkx, imported only for it)."""
 
 from __future__ import annotations
 
 import io
 
-import networkx as nx
+from .minigraph import MultiDiGraph
 
 _SHAPES = {"input": "box", "input_dim": "box", "symbol": "ellipse", "buffer": "cylinder", "kernel": "component",
            "call_site": "cds", "extern_op": "cds", "assertion": "octagon", "fx_node": "note", "constant": "box3d"}
@@ -14,7 +14,7 @@ def _q(s) -> str:
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def to_dot(g: nx.MultiDiGraph) -> str:
+def to_dot(g: MultiDiGraph) -> str:
     out = [f"digraph {_q(g.graph.get('model', 'model'))} {{", "  rankdir=LR;"]
     for n, d in g.nodes(data=True):
         t = d.get("type")
@@ -35,7 +35,9 @@ def to_dot(g: nx.MultiDiGraph) -> str:
     return "\n".join(out) + "\n"
 
 
-def to_graphml(g: nx.MultiDiGraph) -> str:
+def to_graphml(g: MultiDiGraph) -> str:
+    import networkx as nx
+
     h = nx.MultiDiGraph()
     h.graph.update({k: str(v) for k, v in g.graph.items()})
     for n, d in g.nodes(data=True):
@@ -47,7 +49,7 @@ def to_graphml(g: nx.MultiDiGraph) -> str:
     return buf.getvalue().decode("utf-8")
 
 
-def to_json(g: nx.MultiDiGraph) -> str:
+def to_json(g: MultiDiGraph) -> str:
     """Node-link JSON: {"model", "nodes": [{"id", "type", …}], "edges": [{"source", "target", "kind", …}]}."""
     import json
 
@@ -57,7 +59,7 @@ def to_json(g: nx.MultiDiGraph) -> str:
     return json.dumps(doc, indent=2, default=str) + "\n"
 
 
-def resolve_node(g: nx.MultiDiGraph, thing: str) -> str:
+def resolve_node(g: MultiDiGraph, thing: str) -> str:
     """The node ``thing`` names: a node id, KERNEL:LINE (an assertion), a kernel, an input (index or
     wrapper name), a symbol, buffer, constant or FX node name.  A UsageError lists close names otherwise."""
     from .errors import UsageError
@@ -89,7 +91,7 @@ def resolve_node(g: nx.MultiDiGraph, thing: str) -> str:
                      f"{g.graph.get('model')!r}{hint} (assertions: {', '.join(asserts[:10]) or 'none'})")
 
 
-def neighbourhood(g: nx.MultiDiGraph, thing: str, depth: int = 2, max_nodes: int = 150) -> nx.MultiDiGraph:
+def neighbourhood(g: MultiDiGraph, thing: str, depth: int = 2, max_nodes: int = 150) -> MultiDiGraph:
     """The subgraph within ``depth`` edges of ``thing`` (either direction).
 
     A kernel node ``contains`` all its params and tmps: it is crossed outward only from where the walk

@@ -1,4 +1,4 @@
-"""The model as a networkx graph: what defines, binds, reads and writes what.
+"""The model as a graph: what defines, binds, reads and writes what.
 
 Nodes (``id``: ``type``)::
 
@@ -27,12 +27,8 @@ with ``call``), ``launches`` (call→kernel), ``reads`` (value→call),
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from .minigraph import MultiDiGraph
 from .model import CallSite, Kernel, Model, TmpDef
-
-if TYPE_CHECKING:  # networkx costs ~0.3 s to import: only graph building pays it
-    import networkx as nx
 
 
 def value_node(m: Model, name: str | None) -> str | None:
@@ -71,10 +67,10 @@ def call_params(m: Model, site: CallSite) -> list[str]:
     return [p.name for p in k.params] if k else []
 
 
-def build_graph(m: Model) -> nx.MultiDiGraph:
-    import networkx as nx
-
-    g = nx.MultiDiGraph(model=m.name)
+def build_graph(m: Model) -> MultiDiGraph:
+    """The graph of a model or of a slice of one (`inspector.minigraph.MultiDiGraph`: networkx's interface,
+    without its import cost; `inspector.export` hands it to networkx for GraphML)."""
+    g = MultiDiGraph(model=m.name)
     for inp in m.inputs:
         g.add_node(f"input:{inp.index}", type="input", name=inp.name, index=inp.index)
     for sym in m.symbols.values():
@@ -106,7 +102,7 @@ def build_graph(m: Model) -> nx.MultiDiGraph:
     return g
 
 
-def _add_kernel(g: nx.MultiDiGraph, k: Kernel):
+def _add_kernel(g: MultiDiGraph, k: Kernel):
     kn = f"kernel:{k.name}"
     g.add_node(kn, type="kernel", name=k.name, kind=k.kind, flavor=k.flavor)
     for p in k.params:
@@ -152,7 +148,7 @@ def _add_kernel(g: nx.MultiDiGraph, k: Kernel):
                 g.add_edge(an, f"param:{k.name}:{n}", kind="bounded_by")
 
 
-def _add_call(g: nx.MultiDiGraph, m: Model, site: CallSite):
+def _add_call(g: MultiDiGraph, m: Model, site: CallSite):
     cn = f"{'call' if site.kind == 'kernel' else 'extern'}:{site.line}"
     g.add_node(cn, type="call_site" if site.kind == "kernel" else "extern_op", target=site.target, line=site.line)
     for node in site.source_nodes:

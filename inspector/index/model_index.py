@@ -364,7 +364,8 @@ class ModelIndex:
     def _eager_seeds(self) -> list[int]:
         run = self.wmap.run
         _, _, prologue_end = self._name_tables()
-        seeds = list(range(prologue_end))
+        # (comments travel with the call they sit above: `_closure` adds them only for calls it includes)
+        seeds = [i for i in range(prologue_end) if run[i].kind != "comment"]
         for i in range(prologue_end, len(run)):
             st = run[i]
             if st.kind in ("size_stride", "assignment"):
@@ -417,10 +418,11 @@ class ModelIndex:
             except (CacheError, KeyError, TypeError, ValueError) as e:
                 self._cache_note(f"index cache part ignored and rebuilt: {e}")
         run = self.wmap.run
-        seeds = set(self._eager_seeds())
-        seeds.update(i for i, st in enumerate(run)
-                     if st.callee and (st.line in lines or self.wmap.call_target(st.callee) in set(want)))
-        included = self._closure(seeds, follow_calls=True, globals_=self._globals())
+        calls = {i for i, st in enumerate(run)
+                 if st.callee and (st.line in lines or self.wmap.call_target(st.callee) in set(want))}
+        # the small facts (as `eager` reads them) and, for the calls asked about, their buffers' writers
+        included = self._closure(self._eager_seeds(), follow_calls=False) | \
+            self._closure(calls, follow_calls=True, globals_=self._globals())
         targets = [self.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]
         names = [n for n in dict.fromkeys([*kernels, *targets]) if n and self.kernel_kind(n)]
         m = self._slices[part] = self._model(included, names)

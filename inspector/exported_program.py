@@ -205,14 +205,15 @@ def packaged_ep(pkg, model: str | None = None) -> ExportedProgramInfo | None:
     return next((e for e in eps if e.name == want), eps[0] if len(eps) == 1 else None)
 
 
-def disagreements(ep: ExportedProgramInfo, m) -> list[str]:
-    """Where the exported program and the package's model differ (input count, dtypes, ranks)."""
+def disagreements(ep: ExportedProgramInfo, m, constants=None) -> list[str]:
+    """Where the exported program and the package's model differ (input count, dtypes, ranks, constants).
+    ``constants``: the model's constants when ``m`` holds only some (`ModelIndex.eager` holds the bound ones)."""
     out = []
     if len(ep.user_inputs) != len(m.inputs):
         out.append(f"the exported program ({ep.source}) has {len(ep.user_inputs)} user inputs, the package model "
                    f"{m.name!r} {len(m.inputs)}: input names are not used")
         return out
-    fqns = {c.fqn for c in m.constants if c.fqn}
+    fqns = {c.fqn for c in (m.constants if constants is None else constants) if c.fqn}
     missing = sorted(fqns - set(ep.parameters.values())) if ep.parameters else []
     if missing:
         out.append(f"the exported program has no parameter/buffer {', '.join(missing[:5])} that the package holds")
@@ -229,7 +230,8 @@ def annotate_summary(pkg, s: dict, ep_path: str | None = None) -> None:
     ep_given = load_ep(ep_path) if ep_path else None
     for md in s.get("models", []):
         ep = ep_given or packaged_ep(pkg, md["name"])
-        dis = disagreements(ep, pkg.index(md["name"]).eager()) if ep else []  # inputs and constants: no parse
+        ix = pkg.index(md["name"]) if ep else None
+        dis = disagreements(ep, ix.eager(), ix.constants()) if ep else []
         usable = ep is not None and not any("user inputs" in d for d in dis)
         for i in md.get("inputs", []):
             i["user_name"] = ep.user_name(i["index"]) if usable else None

@@ -40,6 +40,7 @@ def summarize_model(pkg: Package, name: str, full: bool | None = None) -> dict:
                     "assert_lines": [a.line for a in k.assertions]} for k in m.kernels.values()]
         calls = [(c.target, c.kind, c.line, c.checked) for c in m.calls]
         parsed = None
+        constants = m.constants
     else:  # the scan: nothing parsed but the small facts (`ModelIndex.eager`)
         ix = pkg.index(name)
         m = ix.eager()
@@ -51,6 +52,7 @@ def summarize_model(pkg: Package, name: str, full: bool | None = None) -> dict:
                     "assert_lines": lines.get(n, [])} for n in ix.kernel_names()]
         calls = [(target, kind, st.line, st.kind == "checked_call") for st, target, kind in ix.calls()]
         parsed = {"kernels_parsed": ix.parsed_kernels(), "kernels": len(kernels)}
+        constants = ix.constants()
     calls_per_kernel = Counter(t for t, kind, _, _ in calls if kind == "kernel")
     externs = Counter(t for t, kind, _, _ in calls if kind == "extern")
     for k in kernels:
@@ -74,7 +76,7 @@ def summarize_model(pkg: Package, name: str, full: bool | None = None) -> dict:
         "symbols": [{"name": s.name, "input": s.input, "dim": s.dim, "min": s.min, "max": s.max,
                      "alias_of": s.alias_of, "line": s.line} for s in m.symbols.values()],
         "constants": [{"name": c.name, "fqn": c.fqn, "dtype": c.dtype, "shape": c.shape, "nbytes": c.nbytes,
-                       "kind": c.kind} for c in m.constants],
+                       "kind": c.kind} for c in constants],
         "kernels": [{key: k[key] for key in ("name", "kind", "flavor", "assertions", "launches", "file", "assert_lines")}
                     for k in kernels],
         "kernel_counts": dict(sorted(by_flavor.items())),

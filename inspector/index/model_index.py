@@ -27,13 +27,18 @@ import os
 from collections import defaultdict
 
 from ..archive import Archive, ModelFiles
-from ..model import Coverage, Kernel, KernelParam, Model, ProvenanceEntry
+from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
 from . import cache
 from .cache import CacheError
 from ..parse.cpp_kernel import parse_kernel_region, scan_kernel_cpp
 from ..parse.triton import kernel_flavor
 from ..parse.wrapper import (TOKEN, RunStatement, WrapperMap, WrapperScanner, consumes_comments, declared_name,
                              parse_launcher, parse_statement, scan_warnings, scan_wrapper)
+
+class _AllIndices:
+    def __contains__(self, k) -> bool:
+        return True
+
 
 def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
@@ -96,6 +101,7 @@ class ModelIndex:
         self._names = None  # (declared name -> statement indices, token postings, prologue end)
         self._cpp = None  # (kernel.cpp lines, regions)
         self._slices: dict[str, Model] = {}
+        self._constants: list[Constant] | None = None
         self._live = False  # True once `full` ran: every kernel parsed here, none read from the cache
         doc = self._read_part("scan")
         if doc is not None:
@@ -376,12 +382,16 @@ class ModelIndex:
         return seeds
 
     # -- models --------------------------------------------------------------------------------
-    def _model(self, statements, kernels, scanner_out=None) -> Model:
+    def _model(self, statements, kernels, scanner_out=None, all_constants: bool = False) -> Model:
+        """A model of these run_impl statements and kernels; its constants are those the statements bind
+        (``constants_->at(i)``), or every one with ``all_constants``."""
         f = self.files
         m = self._share(Model(name=f.name, wrapper_member=f.wrapper, kernel_member=f.kernel_cpp))
         sc = WrapperScanner(m, self.wmap, self.parse)
-        sc.facts()
+        sc.facts(constants=None if all_constants else set())
         sc.run_statements(sorted(statements))
+        if not all_constants:
+            sc.read_constants(set(m.constant_bindings.values()))
         sc.finish()
         if scanner_out is not None:
             scanner_out.append(sc)
@@ -400,6 +410,26 @@ class ModelIndex:
             self._eager = self._model(self._closure(self._eager_seeds(), follow_calls=False), (), out)
             self._eager_aliases = dict(out[0].aliases)
         return self._eager
+
+    def constants(self) -> list[Constant]:
+        """Every entry of constants_info_ (the eager facts and slices hold only the constants they bind)."""
+        if self._full is not None:
+            return self._full.constants
+        if self._constants is None:
+            doc = self._read_part("constants")
+            if doc is not None:
+                try:
+                    self._constants = cache.load(list[Constant], doc)
+                except CacheError as e:
+                    self._cache_note(f"index cache part ignored and rebuilt: {e}")
+            if self._constants is None:
+                m = Model(name=self.name, wrapper_member=self.files.wrapper)
+                sc = WrapperScanner(m, self.wmap, self.parse)
+                sc.read_constants(_AllIndices())
+                sc.finish()
+                self._constants = m.constants
+                self._write_part("constants", cache.dump(self._constants))
+        return self._constants
 
     def slice(self, kernels=(), call_lines=()) -> Model:
         """What a trace of ``kernels`` (and of the run_impl calls at wrapper lines ``call_lines``) needs."""
@@ -458,5 +488,5 @@ class ModelIndex:
                 self.kernel(n)
                 if progress is not None:
                     progress(i + 1, len(names))
-            self._full = self._model(range(len(self.wmap.run)), names)
+            self._full = self._model(range(len(self.wmap.run)), names, all_constants=True)
         return self._full

@@ -360,11 +360,22 @@ class WrapperScanner:
         self.size_stride: dict[int, tuple[list, list]] = {}
         self.guards: dict[int, list[Guard]] = {}
 
-    def facts(self):
+    def facts(self, constants=None):
+        """The constructor's facts and the input guards.  ``constants``: the ``constants_info_`` indices to
+        read (None: all; a model with thousands of constants parses them only when asked)."""
         for idx, (line, s) in enumerate(self.w.constructor):
-            self._constructor_fact(idx, s, line)
+            k = _constant_index(s)
+            if k is None or constants is None or k in constants:
+                self._constructor_fact(idx, s, line)
         for k, start, end in self.w.check_inputs:
             self._check_input(k, start, end)
+
+    def read_constants(self, indices) -> None:
+        """The ``constants_info_`` facts of these constant indices (after `facts(constants=...)` skipped them)."""
+        for idx, (line, s) in enumerate(self.w.constructor):
+            k = _constant_index(s)
+            if k is not None and k in indices:
+                self._constructor_fact(idx, s, line)
 
     def run_statements(self, indices) -> None:
         run = self.w.run
@@ -704,6 +715,15 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
 
 
 # -- small helpers -------------------------------------------------------------
+
+
+def _constant_index(s: str) -> int | None:
+    """``constants_info_[12].name = …`` -> 12 (plain slicing; None for any other constructor statement)."""
+    if not s.startswith("constants_info_["):
+        return None
+    k = s[len("constants_info_["): s.find("]")]
+    return int(k) if k.isdigit() else None
+
 
 
 def _dims(text: str) -> list[int | str]:

@@ -209,7 +209,8 @@ def _ep_notes(pkg, eps) -> list[str]:
     out = []
     for name, e in eps.items():
         if e is not None:
-            out += [f"model {name!r}: {d}" for d in disagreements(e, pkg.index(name).eager())]
+            ix = pkg.index(name)
+            out += [f"model {name!r}: {d}" for d in disagreements(e, ix.eager(), ix.constants())]
     return out
 
 

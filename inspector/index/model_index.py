@@ -30,10 +30,8 @@ from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
 from . import cache
 from .cache import CacheError
-from ..parse.cpp_kernel import parse_kernel_region, scan_kernel_cpp
-from ..parse.triton import kernel_flavor
-from ..parse.wrapper import (TOKEN, RunStatement, WrapperMap, WrapperScanner, consumes_comments, declared_name,
-                             parse_launcher, parse_statement, scan_warnings, scan_wrapper)
+from ..parse.scan import (TOKEN, RunStatement, WrapperMap, consumes_comments, declared_name, kernel_flavor,
+                          scan_kernel_cpp, scan_warnings, scan_wrapper)
 
 class _AllIndices:
     def __contains__(self, k) -> bool:
@@ -62,6 +60,8 @@ class StatementParser:
     def __call__(self, region: str, idx: int, text: str, rule: str, line: int):
         key = (region, idx, rule)
         if key not in self.memo:
+            from ..parse.wrapper import parse_statement  # lark: only when something is parsed
+
             self.memo[key] = parse_statement(text, rule, self.cov(region), line)
         return self.memo[key]
 
@@ -91,7 +91,7 @@ class ModelIndex:
         self.key = key
         self._progress = progress
         self.coverage: dict[str, Coverage] = {}
-        self.parse = StatementParser(self.coverage)
+        self._parse = None
         self._cubins = {os.path.basename(c): c for c in f.cubins}
         self._wmap: WrapperMap | None = None
         self._kernels: dict[str, Kernel] = {}
@@ -112,6 +112,12 @@ class ModelIndex:
                 self._cache_note(f"index cache part ignored and rebuilt: {e}")
         self._summarize()
         self._write_part("scan", self._summary_doc())
+
+    @property
+    def parse(self) -> StatementParser:
+        if self._parse is None:
+            self._parse = StatementParser(self.coverage)
+        return self._parse
 
     # -- what the scan found ---------------------------------------------------------------------
     @property
@@ -281,6 +287,9 @@ class ModelIndex:
                 return k
             except (CacheError, KeyError, TypeError, ValueError) as e:
                 self._cache_note(f"index cache part ignored and rebuilt: {e}")
+        from ..parse.cpp_kernel import parse_kernel_region
+        from ..parse.wrapper import parse_launcher
+
         if kind == "triton":
             k, params = parse_launcher(self.wmap, self.wmap.launchers[name], self.parse)
             self._launcher_params[name] = params
@@ -385,6 +394,8 @@ class ModelIndex:
     def _model(self, statements, kernels, scanner_out=None, all_constants: bool = False) -> Model:
         """A model of these run_impl statements and kernels; its constants are those the statements bind
         (``constants_->at(i)``), or every one with ``all_constants``."""
+        from ..parse.wrapper import WrapperScanner
+
         f = self.files
         m = self._share(Model(name=f.name, wrapper_member=f.wrapper, kernel_member=f.kernel_cpp))
         sc = WrapperScanner(m, self.wmap, self.parse)
@@ -423,6 +434,8 @@ class ModelIndex:
                 except CacheError as e:
                     self._cache_note(f"index cache part ignored and rebuilt: {e}")
             if self._constants is None:
+                from ..parse.wrapper import WrapperScanner
+
                 m = Model(name=self.name, wrapper_member=self.files.wrapper)
                 sc = WrapperScanner(m, self.wmap, self.parse)
                 sc.read_constants(_AllIndices())
@@ -480,7 +493,7 @@ class ModelIndex:
             self._live = True
             _ = self.wmap
             self.coverage.clear()
-            self.parse.memo.clear()
+            self._parse = None
             self._kernels.clear()
             self._slices.clear()
             names = self.kernel_names()

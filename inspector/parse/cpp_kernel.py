@@ -15,6 +15,7 @@ import re
 from ..model import Assertion, Coverage, Expr, Kernel, KernelParam, Store, TmpDef, param_role
 from .grammar import ExprTransformer, parse_one
 from .message import parse_check_message
+from .scan import scan_kernel_cpp
 
 STARTS = ("signature", "tmp_def", "check", "vec_store", "scalar_store")
 
@@ -60,31 +61,6 @@ def _lambda_value(body: list[str]) -> str:
     """The value a ``[&] { … }()`` lambda stands for: its return expressions, joined."""
     rets = [re.sub(r"^return\s+", "", l.strip()).rstrip(";") for l in body if l.strip().startswith("return ")]
     return " , ".join(rets) if rets else " ".join(l.strip() for l in body)
-
-
-_SIGNATURE_NAME = re.compile(r"(\w+)\s*\($")
-CHECK_STARTS = ("AOTI_TORCH_CHECK(", "TORCH_CHECK(")
-
-
-def scan_kernel_cpp(lines: list[str]) -> dict[str, tuple[int, int, tuple[int, ...]]]:
-    """Plain string search, no grammar: each ``extern "C"`` kernel's name -> (first line index, end index,
-    the indices of its ``TORCH_CHECK`` lines).  A kernel's region runs to the next signature (or the file's
-    end); `parse_kernel_region` stops at the brace that closes its body."""
-    starts: list[tuple[int, str]] = []
-    for i, raw in enumerate(lines):
-        if raw.startswith('extern "C"') or raw.lstrip().startswith('extern "C"'):
-            s = raw.strip()
-            if "(" not in s:
-                continue  # an `extern "C" {` block
-            m = _SIGNATURE_NAME.search(s[: s.index("(") + 1])
-            if m:
-                starts.append((i, m.group(1)))
-    out = {}
-    for j, (i, name) in enumerate(starts):
-        end = starts[j + 1][0] if j + 1 < len(starts) else len(lines)
-        checks = tuple(k for k in range(i, end) if lines[k].lstrip().startswith(CHECK_STARTS))
-        out.setdefault(name, (i, end, checks))
-    return out
 
 
 def parse_kernel_cpp(text: str, member: str, cov: Coverage | None = None) -> dict[str, Kernel]:

@@ -13,9 +13,9 @@ import re
 from ..model import Assertion, Coverage, Kernel, KernelParam, Store, TmpDef, param_role
 from .grammar import ExprTransformer, parse_one
 from .message import parse_check_message
+from .scan import _DECORATOR, kernel_flavor
 
 STARTS = ("def_stmt", "assign_stmt", "call_stmt")
-_DECORATOR = re.compile(r"@triton_heuristics\.(\w+)\(")
 _MUTATED = re.compile(r"'mutated_arg_names':\s*\[([^\]]*)\]")
 
 
@@ -107,18 +107,3 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
     return k
 
 
-_NAME_FLAVORS = (("triton_poi_", "pointwise"), ("triton_red_", "reduction"), ("triton_per_", "persistent_reduction"),
-                 ("triton_tem_", "template"), ("triton_for_", "foreach"))
-
-
-def decorator_flavor(line: str) -> str | None:
-    """``@triton_heuristics.pointwise(`` -> "pointwise" (None for any other line)."""
-    m = _DECORATOR.search(line)
-    return m.group(1) if m else None
-
-
-def kernel_flavor(name: str, decorator: str | None) -> str:
-    """A Triton kernel's flavor: its ``@triton_heuristics.<flavor>(`` decorator, else what its name says."""
-    if decorator:
-        return decorator
-    return next((f for prefix, f in _NAME_FLAVORS if name.startswith(prefix)), "other")

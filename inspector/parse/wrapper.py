@@ -36,9 +36,10 @@ from ..model import (
     Symbol,
     param_role,
 )
-from ..dialects import Dialect, embedded_source, sniff
+from ..dialects import embedded_source
 from .grammar import ExprTransformer, parse_one
-from .triton import decorator_flavor, kernel_flavor, parse_triton_source
+from .scan import LauncherRegion, WrapperMap, _constant_index
+from .triton import kernel_flavor, parse_triton_source
 
 STARTS = ("declaration", "handle_decl", "assignment", "call", "checked_call", "guard", "launcher_param", "load_kernel")
 
@@ -175,161 +176,6 @@ def parse_statement(text: str, start: str, cov: Coverage | None = None, line: in
     """Parse one wrapper statement with the given start rule; None when the grammar does not know it
     (counted in ``cov`` when given)."""
     return parse_one("wrapper", STARTS, _TRANSFORMER, text, start, cov, line)
-
-
-@dataclass
-class LauncherRegion:
-    """``static inline void call_triton_<name>(`` … ``}``: where one launcher's parts sit (0-based line indices)."""
-
-    name: str
-    start: int  # the `static inline void call_triton_` line
-    params_end: int  # the `){` line closing its parameter list
-    end: int  # the `}` closing the launcher
-    triton: tuple[int, int] | None = None  # [start, end) of the embedded `async_compile.triton(` source
-    load_line: int | None = None  # the `loadKernel(` line
-    asserts: tuple[int, ...] = ()  # lines of its `tl.device_assert(` statements
-    decorator: str | None = None  # the `@triton_heuristics.<flavor>(` of its source, when it has one
-
-
-@dataclass
-class RunStatement:
-    """One non-empty run_impl line: its 1-based wrapper line, stripped text, and what it is.
-
-    ``kind`` is the grammar start rule the dialect chose by the leading word, or "comment",
-    "size_stride" (``if (…) assert_size_stride(…)``), or None (not a statement the index reads)."""
-
-    line: int
-    text: str
-    kind: str | None
-    callee: str | None = None  # for calls: the function named (plain string slicing, no parse)
-
-
-@dataclass
-class WrapperMap:
-    """What the cheap scan found: every region of the wrapper, by plain string search, nothing parsed."""
-
-    member: str
-    dialect: Dialect
-    lines: list[str]
-    launchers: dict[str, LauncherRegion]
-    cpp_kernels: set[str]
-    constructor: list[tuple[int, str]]  # (1-based line, stripped statement)
-    check_inputs: list[tuple[int, int, int]]  # (K, first body line index, closing `}` index)
-    run: list[RunStatement]
-    saw_run_impl: bool = False
-
-    def launches(self, target: str) -> list[int]:
-        """Indices into ``run`` of the calls that launch kernel or extern op ``target``."""
-        return [i for i, st in enumerate(self.run) if st.callee and self.call_target(st.callee) == target]
-
-    def call_target(self, callee: str) -> str | None:
-        tk = self.dialect.call_target(callee, self.cpp_kernels)
-        return tk[0] if tk else None
-
-
-def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progress=None) -> WrapperMap:
-    """Slice the wrapper into regions with plain string search (no grammar): the constructor facts, the
-    ``check_input_K`` guards, each Triton launcher with its embedded source and assert lines, the CPU kernels
-    it declares, and run_impl's statements.  Cost grows with the file's size only, ~1 s for 137 MB."""
-    d = dialect or sniff(text, member)
-    lines = text.split("\n")
-    wm = WrapperMap(member=member, dialect=d, lines=lines, launchers={}, cpp_kernels=set(), constructor=[],
-                    check_inputs=[], run=[])
-    i, n = 0, len(lines)
-    tick = 0
-    while i < n:
-        s = lines[i].strip()
-        if progress is not None and i - tick > 65536:
-            tick = i
-            progress(i, n)
-        if d.launcher_start and s.startswith(d.launcher_start):
-            i = _scan_launcher(wm, i)
-            continue
-        if s.startswith(d.check_input_start):
-            k = int(re.search(r"check_input_(\d+)", s).group(1))
-            j = i + 1
-            while j < n and not lines[j].startswith("}"):
-                j += 1
-            wm.check_inputs.append((k, i + 1, j))
-            i = j + 1
-            continue
-        if s.startswith(d.run_impl_start):
-            wm.saw_run_impl = True
-            i = _scan_run_impl(wm, i)
-            continue
-        if s.startswith(d.cpp_kernel_decl) and "cpp_" in s:
-            m = re.search(r"\b(cpp_\w+)\(", s)
-            if m:
-                wm.cpp_kernels.add(m.group(1))
-        elif s.startswith(d.constructor_facts):
-            wm.constructor.append((i + 1, s))
-        i += 1
-    if progress is not None:
-        progress(n, n)
-    return wm
-
-
-def _scan_launcher(wm: WrapperMap, i: int) -> int:
-    d, lines = wm.dialect, wm.lines
-    name = re.search(r"call_(triton_\w+)\(", lines[i]).group(1)
-    start = i
-    i += 1
-    while i < len(lines) and not lines[i].strip().startswith(d.launcher_params_end):
-        i += 1
-    r = LauncherRegion(name=name, start=start, params_end=i, end=i)
-    asserts = []
-    while i < len(lines) and not lines[i].startswith("}"):
-        line = lines[i]
-        if d.triton_open.search(line):
-            j = i + 1
-            in_def = False
-            while j < len(lines) and not lines[j].lstrip().startswith(d.triton_close):
-                s = lines[j].lstrip()
-                if s.startswith("tl.device_assert("):
-                    asserts.append(j)
-                elif not in_def:
-                    if s.startswith("def "):
-                        in_def = True
-                    elif s.startswith("@"):
-                        r.decorator = decorator_flavor(s) or r.decorator
-                j += 1
-            r.triton = (i, j + 1)
-            i = j
-        elif d.load_kernel_marker in line and r.triton is not None:
-            r.load_line = i
-        i += 1
-    r.end = i
-    r.asserts = tuple(asserts)
-    wm.launchers[name] = r
-    return i + 1
-
-
-def _scan_run_impl(wm: WrapperMap, i: int) -> int:
-    d, lines = wm.dialect, wm.lines
-    i += 1
-    while i < len(lines) and not lines[i].startswith(d.run_impl_body):
-        i += 1
-    i += 1
-    while i < len(lines) and not lines[i].startswith(d.run_impl_end):
-        s = lines[i].strip()
-        i += 1
-        if not s:
-            continue
-        if s.startswith("//"):
-            wm.run.append(RunStatement(i, s, "comment"))
-            continue
-        if s.startswith("if (") and "assert_size_stride(" in s:
-            wm.run.append(RunStatement(i, s[s.index("assert_size_stride("): s.rindex(";") + 1], "size_stride"))
-            continue
-        rule = d.start_rule(s)
-        callee = None
-        if rule == "call":
-            callee = s[: s.index("(")]
-        elif rule == "checked_call":
-            rest = s[len(d.checked_call):]
-            callee = rest[: rest.index("(")] if "(" in rest else None
-        wm.run.append(RunStatement(i, s, rule, callee))
-    return i + 1
 
 
 class WrapperScanner:
@@ -653,43 +499,6 @@ class WrapperScanner:
         m.locals = dict(self.locals)
 
 
-_DECLARED = re.compile(r"\b([A-Za-z_]\w*)\s*(?:\[\])?\s*(?:=|;|\()")
-TOKEN = re.compile(r"\b[A-Za-z_]\w*")
-
-
-def declared_name(st: RunStatement) -> str | None:
-    """The name a run_impl declaration introduces (``RAIIAtenTensorHandle buf0(buf0_handle);`` -> buf0), by plain
-    string search: what the index follows to find the statements a name needs (the grammar still decides
-    what the statement means)."""
-    if st.kind not in ("declaration", "handle_decl"):
-        return None
-    m = _DECLARED.search(st.text.replace("decltype(auto)", "").replace("[[maybe_unused]]", ""))
-    return m.group(1) if m else None
-
-
-def consumes_comments(wm: WrapperMap, st: RunStatement) -> bool:
-    """A call that takes the Source Nodes / provenance comments above it (a kernel launch or an extern op;
-    allocations and runtime helpers leave them for the next call)."""
-    return bool(st.callee) and not st.callee.startswith("aoti_torch_empty") and wm.call_target(st.callee) is not None
-
-
-def scan_warnings(wm: WrapperMap) -> list[str]:
-    """What the scan alone says is missing or unknown (answers may be partial)."""
-    d, out = wm.dialect, []
-    if not d.known:
-        out.append("the wrapper matches no wrapper dialect this version knows (`show --json` says "
-                   "dialect 'unknown'); it was read with the newest markers: answers may be partial")
-    if not wm.saw_run_impl:
-        out.append(f"no `{d.run_impl_start}` in the wrapper: a dialect this version does not "
-                   "know; inputs, symbols and calls may be missing (answers are partial)")
-    elif not any(st.callee and d.call_target(st.callee, wm.cpp_kernels) for st in wm.run):
-        out.append("run_impl holds no kernel or extern call this version recognizes (answers are partial)")
-    for r in wm.launchers.values():
-        if r.triton is None:
-            out.append(f"launcher call_triton_{r.name} at wrapper line {r.end}: no embedded Triton source")
-    return out
-
-
 def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, list[KernelParam]]:
     """One Triton kernel from its launcher region: the launcher's parameters, the embedded Triton source and
     the cubin it loads.  ``parse(region, index, text, rule, line)`` parses one wrapper statement."""
@@ -715,15 +524,6 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
 
 
 # -- small helpers -------------------------------------------------------------
-
-
-def _constant_index(s: str) -> int | None:
-    """``constants_info_[12].name = …`` -> 12 (plain slicing; None for any other constructor statement)."""
-    if not s.startswith("constants_info_["):
-        return None
-    k = s[len("constants_info_["): s.find("]")]
-    return int(k) if k.isdigit() else None
-
 
 
 def _dims(text: str) -> list[int | str]:

@@ -567,3 +567,19 @@ def test_unchecked_extern_call_is_listed_by_show(tmp_path, capsys):
     assert main(["show", str(w)]) == 0
     out = capsys.readouterr().out
     assert "unchecked extern calls" in out and "garbage with exit 0" in out
+
+
+def test_shipped_lark_tables_are_current():
+    """grammars/tables.json holds the LALR tables of every grammar as it is now (a --no-cache run loads them
+    instead of building them).  After a grammar edit: `python -m inspector.parse.grammar`."""
+    import json
+
+    from inspector.parse import grammar
+
+    want = grammar.shipped_tables()
+    have = json.loads((Path(__file__).resolve().parents[1] / "grammars" / "tables.json").read_text())
+    assert len(want) == 4
+    assert set(have) == set(want), "grammars/tables.json is stale: run `python -m inspector.parse.grammar`"
+    for name, starts in grammar._all_parsers():
+        text = grammar._full_text(name)
+        assert grammar._shipped(name, starts, text) is not None

@@ -43,18 +43,99 @@ def parser(name: str, starts: tuple[str, ...]) -> Lark:
     rules and the Lark version, and rebuilt when missing or unusable."""
     from ..index import cache
 
-    text = grammar_text(name)
-    if name != "assert_message":
-        text = grammar_text("common") + "\n" + text
-    if cache.ENABLED:
-        key = cache.make_key(["lark-tables", lark.__version__, text, *starts])
+    text = _full_text(name)
+    key = cache.make_key(["lark-tables", lark.__version__, text, *starts]) if cache.ENABLED else None
+    if key is not None:
         p = cache.read_tables(key)
         if p is not None:
             return p
+    p = _shipped(name, starts, text)
+    if p is not None:
+        return p
     p = Lark(text, parser="lalr", start=list(starts), maybe_placeholders=False)
-    if cache.ENABLED:
+    if key is not None:
         cache.write_tables(key, p)
     return p
+
+
+def _full_text(name: str) -> str:
+    text = grammar_text(name)
+    return text if name == "assert_message" else grammar_text("common") + "\n" + text
+
+
+# Every parser the tool builds: (grammar, start rules).  Their LALR tables ship in grammars/tables.json
+# (`python -m inspector.parse.grammar` writes it; tests/test_grammar.py fails when it is stale), so even a
+# --no-cache run does not build them (~0.1 s a process).
+def _all_parsers() -> list[tuple[str, tuple[str, ...]]]:
+    from . import cpp_kernel, triton, wrapper
+
+    return [("wrapper", wrapper.STARTS), ("triton", triton.STARTS), ("cpp_kernel", cpp_kernel.STARTS),
+            ("assert_message", ("message",))]
+
+
+def _tables_key(name: str, starts: tuple[str, ...], text: str) -> str:
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for part in ("lark-tables", lark.__version__, text, *starts):
+        h.update(part.encode() + b"\0")
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def _shipped_doc() -> dict:
+    import json
+
+    try:
+        ref = resources.files("inspector.grammars").joinpath("tables.json")
+        data = ref.read_bytes() if ref.is_file() else None
+    except (ModuleNotFoundError, FileNotFoundError):
+        data = None
+    if data is None:
+        path = _SOURCE_TREE / "tables.json"
+        data = path.read_bytes() if path.is_file() else b"{}"
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _shipped(name: str, starts: tuple[str, ...], text: str):
+    """The parser from the shipped tables when they were built from this very grammar text, start rules
+    and Lark version; None otherwise (the caller builds it)."""
+    from ..index.cache import _untag
+
+    tables = _shipped_doc().get(_tables_key(name, starts, text))
+    if tables is None:
+        return None
+    try:
+        return Lark.__new__(Lark)._load(_untag(tables))
+    except Exception:  # damaged tables are only a lost speed-up
+        return None
+
+
+def shipped_tables() -> dict:
+    """What grammars/tables.json must hold for the grammars as they are now."""
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
+
+    from ..index.cache import _tag
+
+    out = {}
+    for name, starts in _all_parsers():
+        text = _full_text(name)
+        p = Lark(text, parser="lalr", start=list(starts), maybe_placeholders=False)
+        data, memo = p.memo_serialize([TerminalDef, Rule])
+        out[_tables_key(name, starts, text)] = _tag({"data": data, "memo": memo})
+    return out
+
+
+if __name__ == "__main__":  # python -m inspector.parse.grammar: rewrite grammars/tables.json
+    import json
+
+    (_SOURCE_TREE / "tables.json").write_text(json.dumps(shipped_tables(), sort_keys=True) + "\n")
+    print(f"wrote {_SOURCE_TREE / 'tables.json'}")
 
 
 def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, text: str, start: str,

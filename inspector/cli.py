@@ -118,8 +118,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--ep", metavar="FILE", help="an exported program (torch.export.save) for user input names")
     s.add_argument("--wide", action="store_true", help="never wrap or cut: lines as long as they need (default when piped)")
     s.add_argument("--full", action="store_true",
-                   help="parse every statement (the default up to an 8 MiB wrapper; a larger one is summarized "
-                        "from its scan, in seconds); --strict implies it")
+                   help="parse every statement, so the coverage line counts the whole package (by default show "
+                        "scans the kernels and parses only the statements its facts need); --strict implies it")
 
     t = sub.add_parser("trace-assert", help="trace a failing assertion to the model input", description=TRACE_HELP,
                        formatter_class=fmt, epilog=EXIT_CODES)
@@ -236,7 +236,7 @@ def cmd_show(a) -> int:
     from .summary import summarize
 
     with open_package(a.package) as pkg:
-        s = summarize(pkg, a.model, full=True if (a.full or a.strict) else None)
+        s = summarize(pkg, a.model, full=a.full or a.strict)
         from .exported_program import annotate_summary
 
         annotate_summary(pkg, s, a.ep)

@@ -94,9 +94,9 @@ def render_summary(console: Console, s: dict) -> None:
                 "and returns garbage with exit 0")
         cov = m.get("coverage")
         if cov and cov.get("read") == "lazy":
-            console.print(f"  statements understood {cov['understood']:,}/{cov['total']:,} of those read: a large wrapper, "
-                          f"summarized from its scan ({cov.get('kernels', 0):,} kernels, none parsed); `show --full` parses "
-                          f"every statement  (dialect {m.get('dialect')})")
+            console.print(f"  statements understood {cov['understood']:,}/{cov['total']:,} of those parsed (the small facts; "
+                          f"{cov.get('kernels', 0):,} kernels scanned, {cov.get('kernels_parsed', 0):,} parsed): "
+                          f"`show --full` parses every statement  (dialect {m.get('dialect')})")
         elif cov and cov["total"]:
             console.print(f"  statements understood {cov['understood']:,}/{cov['total']:,}  (dialect {m.get('dialect')})")
         for w in m["warnings"]:

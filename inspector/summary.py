@@ -9,14 +9,10 @@ from .package import Package
 from .trace import GUARD_NOTE
 
 
-# A wrapper up to this size is parsed whole by `show` (every statement, for the coverage line: well under a
-# second); a larger one is summarized from the scan (kernels, asserts, calls) and its small facts, and
-# `show --full` parses it all.
-FULL_SHOW_BYTES = 8 << 20
-
-
-def summarize(pkg: Package, model: str | None = None, full: bool | None = None) -> dict:
-    """``full``: parse every statement (None: when the wrapper is at most `FULL_SHOW_BYTES`)."""
+def summarize(pkg: Package, model: str | None = None, full: bool = False) -> dict:
+    """By default from the scan (kernels, asserts, calls: nothing parsed) and the small facts (inputs, guards,
+    symbols, constants, outputs: their statements parsed); ``full``: every statement parsed, so the coverage
+    counts the whole wrapper and kernel.cpp.  The answers are the same (tests/test_lazy.py)."""
     names = [model] if model else pkg.model_names
     if model:
         pkg.files(model)
@@ -30,10 +26,8 @@ def summarize(pkg: Package, model: str | None = None, full: bool | None = None) 
     }
 
 
-def summarize_model(pkg: Package, name: str, full: bool | None = None) -> dict:
+def summarize_model(pkg: Package, name: str, full: bool = False) -> dict:
     f = pkg.files(name)
-    if full is None:
-        full = pkg.archive.size(f.wrapper) <= FULL_SHOW_BYTES
     if full:
         m = pkg.model(name)
         kernels = [{"name": k.name, "kind": k.kind, "flavor": k.flavor, "file": k.source_file.rsplit("/", 1)[-1],

@@ -38,13 +38,19 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 def _answers(pkg_path: Path, use_cache: bool):
+    """show (whole parse), show (lazy: from the scan and the small facts), and the trace of the real log."""
     log = (pkg_path.parent / "error.log").read_text()
     with inspector.open_package(pkg_path, cache=use_cache) as pkg:
-        s = summarize(pkg)
+        s = summarize(pkg, full=True)
+    with inspector.open_package(pkg_path, cache=use_cache) as pkg:
+        lazy = summarize(pkg)
         r = trace_assert(pkg, log=log).to_dict()
-    for m in s["models"]:
+    for m in s["models"] + lazy["models"]:
         m["warnings"] = [w for w in m["warnings"] if "index cache" not in w]
-    return s, r
+    for m in lazy["models"]:
+        m.pop("coverage")  # counts the statements parsed in this process: none, on a cache hit
+    r["hints"] = [h for h in r["hints"] if "index cache" not in h]
+    return s, lazy, r
 
 
 @pytest.mark.parametrize("pkg", SAMPLES, ids=[f"{p.parent.parent.name}-{p.parent.name}" for p in SAMPLES])
@@ -56,7 +62,7 @@ def test_cached_answers_equal_fresh_ones(pkg, cache_dir):
     assert files
     second = _answers(pkg, use_cache=True)  # reads
     assert fresh == first == second
-    assert fresh[1]["matches"]  # the real log traces, so the comparison covers a whole trace
+    assert fresh[2]["matches"]  # the real log traces, so the comparison covers a whole trace
 
 
 def test_samples_found():
@@ -119,7 +125,7 @@ def test_corrupt_cache_is_ignored_with_a_warning(damage, cache_dir, capsys):
     pkg = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
     fresh = _answers(pkg, use_cache=False)
     _answers(pkg, use_cache=True)
-    (f,) = cache_dir.glob("*.json")
+    (f,) = cache_dir.glob("[0-9a-f]*.json")
     f.write_text(damage(f.read_text()), encoding="latin-1")
     with inspector.open_package(pkg, cache=True) as p:
         m = p.model()
@@ -129,6 +135,30 @@ def test_corrupt_cache_is_ignored_with_a_warning(damage, cache_dir, capsys):
 
     assert main(["show", str(pkg)]) == 0
     assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("part", ["scan", "k-", "s-", "constants"])
+@pytest.mark.parametrize("damage", [
+    lambda t: t[: len(t) // 2],  # truncated
+    lambda t: json.dumps({**json.loads(t), "tool": "someone else"}),  # foreign
+    lambda t: json.dumps({**json.loads(t), "payload": {"kernel": [1, 2], "eager": 3}}),  # does not decode
+], ids=["truncated", "foreign", "bad-payload"])
+def test_a_corrupt_part_of_the_lazy_index_is_ignored_with_a_warning(part, damage, cache_dir):
+    """The lazy index's parts (<key>.lazy/: the scan's summary, a kernel, a slice, the constants) are each
+    ignored with a warning when unusable, and the answer is the fresh one."""
+    pkg = ROOT / "sample_packages/cuda/jagged/jagged.pt2"
+    fresh = _answers(pkg, use_cache=False)
+    _answers(pkg, use_cache=True)
+    files = [f for f in cache_dir.glob("*.lazy/*.json") if f.name.startswith(part)]
+    assert files
+    for f in files:
+        f.write_text(damage(f.read_text()))
+    log = (pkg.parent / "error.log").read_text()
+    with inspector.open_package(pkg, cache=True) as p:
+        summarize(p)
+        r = trace_assert(p, log=log)
+        assert any("index cache part ignored and rebuilt" in h for h in r.hints), r.hints
+    assert _answers(pkg, use_cache=True) == fresh
 
 
 def test_unwritable_cache_dir_is_a_warning_not_a_failure(tmp_path, monkeypatch):
@@ -145,7 +175,7 @@ import sys, inspector
 from inspector.summary import summarize
 for _ in range(3):
     with inspector.open_package(sys.argv[1], cache=True) as p:
-        summarize(p)
+        summarize(p, full=True)
 """
 
 
@@ -177,7 +207,7 @@ def test_no_cache_flag_writes_nothing(cache_dir, capsys):
     assert not cache_dir.exists() or not list(cache_dir.iterdir())
     assert cache.ENABLED is False  # main() leaves the library's default as it found it
     assert main(["show", str(ROOT / "sample_packages/cpu/jagged/jagged.pt2")]) == 0
-    assert list(cache_dir.glob("*.json"))
+    assert list(cache_dir.glob("*.lazy/scan.json"))  # show reads the lazy index: its summary is kept
 
 
 def test_folder_input_is_keyed_by_content(tmp_path, cache_dir):
@@ -194,12 +224,16 @@ def test_folder_input_is_keyed_by_content(tmp_path, cache_dir):
 
 
 def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch):
-    """Lark tables kept as JSON: the loaded parser gives the same trees on every statement of a real
-    wrapper; a damaged tables file is rebuilt."""
+    """Lark tables kept as JSON (shipped in grammars/tables.json, or built and cached when those are stale):
+    the loaded parsers give the same trees on every statement of a real wrapper; a damaged file is rebuilt."""
     from inspector.parse import grammar
     from inspector.parse.wrapper import STARTS
 
     monkeypatch.setattr(cache, "ENABLED", True)
+    grammar.parser.cache_clear()
+    shipped = grammar.parser("wrapper", STARTS)  # from grammars/tables.json: nothing built, nothing written
+    assert not list(cache_dir.glob("lark-*.json"))
+    monkeypatch.setattr(grammar, "_shipped", lambda *a: None)  # as if the shipped tables were stale
     grammar.parser.cache_clear()
     built = grammar.parser("wrapper", STARTS)  # builds and writes the tables
     (tables,) = cache_dir.glob("lark-*.json")
@@ -212,7 +246,7 @@ def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch):
     assert len(stmts) > 1000
     for s in stmts:
         start = "assignment" if s.startswith("constants_info_[") else "checked_call"
-        assert loaded.parse(s, start=start) == built.parse(s, start=start)
+        assert loaded.parse(s, start=start) == built.parse(s, start=start) == shipped.parse(s, start=start)
     tables.write_text('{"tool": "x"')
     grammar.parser.cache_clear()
     again = grammar.parser("wrapper", STARTS)

@@ -56,7 +56,7 @@ def test_large_package_traces_exactly_like_the_sample(large):
 
 
 def test_large_package_show_counts_every_kernel(large):
-    s = summarize(large)["models"][0]
+    s = summarize(large, full=True)["models"][0]
     assert len(s["kernels"]) == 3 * N and s["assertions"] == N
     assert all(k["launches"] == 1 for k in s["kernels"])
     assert s["coverage"]["understood"] == s["coverage"]["total"] > 30 * N

@@ -41,6 +41,22 @@ def large(tmp_path_factory):
         yield pkg
 
 
+def test_a_trace_parses_what_it_walks_not_the_package(large):
+    """The lazy index: the trace parses the matched kernel and the two that write the buffers it reads (3 of 1,500),
+    and a few dozen run_impl statements of the ~9,000; the answer is the full parse's."""
+    log = LOG.read_text()
+    with inspector.open_package(large.path, cache=False) as pkg:
+        lazy = trace_assert(pkg, log=log).to_dict()
+        ix = pkg.index()
+        assert ix.parsed_kernels() == 3 and len(ix.kernel_names()) == 3 * N  # the writers of the buffers it reads
+        run = ix.coverage["run_impl"]
+        assert 0 < run.total < 100 and len(ix.wmap.run) > 10_000
+        assert ix.coverage["triton"].total < 100
+    with inspector.open_package(large.path, cache=False) as pkg:
+        pkg.index().full()
+        assert trace_assert(pkg, log=log).to_dict() == lazy
+
+
 def test_large_package_traces_exactly_like_the_sample(large):
     log = LOG.read_text()
     with inspector.open_package(SAMPLE) as pkg:

@@ -56,7 +56,10 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagn
         pkg.files(model)
     rep = parse_log(log or "")
     names = [model] if model else pkg.model_names
-    models = [pkg.model(n) for n in names]
+    # The small facts (inputs, guards, symbols, metadata: `ModelIndex.eager`), no kernel parsed: a failed
+    # assert is traced through slices; only an illegal memory access or a device assert without its line
+    # needs every kernel (`_ima`, `assert_candidates` parse the whole model).
+    models = [pkg.index(n).eager() for n in names]
     device = next((m.device for m in models if m.device), None)
     d = Diagnosis(package=str(pkg.path), category="unknown", verdict="")
     d.notes += _isa_notes(rep, models)
@@ -111,11 +114,12 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagn
         return _load(d, rep, models, (log or "").splitlines())
     d.verdict = "no failure this version knows was found in the log; start with the input contract"
     for m in models:
-        bare = [c for c in m.calls if c.kind == "extern" and getattr(c, "checked", None) is False
-                and not c.target.startswith(("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty"))]
+        bare = [(target, st.line) for st, target, kind in pkg.index(m.name).calls()
+                if kind == "extern" and st.kind != "checked_call"
+                and not target.startswith(("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty"))]
         if bare:
             d.notes.append(f"model {m.name!r} calls {len(bare)} extern op(s) without an error check ("
-                           + ", ".join(f"{c.target} at wrapper.cpp line {c.line}" for c in bare[:5])
+                           + ", ".join(f"{target} at wrapper.cpp line {line}" for target, line in bare[:5])
                            + "): a failure inside them prints `Exception in aoti_torch: …` at most and the run "
                              "returns garbage with exit code 0; check their index inputs first")
     d.evidence = [ln for ln in (log or "").splitlines() if re.search(r"Error|error:|Exception|failed", ln)][:5]
@@ -371,6 +375,7 @@ def _ima(pkg: Package, d: Diagnosis, rep: LogReport, models: list[Model], model)
     steps.append(step("Find the kernel: recompile the package with the intermediate value printer, then rerun.",
                       {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3"}, "compile"))
     d.suspects = []
+    models = [pkg.model(m.name) for m in models]  # every kernel: any unchecked load may be the one
     for m in models:
         for s in unchecked_indirect(m, pkg.graph(m.name)):
             d.suspects.append(dict(s, model=m.name))

@@ -305,6 +305,18 @@ class ModelIndex:
             self._write_part(part, self._kernel_doc(k))
         return k
 
+    def cubin(self, name: str) -> str | None:
+        """The cubin member a Triton kernel loads, reading only its launcher's ``loadKernel(`` statement
+        (or the parsed kernel, when it is): enough to tell 20,000 look-alike kernels apart by the file
+        their device assert names, before any of them is parsed."""
+        if name in self._kernels:
+            return self._kernels[name].cubin
+        r = self.wmap.launchers.get(name) if self.kernel_kind(name) == "triton" else None
+        if r is None or r.load_line is None:
+            return None
+        p = self.parse("launcher", r.load_line, self.wmap.lines[r.load_line].strip(), "load_kernel", r.load_line + 1)
+        return self._cubins.get(os.path.basename(p[1])) if p else None
+
     def _kernel_doc(self, k: Kernel) -> dict:
         return {"kernel": cache.dump(k), "params": cache.dump(self._launcher_params.get(k.name)),
                 "source": k.source if k.kind == "triton" else None}

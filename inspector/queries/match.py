@@ -40,19 +40,31 @@ def _norm_text(s: str) -> str:
     return re.sub(r"(\d+)L\b", r"\1", s).replace(" ", "")
 
 
-def assertions_where(pkg: Package, model: str | None, site_ok, assertion_ok=lambda k, a: True):
-    """(model name, kernel, assertion) for every assert whose scanned site passes ``site_ok`` (cheap: the
+# Candidates (not exact matches) found and explained at most: a message shared by thousands of look-alike
+# kernels is ambiguous whatever the count, and each one explained is a slice and a walk.
+CANDIDATES = 25
+
+
+def assertions_where(pkg: Package, model: str | None, site_ok, assertion_ok=lambda k, a: True, limit: int | None = None,
+                     kernels=None) -> list:
+    """(model name, kernel, assertion) for the asserts whose scanned site passes ``site_ok`` (cheap: the
     kernel name, line and raw text, nothing parsed) and, its kernel parsed, whose assertion passes
-    ``assertion_ok``.  Only the kernels of sites that pass are parsed."""
+    ``assertion_ok``; only among ``kernels`` ((model, kernel) pairs) when given, at most ``limit`` + 1 of them
+    (one more than the limit, so a caller can say there are more).  Only the kernels of sites that pass are
+    parsed."""
+    out = []
     for name in [model] if model else pkg.model_names:
         ix = pkg.index(name)
         for site in ix.assert_sites():
-            if not site_ok(site):
+            if (kernels is not None and (name, site.kernel) not in kernels) or not site_ok(site):
                 continue
             k = ix.kernel(site.kernel)
             a = next((a for a in k.assertions if a.line == site.line), None) if k else None
             if a is not None and assertion_ok(k, a):
-                yield name, k, a
+                out.append((name, k, a))
+                if limit is not None and len(out) > limit:
+                    return out
+    return out
 
 
 def message_in(message: str | None):
@@ -78,17 +90,28 @@ def find_for_report(pkg: Package, r: ReportedAssert, model: str | None):
         return out
     if r.kind == "cuda":
         has_msg = message_in(r.message)
-        cands = list(assertions_where(
-            pkg, model, lambda s: s.line == r.line and has_msg(s),
-            lambda k, a: k.kind == "triton" and (not r.message or norm_msg(a.message) == norm_msg(r.message))))
-        by_file = [(n, k, a) for n, k, a in cands if k.cubin and r.file in pkg.cubin_assert_files(k.cubin)]
-        if by_file:
-            return [(n, k, a, True, f"device assert at {r.file_name}:{r.line}; the kernel's cubin names that file") for n, k, a in by_file]
+        same = lambda k, a: k.kind == "triton" and (not r.message or norm_msg(a.message) == norm_msg(r.message))  # noqa: E731
+        # Which kernels' cubins name the file the assert printed: read from each candidate's loadKernel line and
+        # its cubin, before any kernel is parsed (a package may hold thousands of look-alikes on that line).
+        named = set()
+        for name in [model] if model else pkg.model_names:
+            ix = pkg.index(name)
+            for s in ix.assert_sites():
+                if s.line == r.line and has_msg(s) and (name, s.kernel) not in named:
+                    cubin = ix.cubin(s.kernel)
+                    if cubin and r.file in pkg.cubin_assert_files(cubin):
+                        named.add((name, s.kernel))
+        if named:
+            by_file = assertions_where(pkg, model, lambda s: s.line == r.line and has_msg(s), same,
+                                       kernels=named)
+            return [(n, k, a, True, f"device assert at {r.file_name}:{r.line}; the kernel's cubin names that file")
+                    for n, k, a in by_file]
+        cands = assertions_where(pkg, model, lambda s: s.line == r.line and has_msg(s), same, limit=CANDIDATES)
         return [(n, k, a, False, f"line {r.line} and message match; no cubin names {r.file_name}") for n, k, a in cands]
     if r.kind == "aten":
         return []
     return [(n, k, a, False, "message match") for n, k, a in assertions_where(
-        pkg, model, message_in(r.message), lambda k, a: norm_msg(a.message) == norm_msg(r.message))]
+        pkg, model, message_in(r.message), lambda k, a: norm_msg(a.message) == norm_msg(r.message), limit=CANDIDATES)]
 
 
 def _call_lines(pkg: Package, name: str, keep) -> list[int]:

@@ -28,7 +28,7 @@ from ..model import Assertion, CallSite, Kernel, Model
 from ..package import Package
 from ..parse.message import static_bound
 from .fused import extern_op_name, source_nodes
-from .match import (assertions_where, extern_calls, extern_sites_for_aten, find_for_report, index_args, message_in,
+from .match import (CANDIDATES, assertions_where, extern_calls, extern_sites_for_aten, find_for_report, index_args, message_in,
                     norm_msg, site_for_noticed)
 from .walk import BoundChain, BoundTerm, IndexOrigin, InputRef, bound_chain, edges, index_origins, value_origins
 
@@ -131,7 +131,7 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         for name, k, a in assertions_where(
                 pkg, model,
                 lambda s: (line is None or s.line == line) and (not kernel or s.kernel == kernel) and has_msg(s),
-                lambda k, a: not message or norm_msg(a.message) == norm_msg(message)):
+                lambda k, a: not message or norm_msg(a.message) == norm_msg(message), limit=CANDIDATES):
             cands.append((name, k, a, False, "line" if line else "filter"))
     seen = set()
     uniq = []
@@ -140,6 +140,10 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         if key not in seen:
             seen.add(key)
             uniq.append(c)
+    if len(uniq) > CANDIDATES and not uniq[CANDIDATES - 1][3]:
+        looked.append(f"more than {CANDIDATES} assertions match: the first {CANDIDATES} in package order are explained; "
+                      "the log's file:line (or --line N, --kernel NAME) narrows it")
+        uniq = uniq[:CANDIDATES]
     eps = _eps(pkg, ep, model)
     # Each model is read only as far as its matched kernels need: their launches, the names those use, the
     # writers of the buffers they read (a slice; `inspector.index.model_index`).

@@ -171,52 +171,9 @@ def load_model(d: dict) -> M.Model:
 # -- files ---------------------------------------------------------------------------------------
 
 
-def read(key: str, directory: Path | None = None) -> M.Model | None:
-    """The cached model for ``key``; None when there is none.  Raises `CacheError` when one is there
-    but unusable (the caller rebuilds and warns)."""
-    path = (directory or cache_dir()) / f"{key}.json"
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        raise CacheError(f"{path}: {e.strerror}") from None
-    try:
-        doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise CacheError(f"{path}: not valid JSON ({e})") from None
-    if not isinstance(doc, dict) or doc.get("tool") != TOOL or doc.get("format") != FORMAT or doc.get("key") != key:
-        raise CacheError(f"{path}: not a pt2-inspect {__version__} index (foreign or another format)")
-    try:
-        return load_model(doc["model"])
-    except (CacheError, KeyError, TypeError, ValueError, AttributeError) as e:
-        raise CacheError(f"{path}: does not decode ({type(e).__name__}: {e})") from None
-
-
-def write(key: str, m: M.Model, directory: Path | None = None) -> Path:
-    """Write atomically: a temporary file in the cache folder, renamed into place."""
-    d = directory or cache_dir()
-    d.mkdir(parents=True, exist_ok=True)
-    doc = {"tool": TOOL, "format": FORMAT, "version": __version__, "key": key, "model": dump_model(m)}
-    fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f, separators=(",", ":"))
-        os.replace(tmp, d / f"{key}.json")
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return d / f"{key}.json"
-
-
-def read_part(key: str, part: str):
-    """One part of a lazily filled index (``<key>.lazy/<part>.json``): its payload, or None when it is not
-    there.  Raises `CacheError` when it is there but unusable (foreign, corrupt)."""
-    path = cache_dir() / f"{key}.lazy" / f"{part}.json"
+def _read_doc(path: Path, key: str, **expect) -> dict | None:
+    """The JSON document at ``path`` when it is ours (this tool, format and ``key``, and every ``expect``ed
+    field); None when there is no file.  Raises `CacheError` when one is there but unusable."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -228,28 +185,59 @@ def read_part(key: str, part: str):
     except (ValueError, UnicodeDecodeError) as e:
         raise CacheError(f"{path}: not valid JSON ({e})") from None
     if not isinstance(doc, dict) or doc.get("tool") != TOOL or doc.get("format") != FORMAT or doc.get("key") != key \
-            or doc.get("part") != part:
-        raise CacheError(f"{path}: not a pt2-inspect {__version__} index part (foreign or another format)")
-    return doc.get("payload")
+            or any(doc.get(k) != v for k, v in expect.items()):
+        raise CacheError(f"{path}: not a pt2-inspect {__version__} index (foreign or another format)")
+    return doc
 
 
-def write_part(key: str, part: str, payload) -> None:
-    """Write one part atomically (a temporary file renamed into place); a read-only folder is only a lost
-    speed-up, so OSError is left to the caller to report or ignore."""
-    d = cache_dir() / f"{key}.lazy"
-    d.mkdir(parents=True, exist_ok=True)
-    doc = {"tool": TOOL, "format": FORMAT, "version": __version__, "key": key, "part": part, "payload": payload}
-    fd, tmp = tempfile.mkstemp(prefix=f".{part}.", suffix=".tmp", dir=d)
+def _write_doc(folder: Path, name: str, doc: dict) -> Path:
+    """Write atomically: a temporary file in ``folder``, renamed into place (whole files only, whoever wins)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(doc, f, separators=(",", ":"))
-        os.replace(tmp, d / f"{part}.json")
+        os.replace(tmp, folder / name)
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+    return folder / name
+
+
+def read(key: str, directory: Path | None = None) -> M.Model | None:
+    """The cached model for ``key``; None when there is none.  Raises `CacheError` when one is there
+    but unusable (the caller rebuilds and warns)."""
+    path = (directory or cache_dir()) / f"{key}.json"
+    doc = _read_doc(path, key)
+    if doc is None:
+        return None
+    try:
+        return load_model(doc["model"])
+    except (CacheError, KeyError, TypeError, ValueError, AttributeError) as e:
+        raise CacheError(f"{path}: does not decode ({type(e).__name__}: {e})") from None
+
+
+def write(key: str, m: M.Model, directory: Path | None = None) -> Path:
+    """The whole model, written atomically."""
+    doc = {"tool": TOOL, "format": FORMAT, "version": __version__, "key": key, "model": dump_model(m)}
+    return _write_doc(directory or cache_dir(), f"{key}.json", doc)
+
+
+def read_part(key: str, part: str):
+    """One part of a lazily filled index (``<key>.lazy/<part>.json``): its payload, or None when it is not
+    there.  Raises `CacheError` when it is there but unusable (foreign, corrupt)."""
+    doc = _read_doc(cache_dir() / f"{key}.lazy" / f"{part}.json", key, part=part)
+    return None if doc is None else doc.get("payload")
+
+
+def write_part(key: str, part: str, payload) -> None:
+    """Write one part atomically; a read-only folder is only a lost speed-up, so OSError is left to the
+    caller to report or ignore."""
+    doc = {"tool": TOOL, "format": FORMAT, "version": __version__, "key": key, "part": part, "payload": payload}
+    _write_doc(cache_dir() / f"{key}.lazy", f"{part}.json", doc)
 
 
 def dump(obj) -> object:

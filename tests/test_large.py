@@ -77,3 +77,17 @@ def test_large_package_show_counts_every_kernel(large):
     assert all(k["launches"] == 1 for k in s["kernels"])
     assert s["coverage"]["understood"] == s["coverage"]["total"] > 30 * N
     assert s["dialect"] == "cpp-wrapper-gpu/call_triton"
+
+
+def test_a_cached_trace_reads_no_wrapper(large, tmp_path, monkeypatch):
+    """The second trace answers from the index cache's parts (the scan's summary, the kernels, the slice):
+    the 1,500-kernel wrapper is not read at all, and the answer is the first one."""
+    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(tmp_path))
+    log = LOG.read_text()
+    with inspector.open_package(large.path, cache=True) as pkg:
+        first = trace_assert(pkg, log=log).to_dict()
+        assert pkg.index().scanned
+    with inspector.open_package(large.path, cache=True) as pkg:
+        again = trace_assert(pkg, log=log).to_dict()
+        assert not pkg.index().scanned
+    assert again == first and first["matches"]

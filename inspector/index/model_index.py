@@ -121,6 +121,11 @@ class ModelIndex:
 
     # -- what the scan found ---------------------------------------------------------------------
     @property
+    def scanned(self) -> bool:
+        """Whether this process read and scanned the wrapper (a cached index may answer without)."""
+        return self._wmap is not None
+
+    @property
     def wmap(self) -> WrapperMap:
         """The wrapper's regions (scanned on first use: a cached index may never need them)."""
         if self._wmap is None:
@@ -311,7 +316,12 @@ class ModelIndex:
         their device assert names, before any of them is parsed."""
         if name in self._kernels:
             return self._kernels[name].cubin
-        r = self.wmap.launchers.get(name) if self.kernel_kind(name) == "triton" else None
+        if self.kernel_kind(name) != "triton":
+            return None
+        doc = None if self._live else self._read_part("k-" + _digest(name))
+        if doc is not None:  # parsed by an earlier run: no need to scan the wrapper for one line
+            return self.kernel(name).cubin
+        r = self.wmap.launchers.get(name)
         if r is None or r.load_line is None:
             return None
         p = self.parse("launcher", r.load_line, self.wmap.lines[r.load_line].strip(), "load_kernel", r.load_line + 1)

@@ -40,19 +40,20 @@ def source_lines(pkg, *, kernel: str | None = None, wrapper: bool = False, line:
     """{"model", "kernel", "file", "line", "lines": [{"line", "text"}]}: the Python twin of the command."""
     from ..errors import UsageError
 
-    m = pkg.model(model)
+    ix = pkg.index(model)  # the scan: only the kernel asked for is parsed
     if wrapper:
-        file = m.wrapper_member
+        file = ix.files.wrapper
         text = pkg.archive.read_text(file).splitlines()
         first = 1
     else:
-        k = m.kernels.get(kernel)
+        k = ix.kernel(kernel)
         if k is None:
             import difflib
 
-            close = difflib.get_close_matches(kernel, list(m.kernels), n=3, cutoff=0.6)
-            listing = ", ".join(list(m.kernels)[:20]) + (f" … ({len(m.kernels)} in all)" if len(m.kernels) > 20 else "")
-            raise UsageError(f"no kernel {kernel!r} in model {m.name!r}"
+            names = ix.kernel_names()
+            close = difflib.get_close_matches(kernel, names, n=3, cutoff=0.6)
+            listing = ", ".join(names[:20]) + (f" … ({len(names)} in all)" if len(names) > 20 else "")
+            raise UsageError(f"no kernel {kernel!r} in model {ix.name!r}"
                              + (f"; did you mean {', '.join(close)}?" if close else f"; kernels: {listing or 'none'}"))
         file, text, first = k.source_file, k.lines(), k.line_base
     last = first + len(text) - 1
@@ -62,7 +63,7 @@ def source_lines(pkg, *, kernel: str | None = None, wrapper: bool = False, line:
         lo, hi = max(first, line - max(context, 0)), min(last, line + max(context, 0))
     else:
         lo, hi = first, last
-    return {"model": m.name, "kernel": None if wrapper else kernel, "file": file, "line": line,
+    return {"model": ix.name, "kernel": None if wrapper else kernel, "file": file, "line": line,
             "lines": [{"line": n, "text": text[n - first]} for n in range(lo, hi + 1)]}
 
 

@@ -405,6 +405,34 @@ def _ima(pkg: Package, d: Diagnosis, rep: LogReport, models: list[Model], model)
     return d
 
 
+# Kernels (and extern indexing ops) a missing Assertion line is looked for in, at most: the nearest launched
+# before the call that noticed the error (or the first ones of the package).  Each is a slice and a walk.
+MAX_CANDIDATE_KERNELS = 64
+
+
+def _candidates_slice(pkg: Package, name: str, limit: int | None) -> Model:
+    """The slice of model ``name`` holding the launches of every kernel with an assert launched before ``limit``
+    and the extern ops that index a tensor (found by the scan; when there are more than `MAX_CANDIDATE_KERNELS`, the
+    nearest before ``limit``, or the earliest launched without one)."""
+    from .match import INDEXING_OPS
+
+    ix = pkg.index(name)
+    asserting = {s.kernel for s in ix.assert_sites()}
+    last: dict[str, int] = {}
+    for st, target, kind in ix.calls():
+        if limit is not None and st.line >= limit:
+            continue
+        if kind == "kernel" and target in asserting:
+            last[target] = st.line
+        elif kind == "extern":
+            op = re.sub(r"_(out|two_out|two|default)$", "", extern_op_name(target))
+            if op in INDEXING_OPS or op.lstrip("_") in INDEXING_OPS:
+                last[f"{target}@{st.line}"] = st.line
+    chosen = sorted(last, key=lambda t: -last[t] if limit is not None else last[t])[:MAX_CANDIDATE_KERNELS]
+    kernels = [k for k in ix.kernel_names() if k in set(chosen)]
+    return ix.slice(kernels=kernels, call_lines=[last[t] for t in chosen if "@" in t])
+
+
 def assert_candidates(pkg: Package, rep: LogReport, model: str | None) -> list[dict]:
     """Assertions that may have fired when the ``Assertion`` line is missing, most likely first.
 
@@ -422,7 +450,7 @@ def assert_candidates(pkg: Package, rep: LogReport, model: str | None) -> list[d
             break
     out = []
     for name in [noticed_model.name] if noticed_model else ([model] if model else pkg.model_names):
-        m = pkg.model(name)
+        m = _candidates_slice(pkg, name, limit)
         launches = {}
         for c in m.calls:
             if c.kind == "kernel" and (limit is None or c.line < limit):

@@ -241,7 +241,7 @@ def cmd_show(a) -> int:
 
         annotate_summary(pkg, s, a.ep)
     if a.json:
-        print(json.dumps(s, indent=2))
+        print(json.dumps(s.to_dict(), indent=2))
     else:
         from .render import render_summary
 

@@ -72,8 +72,8 @@ def test_large_package_traces_exactly_like_the_sample(large):
 
 
 def test_large_package_show_counts_every_kernel(large):
-    s = summarize(large, full=True)["models"][0]
-    assert len(s["kernels"]) == 3 * N and s["assertions"] == N
-    assert all(k["launches"] == 1 for k in s["kernels"])
-    assert s["coverage"]["understood"] == s["coverage"]["total"] > 30 * N
-    assert s["dialect"] == "cpp-wrapper-gpu/call_triton"
+    s = summarize(large, full=True).models[0]
+    assert len(s.kernels) == 3 * N and s.assertions == N
+    assert all(k.launches == 1 for k in s.kernels)
+    assert s.coverage.understood == s.coverage.total > 30 * N
+    assert s.dialect == "cpp-wrapper-gpu/call_triton"

@@ -167,8 +167,10 @@ def trace_chain(pkg: Package, mt: TraceMatch) -> Chain:
     short = a["message"].removeprefix("index out of bounds: ")
     # An extern ATen op checks inside ATen: its "line" is the wrapper.cpp line of the failing call.
     at = src.kernel_at(k, mt.file_line) if k is not None else src.wrapper_at(mt.file_line, 3, 2)
-    c.root = c.add(Node(f"assert:{mt.kernel}:{mt.file_line}", f"assert line {mt.file_line}: {short}", "assertion",
-                        f"{mt.kernel}, line {mt.file_line}", at))
+    where = (f"extern call, wrapper.cpp line {mt.file_line}" if mt.kernel_kind == "extern"
+             else f"assert line {mt.file_line}")
+    c.root = c.add(Node(f"assert:{mt.kernel}:{mt.file_line}", f"{where}: {short}", "assertion",
+                        f"{mt.kernel}, {'wrapper.cpp ' if mt.kernel_kind == 'extern' else ''}line {mt.file_line}", at))
 
     # The bound.
     if mt.static_bound is not None:

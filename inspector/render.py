@@ -16,6 +16,8 @@ from .trace import TraceMatch, TraceResult
 if TYPE_CHECKING:
     from .summary import ModelSummary, ShowResult
 
+MAX_KERNEL_ROWS = 60  # a terminal table of 20,000 rows takes seconds to draw and nobody reads it
+
 
 def _fmt_shape(shape) -> Text:
     return Text("[" + ", ".join(str(x) for x in shape) + "]" if shape is not None else "-")
@@ -26,7 +28,8 @@ def _row(t: Table, *cells) -> None:
     t.add_row(*(c if isinstance(c, Text) else Text(str(c)) for c in cells))
 
 
-def render_summary(console: Console, s: ShowResult) -> None:
+def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None = MAX_KERNEL_ROWS) -> None:
+    """``max_kernel_rows``: the kernel table's cap (None: every kernel)."""
     head = Text.assemble(("package ", "bold"), s.package, "\n",
                          ("format ", "bold"), f"{s.format}  ", ("archive_version ", "bold"), f"{s.archive_version}")
     if s.exported_programs:
@@ -79,7 +82,7 @@ def render_summary(console: Console, s: ShowResult) -> None:
                      str(c.nbytes) if c.nbytes is not None else "?")
             console.print(t)
 
-        _kernel_table(console, m)
+        _kernel_table(console, m, max_kernel_rows)
         if m.extern_ops:
             console.print("  extern ops: " + ", ".join(f"{e.name} ×{e.calls}" for e in m.extern_ops))
         if m.unchecked_extern_calls:
@@ -99,17 +102,27 @@ def render_summary(console: Console, s: ShowResult) -> None:
         console.print()
 
 
-def _kernel_table(console: Console, m: ModelSummary) -> None:
+def _kernel_table(console: Console, m: ModelSummary, max_rows: int | None = MAX_KERNEL_ROWS) -> None:
+    """The kernels, at most ``max_rows`` of them (None: all): when there are more, those holding assertions
+    come first (in package order), then the rest, and a last line says how many are left out."""
+    rows = m.kernels
+    if max_rows is not None and len(rows) > max_rows:
+        rows = ([k for k in m.kernels if k.assertions] + [k for k in m.kernels if not k.assertions])[:max_rows]
     t = Table(title=f"kernels ({len(m.kernels)}; {m.assertions} assertions)", title_justify="left", show_edge=False)
     # Never "…": two kernels must not look alike.  Names fold; the other columns give way to them.
-    longest = max((len(k.name) for k in m.kernels), default=6)
+    longest = max((len(k.name) for k in rows), default=6)
     t.add_column("kernel", overflow="fold", min_width=max(6, min(longest, console.width - 40)))
     for col in ("kind", "launches", "assertions", "assert lines"):
         t.add_column(col)
-    for k in m.kernels:
+    for k in rows:
         _row(t, k.name, f"{k.kind} {k.flavor}" if k.kind == "triton" else k.kind, str(k.launches),
              str(k.assertions), ", ".join(map(str, k.assert_lines)) or "-")
     console.print(t)
+    more = len(m.kernels) - len(rows)
+    if more:
+        left = sum(1 for k in m.kernels if k.assertions) - sum(1 for k in rows if k.assertions)
+        console.print(f"  … {more:,} more kernels not shown ({left:,} of them with assertions; kernels with assertions "
+                      f"are listed first): `show --json` lists all, `show --all-kernels` draws them all here")
 
 
 def _match_tree(mt: TraceMatch) -> Tree:

@@ -59,7 +59,8 @@ examples:
 
 SHOW_HELP = """Summarize a package: device (cuda/cpu, compute capability, CPU ISA), inputs with
 dtypes and symbolic shapes, symbols and the range their guards allow, outputs,
-constants, kernels by kind with how many assertions each holds.
+constants, kernels by kind with how many assertions each holds (the table shows
+60 kernels, those with assertions first; --all-kernels or --json for all).
 
 example:
   pt2-inspect show sample_packages/cuda/jagged/jagged.pt2
@@ -117,6 +118,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     s.add_argument("--ep", metavar="FILE", help="an exported program (torch.export.save) for user input names")
     s.add_argument("--wide", action="store_true", help="never wrap or cut: lines as long as they need (default when piped)")
+    s.add_argument("--all-kernels", action="store_true",
+                   help="a row for every kernel (by default the table shows 60, those with assertions first; "
+                        "--json always lists all)")
     s.add_argument("--full", action="store_true",
                    help="parse every statement, so the coverage line counts the whole package (by default show "
                         "scans the kernels and parses only the statements its facts need); --strict implies it")
@@ -241,11 +245,11 @@ def cmd_show(a) -> int:
 
         annotate_summary(pkg, s, a.ep)
     if a.json:
-        print(json.dumps(s, indent=2))
+        print(json.dumps(s.to_dict(), indent=2))
     else:
-        from .render import render_summary
+        from .render import MAX_KERNEL_ROWS, render_summary
 
-        render_summary(_console(a.wide), s)
+        render_summary(_console(a.wide), s, None if a.all_kernels else MAX_KERNEL_ROWS)
     return 0
 
 

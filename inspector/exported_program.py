@@ -225,15 +225,16 @@ def disagreements(ep: ExportedProgramInfo, m, constants=None) -> list[str]:
     return out
 
 
-def annotate_summary(pkg, s: dict, ep_path: str | None = None) -> None:
-    """`show --json`: each input gains ``user_name`` from the exported program (--ep, or the packaged one)."""
+def annotate_summary(pkg, s, ep_path: str | None = None) -> None:
+    """`show`: each input of a ``ShowResult`` gains ``user_name`` from the exported program (--ep, or the
+    packaged one); each model the program's source and where it disagrees with the package."""
     ep_given = load_ep(ep_path) if ep_path else None
-    for md in s.get("models", []):
-        ep = ep_given or packaged_ep(pkg, md["name"])
-        ix = pkg.index(md["name"]) if ep else None
+    for md in s.models:
+        ep = ep_given or packaged_ep(pkg, md.name)
+        ix = pkg.index(md.name) if ep else None
         dis = disagreements(ep, ix.eager(), ix.constants()) if ep else []
         usable = ep is not None and not any("user inputs" in d for d in dis)
-        for i in md.get("inputs", []):
-            i["user_name"] = ep.user_name(i["index"]) if usable else None
-        md["exported_program"] = ep.source if ep else None
-        md["exported_program_disagreements"] = dis
+        for i in md.inputs:
+            i.user_name = ep.user_name(i.index) if usable else None
+        md.exported_program = ep.source if ep else None
+        md.exported_program_disagreements = dis

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
@@ -10,6 +12,11 @@ from rich.text import Text
 from rich.tree import Tree
 
 from .trace import TraceMatch, TraceResult
+
+if TYPE_CHECKING:
+    from .summary import ModelSummary, ShowResult
+
+MAX_KERNEL_ROWS = 60  # a terminal table of 20,000 rows takes seconds to draw and nobody reads it
 
 
 def _fmt_shape(shape) -> Text:
@@ -21,87 +28,101 @@ def _row(t: Table, *cells) -> None:
     t.add_row(*(c if isinstance(c, Text) else Text(str(c)) for c in cells))
 
 
-def render_summary(console: Console, s: dict) -> None:
-    head = Text.assemble(("package ", "bold"), s["package"], "\n",
-                         ("format ", "bold"), f"{s['format']}  ", ("archive_version ", "bold"), f"{s['archive_version']}")
-    if s["exported_programs"]:
+def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None = MAX_KERNEL_ROWS) -> None:
+    """``max_kernel_rows``: the kernel table's cap (None: every kernel)."""
+    head = Text.assemble(("package ", "bold"), s.package, "\n",
+                         ("format ", "bold"), f"{s.format}  ", ("archive_version ", "bold"), f"{s.archive_version}")
+    if s.exported_programs:
         head.append("\n")
         head.append("exported programs ", style="bold")
-        head.append(", ".join(s["exported_programs"]))
+        head.append(", ".join(s.exported_programs))
     console.print(Panel(head, title="pt2-inspect show", expand=False))
-    for m in s["models"]:
-        dev = m["device"] or "?"
-        if m["compute_capability"]:
-            dev += f"  compute capability {m['compute_capability']}"
-        if m["cpu_isa"]:
-            dev += f"  CPU ISA {m['cpu_isa']}"
-        console.print(Text.assemble(("model ", "bold"), (m["name"], "bold cyan"), f"  device {dev}"))
-        console.print(f"  wrapper {m['wrapper']}" + (f"\n  kernels {m['kernel_cpp']}" if m["kernel_cpp"] else ""))
+    for m in s.models:
+        dev = m.device or "?"
+        if m.compute_capability:
+            dev += f"  compute capability {m.compute_capability}"
+        if m.cpu_isa:
+            dev += f"  CPU ISA {m.cpu_isa}"
+        console.print(Text.assemble(("model ", "bold"), (m.name, "bold cyan"), f"  device {dev}"))
+        console.print(f"  wrapper {m.wrapper}" + (f"\n  kernels {m.kernel_cpp}" if m.kernel_cpp else ""))
 
         t = Table(title="inputs", title_justify="left", show_edge=False)
         for col in ("#", "name", "dtype", "shape", "stride", "device"):
             t.add_column(col)
-        for i in m["inputs"]:
-            _row(t, str(i["index"]), i["name"], i["dtype"] or "?", _fmt_shape(i["shape"]), _fmt_shape(i["stride"]),
-                      i["device"] or "?")
+        for i in m.inputs:
+            _row(t, str(i.index), i.name, i.dtype or "?", _fmt_shape(i.shape), _fmt_shape(i.stride), i.device or "?")
         console.print(t)
 
-        if m["symbols"]:
+        if m.symbols:
             t = Table(title="symbols (range: input guards)", title_justify="left", show_edge=False)
             for col in ("symbol", "input", "dim", "min", "max", "note"):
                 t.add_column(col)
-            for sy in m["symbols"]:
-                _row(t, sy["name"], str(sy["input"]) if sy["input"] is not None else "?",
-                          str(sy["dim"]) if sy["dim"] is not None else "?",
-                          str(sy["min"]) if sy["min"] is not None else "-", str(sy["max"]) if sy["max"] is not None else "-",
-                          f"alias of {sy['alias_of']}" if sy["alias_of"] else "")
+            for sy in m.symbols:
+                _row(t, sy.name, str(sy.input) if sy.input is not None else "?",
+                     str(sy.dim) if sy.dim is not None else "?",
+                     str(sy.min) if sy.min is not None else "-", str(sy.max) if sy.max is not None else "-",
+                     f"alias of {sy.alias_of}" if sy.alias_of else "")
             console.print(t)
-            console.print(f"  [yellow]note:[/] {escape(s['guard_note'])}; without it nothing stops a size outside the range (a 0 included).")
+            console.print(f"  [yellow]note:[/] {escape(s.guard_note)}; without it nothing stops a size outside the range (a 0 included).")
 
         t = Table(title="outputs", title_justify="left", show_edge=False)
         t.add_column("#")
         t.add_column("name")
         t.add_column("from")
-        for o in m["outputs"]:
-            _row(t, str(o["index"]), o["name"], o["source"] or "?")
+        for o in m.outputs:
+            _row(t, str(o.index), o.name, o.source or "?")
         console.print(t)
 
-        if m["constants"]:
-            t = Table(title=f"constants ({len(m['constants'])})", title_justify="left", show_edge=False)
+        if m.constants:
+            t = Table(title=f"constants ({len(m.constants)})", title_justify="left", show_edge=False)
             for col in ("name", "fqn", "dtype", "shape", "bytes"):
                 t.add_column(col)
-            for c in m["constants"]:
-                _row(t, c["name"], c["fqn"] or "-", c["dtype"] or "?", _fmt_shape(c["shape"]),
-                          str(c["nbytes"]) if c["nbytes"] is not None else "?")
+            for c in m.constants:
+                _row(t, c.name, c.fqn or "-", c.dtype or "?", _fmt_shape(c.shape),
+                     str(c.nbytes) if c.nbytes is not None else "?")
             console.print(t)
 
-        t = Table(title=f"kernels ({len(m['kernels'])}; {m['assertions']} assertions)", title_justify="left", show_edge=False)
-        # Never "…": two kernels must not look alike.  Names fold; the other columns give way to them.
-        longest = max((len(k["name"]) for k in m["kernels"]), default=6)
-        t.add_column("kernel", overflow="fold", min_width=max(6, min(longest, console.width - 40)))
-        for col in ("kind", "launches", "assertions", "assert lines"):
-            t.add_column(col)
-        for k in m["kernels"]:
-            _row(t, k["name"], f"{k['kind']} {k['flavor']}" if k["kind"] == "triton" else k["kind"], str(k["launches"]),
-                      str(k["assertions"]), ", ".join(map(str, k["assert_lines"])) or "-")
-        console.print(t)
-        if m["extern_ops"]:
-            console.print("  extern ops: " + ", ".join(f"{e['name']} ×{e['calls']}" for e in m["extern_ops"]))
-        if m.get("unchecked_extern_calls"):
+        _kernel_table(console, m, max_kernel_rows)
+        if m.extern_ops:
+            console.print("  extern ops: " + ", ".join(f"{e.name} ×{e.calls}" for e in m.extern_ops))
+        if m.unchecked_extern_calls:
             console.print("  [yellow]unchecked extern calls:[/] " + ", ".join(
-                f"{e['name']} (wrapper.cpp line {e['line']})" for e in m["unchecked_extern_calls"])
+                f"{e.name} (wrapper.cpp line {e.line})" for e in m.unchecked_extern_calls)
                 + ": no AOTI_TORCH_ERROR_CODE_CHECK, so a failure there only logs `Exception in aoti_torch` "
                 "and returns garbage with exit 0")
-        cov = m.get("coverage")
-        if cov and cov.get("read") == "lazy":
-            console.print(f"  statements understood {cov['understood']:,}/{cov['total']:,} of those parsed (the small facts; "
-                          f"{cov.get('kernels', 0):,} kernels scanned, {cov.get('kernels_parsed', 0):,} parsed): "
-                          f"`show --full` parses every statement  (dialect {m.get('dialect')})")
-        elif cov and cov["total"]:
-            console.print(f"  statements understood {cov['understood']:,}/{cov['total']:,}  (dialect {m.get('dialect')})")
-        for w in m["warnings"]:
+        cov = m.coverage
+        if cov and cov.read == "lazy":
+            console.print(f"  statements understood {cov.understood:,}/{cov.total:,} of those parsed (the small facts; "
+                          f"{cov.kernels or 0:,} kernels scanned, {cov.kernels_parsed or 0:,} parsed): "
+                          f"`show --full` parses every statement  (dialect {m.dialect})")
+        elif cov and cov.total:
+            console.print(f"  statements understood {cov.understood:,}/{cov.total:,}  (dialect {m.dialect})")
+        for w in m.warnings:
             console.print(f"  [yellow]warning:[/] {escape(w)}")
         console.print()
+
+
+def _kernel_table(console: Console, m: ModelSummary, max_rows: int | None = MAX_KERNEL_ROWS) -> None:
+    """The kernels, at most ``max_rows`` of them (None: all): when there are more, those holding assertions
+    come first (in package order), then the rest, and a last line says how many are left out."""
+    rows = m.kernels
+    if max_rows is not None and len(rows) > max_rows:
+        rows = ([k for k in m.kernels if k.assertions] + [k for k in m.kernels if not k.assertions])[:max_rows]
+    t = Table(title=f"kernels ({len(m.kernels)}; {m.assertions} assertions)", title_justify="left", show_edge=False)
+    # Never "…": two kernels must not look alike.  Names fold; the other columns give way to them.
+    longest = max((len(k.name) for k in rows), default=6)
+    t.add_column("kernel", overflow="fold", min_width=max(6, min(longest, console.width - 40)))
+    for col in ("kind", "launches", "assertions", "assert lines"):
+        t.add_column(col)
+    for k in rows:
+        _row(t, k.name, f"{k.kind} {k.flavor}" if k.kind == "triton" else k.kind, str(k.launches),
+             str(k.assertions), ", ".join(map(str, k.assert_lines)) or "-")
+    console.print(t)
+    more = len(m.kernels) - len(rows)
+    if more:
+        left = sum(1 for k in m.kernels if k.assertions) - sum(1 for k in rows if k.assertions)
+        console.print(f"  … {more:,} more kernels not shown ({left:,} of them with assertions; kernels with assertions "
+                      f"are listed first): `show --json` lists all, `show --all-kernels` draws them all here")
 
 
 def _match_tree(mt: TraceMatch) -> Tree:

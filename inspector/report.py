@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from .model import Kernel, Model
 from .package import Package
+from .summary import ShowResult
 from .trace import TraceMatch, TraceResult
 
 CONTEXT = 6  # lines either side of a marked line in the source panel
@@ -166,8 +167,10 @@ def trace_chain(pkg: Package, mt: TraceMatch) -> Chain:
     short = a["message"].removeprefix("index out of bounds: ")
     # An extern ATen op checks inside ATen: its "line" is the wrapper.cpp line of the failing call.
     at = src.kernel_at(k, mt.file_line) if k is not None else src.wrapper_at(mt.file_line, 3, 2)
-    c.root = c.add(Node(f"assert:{mt.kernel}:{mt.file_line}", f"assert line {mt.file_line}: {short}", "assertion",
-                        f"{mt.kernel}, line {mt.file_line}", at))
+    where = (f"extern call, wrapper.cpp line {mt.file_line}" if mt.kernel_kind == "extern"
+             else f"assert line {mt.file_line}")
+    c.root = c.add(Node(f"assert:{mt.kernel}:{mt.file_line}", f"{where}: {short}", "assertion",
+                        f"{mt.kernel}, {'wrapper.cpp ' if mt.kernel_kind == 'extern' else ''}line {mt.file_line}", at))
 
     # The bound.
     if mt.static_bound is not None:
@@ -357,9 +360,9 @@ def _input_label(ref) -> str:
     return f"input {ref.index}{user} ({ref.name})"
 
 
-def _verdict(summary: dict, r: TraceResult | None) -> str:
-    n_k = sum(len(m["kernels"]) for m in summary["models"])
-    n_a = sum(m["assertions"] for m in summary["models"])
+def _verdict(summary: ShowResult, r: TraceResult | None) -> str:
+    n_k = sum(len(m.kernels) for m in summary.models)
+    n_a = sum(m.assertions for m in summary.models)
     if r is None:
         return f"{n_k} kernels, {n_a} assertions; no log given, so no failure is traced (pass --log FILE)"
     if not r.matches:
@@ -391,34 +394,34 @@ def _shape(s) -> str:
     return "[" + ", ".join(map(str, s)) + "]" if s is not None else "-"
 
 
-def _summary_html(s: dict) -> str:
-    out = [f'<p><b>package</b> {_e(s["package"])} · <b>format</b> {_e(s["format"])} · '
-           f'<b>archive_version</b> {_e(s["archive_version"])}</p>']
-    for m in s["models"]:
-        dev = m["device"] or "?"
-        if m["compute_capability"]:
-            dev += f", compute capability {m['compute_capability']}"
-        if m["cpu_isa"]:
-            dev += f", CPU ISA {m['cpu_isa']}"
-        out.append(f'<h3>model {_e(m["name"])} <span class="dim">{_e(dev)}</span></h3>')
-        out.append(f'<p class="dim">wrapper {_e(m["wrapper"])}</p>')
+def _summary_html(s: ShowResult) -> str:
+    out = [f'<p><b>package</b> {_e(s.package)} · <b>format</b> {_e(s.format)} · '
+           f'<b>archive_version</b> {_e(s.archive_version)}</p>']
+    for m in s.models:
+        dev = m.device or "?"
+        if m.compute_capability:
+            dev += f", compute capability {m.compute_capability}"
+        if m.cpu_isa:
+            dev += f", CPU ISA {m.cpu_isa}"
+        out.append(f'<h3>model {_e(m.name)} <span class="dim">{_e(dev)}</span></h3>')
+        out.append(f'<p class="dim">wrapper {_e(m.wrapper)}</p>')
         out.append("<h4>inputs</h4>" + _table(["#", "name", "dtype", "shape", "stride", "device"], [
-            [i["index"], i["name"], i["dtype"], _shape(i["shape"]), _shape(i["stride"]), i["device"]] for i in m["inputs"]]))
-        if m["symbols"]:
+            [i.index, i.name, i.dtype, _shape(i.shape), _shape(i.stride), i.device] for i in m.inputs]))
+        if m.symbols:
             out.append("<h4>symbols (range: input guards)</h4>" + _table(["symbol", "input", "dim", "min", "max", "note"], [
-                [x["name"], x["input"], x["dim"], x["min"], x["max"], f"alias of {x['alias_of']}" if x["alias_of"] else ""]
-                for x in m["symbols"]]))
-            out.append(f'<p class="note">{_e(s["guard_note"])}</p>')
-        out.append("<h4>outputs</h4>" + _table(["#", "name", "from"], [[o["index"], o["name"], o["source"]]
-                                                                      for o in m["outputs"]]))
-        if m["constants"]:
-            out.append(f"<details><summary>constants ({len(m['constants'])})</summary>" + _table(
+                [x.name, x.input, x.dim, x.min, x.max, f"alias of {x.alias_of}" if x.alias_of else ""]
+                for x in m.symbols]))
+            out.append(f'<p class="note">{_e(s.guard_note)}</p>')
+        out.append("<h4>outputs</h4>" + _table(["#", "name", "from"], [[o.index, o.name, o.source]
+                                                                      for o in m.outputs]))
+        if m.constants:
+            out.append(f"<details><summary>constants ({len(m.constants)})</summary>" + _table(
                 ["name", "fqn", "dtype", "shape", "bytes"],
-                [[c["name"], c["fqn"], c["dtype"], _shape(c["shape"]), c["nbytes"]] for c in m["constants"]]) + "</details>")
-        if m["extern_ops"]:
-            ext = ", ".join(f"{e['name']} ×{e['calls']}" for e in m["extern_ops"])
+                [[c.name, c.fqn, c.dtype, _shape(c.shape), c.nbytes] for c in m.constants]) + "</details>")
+        if m.extern_ops:
+            ext = ", ".join(f"{e.name} ×{e.calls}" for e in m.extern_ops)
             out.append(f"<p>extern ops: {_e(ext)}</p>")
-        for w in m["warnings"]:
+        for w in m.warnings:
             out.append(f'<p class="warn">warning: {_e(w)}</p>')
     return "".join(out)
 
@@ -494,16 +497,16 @@ def build_report(pkg: Package, log: str | None = None, *, model: str | None = No
             notes += (f'<p class="warn">ambiguous: {len(r.matches)} assertions match {_e(r.looked_for)}; ranked below'
                       + (f" (the first {MAX_TRACES} drawn)" if len(r.matches) > MAX_TRACES else "") + "</p>")
     verdict = _verdict(summary, r)
-    n_assert = sum(m["assertions"] for m in summary["models"])
+    n_assert = sum(m.assertions for m in summary.models)
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>pt2-inspect report: {_e(summary['package'])}</title>
+<title>pt2-inspect report: {_e(summary.package)}</title>
 <style>{CSS}</style></head>
 <body>
 <header><h1 id="verdict">{_e(verdict)}</h1>
-<p class="dim">pt2-inspect report of {_e(summary['package'])}: read from the package alone, nothing in it was run or loaded.</p>
+<p class="dim">pt2-inspect report of {_e(summary.package)}: read from the package alone, nothing in it was run or loaded.</p>
 <input id="search" type="search" placeholder="search kernels, inputs, FX nodes…" autocomplete="off">
 <nav><a href="#traces">traced failures ({len(traces)})</a> · <a href="#summary">summary</a> · <a href="#kernels">kernels ({len(kernels)}; {n_assert} assertions)</a></nav>
 </header>

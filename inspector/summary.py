@@ -1,37 +1,185 @@
-"""`show`: what a package is, as one plain dict (the CLI renders it, --json prints it)."""
+"""`show`: what a package is, as typed dataclasses (the CLI renders them; ``ShowResult.to_dict()`` is what
+--json prints).  Field names are the JSON keys, in the JSON's order."""
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any
 
 from .model import Model
 from .package import Package
 from .trace import GUARD_NOTE
 
 
-def summarize(pkg: Package, model: str | None = None, full: bool = False) -> dict:
+def _plain(x):
+    """A dataclass tree as JSON-ready dicts and lists (fields in declaration order)."""
+    if is_dataclass(x) and not isinstance(x, type):
+        return x.to_dict() if hasattr(x, "to_dict") else {f.name: _plain(getattr(x, f.name)) for f in fields(x)}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    return x
+
+
+@dataclass
+class InputSummary:
+    index: int
+    name: str
+    dtype: str | None
+    shape: list | None
+    stride: list | None
+    device: str | None
+    user_name: str | None = None  # from the exported program (`annotate_summary`)
+
+
+@dataclass
+class OutputSummary:
+    index: int
+    name: str
+    source: str | None
+
+
+@dataclass
+class SymbolSummary:
+    name: str
+    input: int | None
+    dim: int | None
+    min: int | None
+    max: int | None
+    alias_of: str | None
+    line: int | None
+
+
+@dataclass
+class ConstantSummary:
+    name: str
+    fqn: str | None
+    dtype: str | None
+    shape: list | None
+    nbytes: int | None
+    kind: str | None
+
+
+@dataclass
+class KernelSummary:
+    name: str
+    kind: str
+    flavor: str | None
+    assertions: int
+    launches: int
+    file: str
+    assert_lines: list[int] = field(default_factory=list)
+
+
+@dataclass
+class ExternOpSummary:
+    name: str
+    calls: int
+
+
+@dataclass
+class ExternCallSummary:
+    """An extern call without AOTI_TORCH_ERROR_CODE_CHECK: a failure there returns garbage with exit 0."""
+    name: str
+    line: int
+
+
+@dataclass
+class SkippedStatement:
+    line: int
+    statement: str
+
+
+@dataclass
+class RegionCoverage:
+    understood: int
+    total: int
+    skipped: list[SkippedStatement] = field(default_factory=list)
+
+
+@dataclass
+class Coverage:
+    """Statements handed to a grammar rule: understood / total, per region.  ``read``: "all" (--full) or
+    "lazy" (the scan; then ``kernels_parsed`` of ``kernels`` were parsed, and only those keys exist then)."""
+    understood: int
+    total: int
+    regions: dict[str, RegionCoverage]
+    read: str = "all"
+    kernels_parsed: int | None = None
+    kernels: int | None = None
+
+    def to_dict(self) -> dict:
+        d = {"understood": self.understood, "total": self.total, "regions": _plain(self.regions), "read": self.read}
+        if self.read == "lazy":
+            d["kernels_parsed"] = self.kernels_parsed
+            d["kernels"] = self.kernels
+        return d
+
+
+@dataclass
+class ModelSummary:
+    name: str
+    dialect: str | None
+    device: str | None
+    compute_capability: str | None
+    cpu_isa: str | None
+    platform: str | None
+    machine: str | None
+    wrapper: str | None
+    kernel_cpp: str | None
+    inputs: list[InputSummary]
+    outputs: list[OutputSummary]
+    symbols: list[SymbolSummary]
+    constants: list[ConstantSummary]
+    kernels: list[KernelSummary]
+    kernel_counts: dict[str, int]
+    extern_ops: list[ExternOpSummary]
+    unchecked_extern_calls: list[ExternCallSummary]
+    assertions: int
+    provenance: bool
+    in_spec: Any
+    out_spec: Any
+    coverage: Coverage
+    warnings: list[str]
+    # Set by `exported_program.annotate_summary` (`show` always calls it).
+    exported_program: str | None = None
+    exported_program_disagreements: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ShowResult:
+    package: str
+    format: str | None
+    archive_version: Any
+    exported_programs: list[str]
+    guard_note: str
+    models: list[ModelSummary]
+
+    def to_dict(self) -> dict:
+        """Exactly what `show --json` prints (inspector/schemas/show.schema.json)."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+
+def summarize(pkg: Package, model: str | None = None, full: bool = False) -> ShowResult:
     """By default from the scan (kernels, asserts, calls: nothing parsed) and the small facts (inputs, guards,
     symbols, constants, outputs: their statements parsed); ``full``: every statement parsed, so the coverage
     counts the whole wrapper and kernel.cpp.  The answers are the same (tests/test_lazy.py)."""
     names = [model] if model else pkg.model_names
     if model:
         pkg.files(model)
-    return {
-        "package": str(pkg.path),
-        "format": pkg.format,
-        "archive_version": pkg.archive_version,
-        "exported_programs": pkg.exported_programs,
-        "guard_note": GUARD_NOTE,
-        "models": [summarize_model(pkg, n, full) for n in names],
-    }
+    return ShowResult(package=str(pkg.path), format=pkg.format, archive_version=pkg.archive_version,
+                      exported_programs=pkg.exported_programs, guard_note=GUARD_NOTE,
+                      models=[summarize_model(pkg, n, full) for n in names])
 
 
-def summarize_model(pkg: Package, name: str, full: bool = False) -> dict:
+def summarize_model(pkg: Package, name: str, full: bool = False) -> ModelSummary:
     f = pkg.files(name)
     if full:
         m = pkg.model(name)
-        kernels = [{"name": k.name, "kind": k.kind, "flavor": k.flavor, "file": k.source_file.rsplit("/", 1)[-1],
-                    "assert_lines": [a.line for a in k.assertions]} for k in m.kernels.values()]
+        kernels = [(k.name, k.kind, k.flavor, k.source_file.rsplit("/", 1)[-1], [a.line for a in k.assertions])
+                   for k in m.kernels.values()]
         calls = [(c.target, c.kind, c.line, c.checked) for c in m.calls]
         parsed = None
         constants = m.constants
@@ -41,60 +189,56 @@ def summarize_model(pkg: Package, name: str, full: bool = False) -> dict:
         lines: dict[str, list[int]] = {}
         for site in ix.assert_sites():
             lines.setdefault(site.kernel, []).append(site.line)
-        kernels = [{"name": n, "kind": ix.kernel_kind(n), "flavor": ix.kernel_flavor(n),
-                    "file": (f.wrapper if ix.kernel_kind(n) == "triton" else f.kernel_cpp or "").rsplit("/", 1)[-1],
-                    "assert_lines": lines.get(n, [])} for n in ix.kernel_names()]
+        kernels = [(n, ix.kernel_kind(n), ix.kernel_flavor(n),
+                    (f.wrapper if ix.kernel_kind(n) == "triton" else f.kernel_cpp or "").rsplit("/", 1)[-1],
+                    lines.get(n, [])) for n in ix.kernel_names()]
         calls = [(target, kind, st.line, st.kind == "checked_call") for st, target, kind in ix.calls()]
-        parsed = {"kernels_parsed": ix.parsed_kernels(), "kernels": len(kernels)}
+        parsed = (ix.parsed_kernels(), len(kernels))
         constants = ix.constants()
     calls_per_kernel = Counter(t for t, kind, _, _ in calls if kind == "kernel")
     externs = Counter(t for t, kind, _, _ in calls if kind == "extern")
-    for k in kernels:
-        k["assertions"] = len(k["assert_lines"])
-        k["launches"] = calls_per_kernel.get(k["name"], 0)
-    by_flavor = Counter(f"{k['kind']}:{k['flavor']}" for k in kernels)
+    ks = [KernelSummary(name=n, kind=kind, flavor=flavor, assertions=len(al), launches=calls_per_kernel.get(n, 0),
+                        file=file, assert_lines=al) for n, kind, flavor, file, al in kernels]
+    by_flavor = Counter(f"{k.kind}:{k.flavor}" for k in ks)
     md = m.metadata
-    out = {
-        "name": m.name,
-        "dialect": m.dialect,
-        "device": md.get("AOTI_DEVICE_KEY"),
-        "compute_capability": md.get("AOTI_COMPUTE_CAPABILITY") or None,
-        "cpu_isa": md.get("AOTI_CPU_ISA") or None,
-        "platform": md.get("AOTI_PLATFORM"),
-        "machine": md.get("AOTI_MACHINE"),
-        "wrapper": m.wrapper_member,
-        "kernel_cpp": m.kernel_member,
-        "inputs": [{"index": i.index, "name": i.name, "dtype": i.dtype, "shape": i.shape, "stride": i.stride,
-                    "device": i.device} for i in m.inputs],
-        "outputs": [{"index": o.index, "name": o.name, "source": o.source} for o in m.outputs],
-        "symbols": [{"name": s.name, "input": s.input, "dim": s.dim, "min": s.min, "max": s.max,
-                     "alias_of": s.alias_of, "line": s.line} for s in m.symbols.values()],
-        "constants": [{"name": c.name, "fqn": c.fqn, "dtype": c.dtype, "shape": c.shape, "nbytes": c.nbytes,
-                       "kind": c.kind} for c in constants],
-        "kernels": [{key: k[key] for key in ("name", "kind", "flavor", "assertions", "launches", "file", "assert_lines")}
-                    for k in kernels],
-        "kernel_counts": dict(sorted(by_flavor.items())),
-        "extern_ops": [{"name": n, "calls": c} for n, c in sorted(externs.items())],
-        # Extern calls without AOTI_TORCH_ERROR_CODE_CHECK: a failure there returns garbage with exit 0.
-        "unchecked_extern_calls": [{"name": t, "line": line} for t, kind, line, checked in calls
-                                   if kind == "extern" and not checked],
-        "assertions": sum(k["assertions"] for k in kernels),
-        "provenance": bool(m.provenance),
-        "in_spec": m.in_spec,
-        "out_spec": m.out_spec,
-        "coverage": coverage(m),
-        "warnings": m.warnings,
-    }
-    out["coverage"]["read"] = "all" if parsed is None else "lazy"
+    cov = coverage(m)
     if parsed is not None:
-        out["coverage"].update(parsed)
-    return out
+        cov.read, (cov.kernels_parsed, cov.kernels) = "lazy", parsed
+    return ModelSummary(
+        name=m.name,
+        dialect=m.dialect,
+        device=md.get("AOTI_DEVICE_KEY"),
+        compute_capability=md.get("AOTI_COMPUTE_CAPABILITY") or None,
+        cpu_isa=md.get("AOTI_CPU_ISA") or None,
+        platform=md.get("AOTI_PLATFORM"),
+        machine=md.get("AOTI_MACHINE"),
+        wrapper=m.wrapper_member,
+        kernel_cpp=m.kernel_member,
+        inputs=[InputSummary(index=i.index, name=i.name, dtype=i.dtype, shape=i.shape, stride=i.stride,
+                             device=i.device) for i in m.inputs],
+        outputs=[OutputSummary(index=o.index, name=o.name, source=o.source) for o in m.outputs],
+        symbols=[SymbolSummary(name=s.name, input=s.input, dim=s.dim, min=s.min, max=s.max, alias_of=s.alias_of,
+                               line=s.line) for s in m.symbols.values()],
+        constants=[ConstantSummary(name=c.name, fqn=c.fqn, dtype=c.dtype, shape=c.shape, nbytes=c.nbytes,
+                                   kind=c.kind) for c in constants],
+        kernels=ks,
+        kernel_counts=dict(sorted(by_flavor.items())),
+        extern_ops=[ExternOpSummary(name=n, calls=c) for n, c in sorted(externs.items())],
+        unchecked_extern_calls=[ExternCallSummary(name=t, line=line) for t, kind, line, checked in calls
+                                if kind == "extern" and not checked],
+        assertions=sum(k.assertions for k in ks),
+        provenance=bool(m.provenance),
+        in_spec=m.in_spec,
+        out_spec=m.out_spec,
+        coverage=cov,
+        warnings=m.warnings,
+    )
 
 
-def coverage(m: Model) -> dict:
+def coverage(m: Model) -> Coverage:
     """Statements handed to a grammar rule, per region: understood / total, and the first few skipped."""
-    regions = {r: {"understood": c.understood, "total": c.total,
-                   "skipped": [{"line": ln, "statement": s} for ln, s in c.skipped]}
+    regions = {r: RegionCoverage(understood=c.understood, total=c.total,
+                                 skipped=[SkippedStatement(line=ln, statement=s) for ln, s in c.skipped])
                for r, c in m.coverage.items() if c.total}
-    return {"understood": sum(r["understood"] for r in regions.values()),
-            "total": sum(r["total"] for r in regions.values()), "regions": regions}
+    return Coverage(understood=sum(r.understood for r in regions.values()),
+                    total=sum(r.total for r in regions.values()), regions=regions)

@@ -41,9 +41,9 @@ def _answers(pkg_path: Path, use_cache: bool):
     """show (whole parse), show (lazy: from the scan and the small facts), and the trace of the real log."""
     log = (pkg_path.parent / "error.log").read_text()
     with inspector.open_package(pkg_path, cache=use_cache) as pkg:
-        s = summarize(pkg, full=True)
+        s = summarize(pkg, full=True).to_dict()
     with inspector.open_package(pkg_path, cache=use_cache) as pkg:
-        lazy = summarize(pkg)
+        lazy = summarize(pkg).to_dict()
         r = trace_assert(pkg, log=log).to_dict()
     for m in s["models"] + lazy["models"]:
         m["warnings"] = [w for w in m["warnings"] if "index cache" not in w]

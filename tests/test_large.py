@@ -3,6 +3,7 @@ kernels, bench/make_large.py) answers the real error log exactly as the sample d
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -72,11 +73,50 @@ def test_large_package_traces_exactly_like_the_sample(large):
 
 
 def test_large_package_show_counts_every_kernel(large):
-    s = summarize(large, full=True)["models"][0]
-    assert len(s["kernels"]) == 3 * N and s["assertions"] == N
-    assert all(k["launches"] == 1 for k in s["kernels"])
-    assert s["coverage"]["understood"] == s["coverage"]["total"] > 30 * N
-    assert s["dialect"] == "cpp-wrapper-gpu/call_triton"
+    s = summarize(large, full=True).models[0]
+    assert len(s.kernels) == 3 * N and s.assertions == N
+    assert all(k.launches == 1 for k in s.kernels)
+    assert s.coverage.understood == s.coverage.total > 30 * N
+    assert s.dialect == "cpp-wrapper-gpu/call_triton"
+
+
+def _kernel_rows(out: str, names: set[str]) -> list[str]:
+    return [ln.split()[0] for ln in out.splitlines() if ln.split() and ln.split()[0] in names]
+
+
+def test_large_package_show_draws_60_kernel_rows_those_with_assertions_first(large, capsys):
+    """1,500 kernels: the table shows 60 (those holding assertions first, in package order) and says how many
+    more there are; --wide keeps the cap, --all-kernels lifts it, --json lists all."""
+    from inspector.cli import main
+    from inspector.render import MAX_KERNEL_ROWS
+
+    kernels = summarize(large).models[0].kernels
+    names = [k.name for k in kernels]
+    with_asserts = [k.name for k in kernels if k.assertions]
+    assert len(names) == 3 * N and len(with_asserts) == N
+    assert names[:MAX_KERNEL_ROWS] != with_asserts[:MAX_KERNEL_ROWS]  # package order does not put them first
+    for extra in ([], ["--wide"]):
+        assert main(["show", str(large.path), *extra]) == 0
+        out = capsys.readouterr().out
+        assert _kernel_rows(out, set(names)) == with_asserts[:MAX_KERNEL_ROWS]
+        assert (f"… {3 * N - MAX_KERNEL_ROWS:,} more kernels not shown ({N - MAX_KERNEL_ROWS:,} of them with "
+                "assertions") in out and "`show --json` lists all" in out
+        assert f"kernels ({3 * N}; {N} assertions)" in out
+    assert main(["show", str(large.path), "--all-kernels"]) == 0
+    out = capsys.readouterr().out
+    assert _kernel_rows(out, set(names)) == names and "more kernels not shown" not in out
+    assert main(["show", str(large.path), "--json"]) == 0
+    assert [k["name"] for k in json.loads(capsys.readouterr().out)["models"][0]["kernels"]] == names
+
+
+def test_small_package_show_draws_every_kernel_in_package_order(capsys):
+    from inspector.cli import main
+
+    with inspector.open_package(SAMPLE) as pkg:
+        names = [k.name for k in summarize(pkg).models[0].kernels]
+    assert main(["show", str(SAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert names and _kernel_rows(out, set(names)) == names and "more kernels not shown" not in out
 
 
 def test_a_cached_trace_reads_no_wrapper(large, tmp_path, monkeypatch):

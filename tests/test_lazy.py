@@ -87,9 +87,9 @@ def test_a_trace_through_slices_equals_the_trace_through_the_full_parse(log):
 @pytest.mark.parametrize("pkg_path", PACKAGES, ids=IDS)
 def test_show_from_the_scan_equals_show_from_the_full_parse(pkg_path):
     with inspector.open_package(pkg_path, cache=False) as p:
-        lazy = summarize(p, full=False)
+        lazy = summarize(p, full=False).to_dict()
     with inspector.open_package(pkg_path, cache=False) as p:
-        full = summarize(p, full=True)
+        full = summarize(p, full=True).to_dict()
     for a, b in zip(lazy["models"], full["models"], strict=True):
         assert a.pop("coverage")["read"] == "lazy" and b.pop("coverage")["read"] == "all"
         assert a == b

@@ -287,7 +287,7 @@ def test_two_models_are_both_listed(capsys):
 def test_exported_program_is_listed():
     with inspector.open_package(ROOT / "sample_packages/cpu/gather_dynamic/gather_dynamic.pt2") as pkg:
         s = summarize(pkg)
-    assert s["exported_programs"] and all(p.endswith(".json") for p in s["exported_programs"])
+    assert s.exported_programs and all(p.endswith(".json") for p in s.exported_programs)
 
 
 def test_provenance_stack_traces_are_shown():

@@ -44,7 +44,40 @@ def test_schema_catches_drift():
     from inspector.summary import summarize
 
     with inspector.open_package(pkg) as p:
-        doc = summarize(p)
+        doc = summarize(p).to_dict()
     doc["models"][0]["surprise"] = 1
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(doc, SCHEMA, cls=jsonschema.Draft202012Validator)
+
+
+ALL_SAMPLES = sorted(p for p in ROOT.glob("sample_packages/**/*.pt2") if p.parent.name != "ep")
+
+
+@pytest.mark.parametrize("pkg", ALL_SAMPLES, ids=[str(p.relative_to(ROOT / "sample_packages")) for p in ALL_SAMPLES])
+def test_typed_show_result_is_what_show_json_prints(pkg, capsys):
+    """`summarize` returns a typed ShowResult; its to_dict() is exactly `show --json` (keys, order, values),
+    once `annotate_summary` has added the exported program's names as `show` does."""
+    import inspector
+    from inspector.exported_program import annotate_summary
+    from inspector.summary import KernelSummary, ModelSummary, ShowResult, summarize
+
+    # No index cache on either side: the lazy coverage counts the statements parsed in this process.
+    assert main(["show", str(pkg), "--json", "--no-cache"]) == 0
+    printed = capsys.readouterr().out
+    with inspector.open_package(pkg, cache=False) as p:
+        s = summarize(p)
+        assert isinstance(s, ShowResult) and all(isinstance(m, ModelSummary) for m in s.models)
+        assert all(isinstance(k, KernelSummary) for m in s.models for k in m.kernels)
+        if not s.exported_programs:  # nothing to annotate: the defaults are what show prints
+            assert json.dumps(s.to_dict(), indent=2) + "\n" == printed
+        annotate_summary(p, s)
+    doc = s.to_dict()
+    assert json.dumps(doc, indent=2) + "\n" == printed  # the same text: same keys in the same order
+    assert doc == json.loads(printed)
+    jsonschema.validate(doc, SCHEMA, cls=jsonschema.Draft202012Validator)
+
+
+def test_typed_samples_found():
+    assert len(ALL_SAMPLES) >= 60 and any(p.parent.name == "package" for p in ALL_SAMPLES)
+    # one carries its exported program (models/*.json), so annotate_summary's fields are checked filled in too
+    assert ROOT / "sample_packages/cpu/gather_dynamic/gather_dynamic.pt2" in ALL_SAMPLES

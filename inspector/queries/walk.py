@@ -126,8 +126,14 @@ def index_origins(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -
         return [IndexOrigin(input=None, constant=None, path=[a.index_var or "?"],
                             unresolved=f"no definition of {a.index_var} found in {k.name}")]
     out: list[IndexOrigin] = []
-    walk_kernel(m, g, k, start, site, [g.nodes[start].get("name", "?")], out, set(), 0)
-    if not out:
+    seen: set = set()
+    loads = walk_kernel(m, g, k, start, site, [g.nodes[start].get("name", "?")], out, seen, 0)
+    made = [x for x in seen if len(x) == 3 and x[0] == "computed"]  # a writer that computes its store
+    if not out and loads and not made:  # it reads a tensor, but every trail ended without saying where: the walk gave up
+        out.append(IndexOrigin(input=None, constant=None, path=[g.nodes[start].get("name", "?")],
+                               unresolved=f"{a.index_var} reads a tensor the walk could not follow to an input, "
+                                          "a constant or a computed value"))
+    elif not out:
         out.append(IndexOrigin(input=None, constant=None, path=[g.nodes[start].get("name", "?")],
                                computed=f"{a.index_var} reads no tensor: it is computed from loop indices and sizes "
                                         "(e.g. an arange position)"))
@@ -180,13 +186,15 @@ def _accumulator_edges(g, k: Kernel, store_node: str) -> list[tuple]:
     return out
 
 
-def walk_kernel(m, g, k, start, site, path, out, seen, depth):
-    """From a tmp/store inside ``k``, follow uses to loads, then out through the call's arguments.
+def walk_kernel(m, g, k, start, site, path, out, seen, depth) -> int:
+    """From a tmp/store inside ``k``, follow uses to loads, then out through the call's arguments; returns how
+    many loads it followed (0: the value reads no tensor).
 
     A read of an ``out_ptr``/``in_out_ptr`` that this kernel stored earlier (argmax, cumsum in one kernel)
     follows that store, so the walk stays inside the kernel."""
     if depth > 40:
-        return
+        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=f"stopped after {depth} steps in {k.name}"))
+        return 0
     parent = {start: None}
     queue = [start]
     loads = []
@@ -230,6 +238,7 @@ def walk_kernel(m, g, k, start, site, path, out, seen, depth):
             continue
         v, d = bind
         follow_value(m, g, v, site.line, here + [d.get("arg", v)], out, seen, depth + 1)
+    return len(loads)
 
 
 def follow_value(m, g, v, before_line, path, out, seen, depth):
@@ -269,12 +278,20 @@ def follow_value(m, g, v, before_line, path, out, seen, depth):
     stores = [s for s, _ in edges(g, f"param:{target}:{pname}", "stored_by")] if pname else []
     if k is None or not stores:
         # No store parsed: every tensor the writer reads may feed the buffer.
-        for u, _, d in g.in_edges(wnode, data=True):
-            if d.get("kind") == "reads" and g.nodes[u].get("type") in ("buffer", "input", "constant"):
-                follow_value(m, g, u, wline, path + [g.nodes[u].get("name", u)], out, seen, depth + 1)
+        reads = [u for u, _, d in g.in_edges(wnode, data=True)
+                 if d.get("kind") == "reads" and g.nodes[u].get("type") in ("buffer", "input", "constant")]
+        if not reads:  # nothing to follow: say so, not "reads no tensor"
+            out.append(IndexOrigin(input=None, constant=None, path=path,
+                                   unresolved=f"no store of {name} found in {target} (wrapper.cpp line {wline}) "
+                                              "and it reads no tensor"))
+        for u in reads:
+            follow_value(m, g, u, wline, path + [g.nodes[u].get("name", u)], out, seen, depth + 1)
         return
     for s in stores:
-        walk_kernel(m, g, k, s, site, path + [pname], out, seen, depth + 1)
+        if not walk_kernel(m, g, k, s, site, path + [pname], out, seen, depth + 1):
+            # The writer's store reads no tensor: the buffer is computed there (an arange, a fill), which
+            # is an answer, not a trail the walk lost.
+            seen.add(("computed", name, target))
 
 
 def last_writer(g, buf, before_line):

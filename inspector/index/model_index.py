@@ -413,9 +413,10 @@ class ModelIndex:
         return seeds
 
     # -- models --------------------------------------------------------------------------------
-    def _model(self, statements, kernels, scanner_out=None, all_constants: bool = False) -> Model:
-        """A model of these run_impl statements and kernels; its constants are those the statements bind
-        (``constants_->at(i)``), or every one with ``all_constants``."""
+    def _model(self, statements, kernels, scanner_out=None, all_constants: bool = False, uses=()) -> Model:
+        """A model of these run_impl statements and kernels.  Its constants: every one with ``all_constants``,
+        else those bound (``constants_->at(i)``) to a name that the statements ``uses`` (indices into run_impl:
+        the calls a slice is about) mention; the small facts alone read none (`constants` reads them all)."""
         from ..parse.wrapper import WrapperScanner
 
         f = self.files
@@ -424,7 +425,8 @@ class ModelIndex:
         sc.facts(constants=None if all_constants else set())
         sc.run_statements(sorted(statements))
         if not all_constants:
-            sc.read_constants(set(m.constant_bindings.values()))
+            named = {t for i in uses for t in TOKEN.findall(self.wmap.run[i].text)}
+            sc.read_constants({idx for name, idx in m.constant_bindings.items() if name in named})
         sc.finish()
         if scanner_out is not None:
             scanner_out.append(sc)
@@ -437,7 +439,7 @@ class ModelIndex:
         return m
 
     def eager(self) -> Model:
-        """Inputs, symbols, guards, constants and outputs; no kernel parsed, no call read."""
+        """Inputs, symbols, guards and outputs; no kernel parsed, no call read, no constant (`constants`)."""
         if self._eager is None:
             out = []
             self._eager = self._model(self._closure(self._eager_seeds(), follow_calls=False), (), out)
@@ -486,11 +488,11 @@ class ModelIndex:
         calls = {i for i, st in enumerate(run)
                  if st.callee and (st.line in lines or self.wmap.call_target(st.callee) in set(want))}
         # the small facts (as `eager` reads them) and, for the calls asked about, their buffers' writers
-        included = self._closure(self._eager_seeds(), follow_calls=False) | \
-            self._closure(calls, follow_calls=True, globals_=self._globals())
+        around = self._closure(calls, follow_calls=True, globals_=self._globals())
+        included = self._closure(self._eager_seeds(), follow_calls=False) | around
         targets = [self.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]
         names = [n for n in dict.fromkeys([*kernels, *targets]) if n and self.kernel_kind(n)]
-        m = self._slices[part] = self._model(included, names)
+        m = self._slices[part] = self._model(included, names, uses=around)
         self._write_part(part, self._slice_doc(m))
         return m
 

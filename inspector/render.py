@@ -38,11 +38,7 @@ def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None 
         head.append(", ".join(s.exported_programs))
     console.print(Panel(head, title="pt2-inspect show", expand=False))
     for m in s.models:
-        dev = m.device or "?"
-        if m.compute_capability:
-            dev += f"  compute capability {m.compute_capability}"
-        if m.cpu_isa:
-            dev += f"  CPU ISA {m.cpu_isa}"
+        dev = "  ".join(m.device_parts())
         console.print(Text.assemble(("model ", "bold"), (m.name, "bold cyan"), f"  device {dev}"))
         console.print(f"  wrapper {m.wrapper}" + (f"\n  kernels {m.kernel_cpp}" if m.kernel_cpp else ""))
 

@@ -398,11 +398,7 @@ def _summary_html(s: ShowResult) -> str:
     out = [f'<p><b>package</b> {_e(s.package)} · <b>format</b> {_e(s.format)} · '
            f'<b>archive_version</b> {_e(s.archive_version)}</p>']
     for m in s.models:
-        dev = m.device or "?"
-        if m.compute_capability:
-            dev += f", compute capability {m.compute_capability}"
-        if m.cpu_isa:
-            dev += f", CPU ISA {m.cpu_isa}"
+        dev = ", ".join(m.device_parts())
         out.append(f'<h3>model {_e(m.name)} <span class="dim">{_e(dev)}</span></h3>')
         out.append(f'<p class="dim">wrapper {_e(m.wrapper)}</p>')
         out.append("<h4>inputs</h4>" + _table(["#", "name", "dtype", "shape", "stride", "device"], [

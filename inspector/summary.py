@@ -147,6 +147,11 @@ class ModelSummary:
     exported_program: str | None = None
     exported_program_disagreements: list[str] = field(default_factory=list)
 
+    def device_parts(self) -> list[str]:
+        """``["cuda", "compute capability 90"]`` / ``["cpu", "CPU ISA AVX512 …"]``: the device as renderers word it."""
+        return [self.device or "?"] + ([f"compute capability {self.compute_capability}"] if self.compute_capability else []) \
+            + ([f"CPU ISA {self.cpu_isa}"] if self.cpu_isa else [])
+
 
 @dataclass
 class ShowResult:

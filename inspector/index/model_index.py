@@ -1,18 +1,22 @@
 """One model of a package, indexed lazily: a cheap scan up front, Lark only where a query walks.
 
-`ModelIndex` reads the wrapper once with plain string search (`inspector.parse.wrapper.scan_wrapper`,
-`inspector.parse.cpp_kernel.scan_kernel_cpp`): the regions (launchers with their embedded Triton
+`ModelIndex` reads the wrapper once with plain string search (`inspector.parse.scan`: `scan_wrapper`,
+`scan_kernel_cpp`): the regions (launchers with their embedded Triton
 source, CPU kernels, the constructor, the input checks, run_impl's statements) and the assert sites.
 Nothing is parsed until asked:
 
 * `kernel(name)` parses one kernel's region (its launcher parameters, Triton source, cubin);
 * `assert_sites()` lists every assert by kernel, line and raw text, parsed by nobody;
-* `eager()` is the model's small facts (inputs, symbols, guards, constants, outputs): the statements
-  that define them and the names those need;
+* `eager()` is the model's small facts (inputs, symbols, guards, outputs): the statements that define them
+  and the names those need; `constants()` every entry of constants_info_;
 * `slice(kernels)` is a `Model` with just the run_impl statements a trace of those kernels needs: their
   launches, the definitions of every name in them and, for each buffer, the earlier calls that name it
-  (the writers), closed transitively; the kernels those calls launch are parsed, no others;
-* `full()` parses everything (what `show --full`, `graph`, `check` and `report` use).
+  (the writers), closed transitively, and the constants those calls name; the kernels those calls launch
+  are parsed, no others;
+* `full()` parses everything (what `show --full`, `graph`, `check`, `report` and `pkg.model()` use).
+
+With a cache key, the scan's summary and every kernel, slice and constants list parsed are kept as parts
+(`inspector.index.cache.read_part`), so a later process need not read the wrapper at all.
 
 Each statement is parsed once per index (memoized) and counted once in the coverage, whichever models
 are built from it.  A slice is a plain `Model`: the graph and the walks do not know it is partial.
@@ -28,19 +32,17 @@ from collections import defaultdict
 
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
-from . import cache
-from .cache import CacheError
 from ..parse.scan import (TOKEN, RunStatement, WrapperMap, consumes_comments, declared_name, kernel_flavor,
                           scan_kernel_cpp, scan_warnings, scan_wrapper)
-
-class _AllIndices:
-    def __contains__(self, k) -> bool:
-        return True
+from . import cache
+from .cache import CacheError
 
 
 def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
 
+
+_CACHE_NOTES = ("index cache part ignored", "index cache not written")  # kept out of the stored summary
 
 # A name mentioned by more run_impl statements than this (`kernels`, `stream`, a dtype) is followed to its
 # declaration only, not to every call that names it.
@@ -91,6 +93,8 @@ class ModelIndex:
         self.key = key
         self._progress = progress
         self.coverage: dict[str, Coverage] = {}
+        # What answers may lack, and notes about the index cache; shared by every model built here.
+        self.warnings: list[str] = []
         self._parse = None
         self._cubins = {os.path.basename(c): c for c in f.cubins}
         self._wmap: WrapperMap | None = None
@@ -109,7 +113,7 @@ class ModelIndex:
                 self._load_summary(doc)
                 return
             except (CacheError, KeyError, TypeError, ValueError) as e:
-                self._cache_note(f"index cache part ignored and rebuilt: {e}")
+                self._note(f"index cache part ignored and rebuilt: {e}")
         self._summarize()
         self._write_part("scan", self._summary_doc())
 
@@ -161,7 +165,7 @@ class ModelIndex:
             meta = archive.read_json(f.wrapper_metadata)
             if isinstance(meta, dict):
                 self.metadata = meta
-        self.warnings: list[str] = scan_warnings(wm)
+        self.warnings += scan_warnings(wm)
         if not self.metadata.get("AOTI_DEVICE_KEY"):
             self.metadata["AOTI_DEVICE_KEY"] = "cuda" if wm.launchers else "cpu"
             self.warnings.append("no wrapper_metadata.json: device guessed from the kernels")
@@ -198,7 +202,7 @@ class ModelIndex:
         self.eager()
 
     def _summary_doc(self) -> dict:
-        return {"metadata": self.metadata, "warnings": self.warnings,
+        return {"metadata": self.metadata, "warnings": [w for w in self.warnings if not w.startswith(_CACHE_NOTES)],
                 "kernels": [[n, k, fl] for n, (k, fl) in self._kinds.items()],
                 "sites": [[s.kernel, s.line, s.text, s.wrapper_line] for s in self._sites],
                 "calls": [[st.line, st.kind, st.callee, t, kind] for st, t, kind in self._calls],
@@ -207,7 +211,7 @@ class ModelIndex:
 
     def _load_summary(self, doc: dict) -> None:
         self.metadata = doc["metadata"]
-        self.warnings = list(doc["warnings"])
+        self.warnings += doc["warnings"]
         self._kinds = {n: (k, fl) for n, k, fl in doc["kernels"]}
         self._sites = [AssertSite(*x) for x in doc["sites"]]
         self._calls = [(RunStatement(line, "", rule, callee), t, kind) for line, rule, callee, t, kind in doc["calls"]]
@@ -222,11 +226,9 @@ class ModelIndex:
         return m
 
     # -- the index cache's parts -------------------------------------------------------------------
-    def _cache_note(self, note: str) -> None:
-        if hasattr(self, "warnings"):
+    def _note(self, note: str) -> None:
+        if note not in self.warnings:
             self.warnings.append(note)
-        else:
-            self._pending_notes = [*getattr(self, "_pending_notes", []), note]
 
     def _read_part(self, part: str):
         if self.key is None:
@@ -234,22 +236,16 @@ class ModelIndex:
         try:
             return cache.read_part(self.key, part)
         except CacheError as e:
-            self._cache_note(f"index cache part ignored and rebuilt: {e}")
+            self._note(f"index cache part ignored and rebuilt: {e}")
             return None
 
     def _write_part(self, part: str, payload) -> None:
         if self.key is None:
             return
-        notes = getattr(self, "_pending_notes", [])
-        if notes:
-            self.warnings.extend(notes)
-            self._pending_notes = []
         try:
             cache.write_part(self.key, part, payload)
         except OSError as e:
-            note = f"index cache not written to {cache.cache_dir()}: {e.strerror or e}"
-            if note not in self.warnings:
-                self.warnings.append(note)
+            self._note(f"index cache not written to {cache.cache_dir()}: {e.strerror or e}")
 
     # -- kernels -----------------------------------------------------------------------------
     def kernel_names(self) -> list[str]:
@@ -291,7 +287,7 @@ class ModelIndex:
                 self._kernels[name] = k
                 return k
             except (CacheError, KeyError, TypeError, ValueError) as e:
-                self._cache_note(f"index cache part ignored and rebuilt: {e}")
+                self._note(f"index cache part ignored and rebuilt: {e}")
         from ..parse.cpp_kernel import parse_kernel_region
         from ..parse.wrapper import parse_launcher
 
@@ -456,13 +452,13 @@ class ModelIndex:
                 try:
                     self._constants = cache.load(list[Constant], doc)
                 except CacheError as e:
-                    self._cache_note(f"index cache part ignored and rebuilt: {e}")
+                    self._note(f"index cache part ignored and rebuilt: {e}")
             if self._constants is None:
                 from ..parse.wrapper import WrapperScanner
 
                 m = Model(name=self.name, wrapper_member=self.files.wrapper)
                 sc = WrapperScanner(m, self.wmap, self.parse)
-                sc.read_constants(_AllIndices())
+                sc.read_constants(None)
                 sc.finish()
                 self._constants = m.constants
                 self._write_part("constants", cache.dump(self._constants))
@@ -483,7 +479,7 @@ class ModelIndex:
                 m = self._slices[part] = self._load_slice(doc)
                 return m
             except (CacheError, KeyError, TypeError, ValueError) as e:
-                self._cache_note(f"index cache part ignored and rebuilt: {e}")
+                self._note(f"index cache part ignored and rebuilt: {e}")
         run = self.wmap.run
         calls = {i for i, st in enumerate(run)
                  if st.callee and (st.line in lines or self.wmap.call_target(st.callee) in set(want))}

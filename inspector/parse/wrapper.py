@@ -216,11 +216,12 @@ class WrapperScanner:
         for k, start, end in self.w.check_inputs:
             self._check_input(k, start, end)
 
-    def read_constants(self, indices) -> None:
-        """The ``constants_info_`` facts of these constant indices (after `facts(constants=...)` skipped them)."""
+    def read_constants(self, indices=None) -> None:
+        """The ``constants_info_`` facts of these constant indices (None: all), after `facts(constants=...)`
+        skipped them."""
         for idx, (line, s) in enumerate(self.w.constructor):
             k = _constant_index(s)
-            if k is not None and k in indices:
+            if k is not None and (indices is None or k in indices):
                 self._constructor_fact(idx, s, line)
 
     def run_statements(self, indices) -> None:

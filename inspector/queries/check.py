@@ -159,12 +159,13 @@ def _resolve(m: Model, spec: InputSpec, ep) -> int:
 def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=None) -> CheckResult:
     from ..exported_program import disagreements, packaged_ep
 
-    m = pkg.model(model)
+    ix = pkg.index(model)
+    m = ix.eager()  # the contract: inputs, guards, symbols (no kernel parsed)
     if ep is None:
         ep = packaged_ep(pkg, m.name)
     notes = []
     if ep is not None:
-        dis = disagreements(ep, m)
+        dis = disagreements(ep, m, ix.constants())
         notes += dis
         if any("user inputs" in d for d in dis):
             ep = None
@@ -254,11 +255,17 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
 
 
 def _predict(pkg: Package, m: Model, sym_values: dict[str, int], dims: dict[tuple[int, int], int]) -> list[dict]:
-    """Assertions whose bound these sizes make 0 or negative, and unchecked indirect loads from an empty table."""
+    """Assertions whose bound these sizes make 0 or negative, and unchecked indirect loads from an empty table.
+
+    The asserts are read in a slice of the kernels that hold one (the scan knows which); the unchecked
+    loads need every kernel, so the whole model is parsed only when a given dim is 0."""
     from .suspects import unchecked_indirect
     from .walk import bound_chain
 
-    g = pkg.graph(m.name)
+    ix = pkg.index(m.name)
+    asserting = list(dict.fromkeys(s.kernel for s in ix.assert_sites()))
+    m = ix.slice(kernels=asserting) if asserting else m
+    g = pkg.graph_of(m)
     out = []
     for k in m.kernels.values():
         site = next((c for c in m.calls if c.kind == "kernel" and c.target == k.name), None)
@@ -280,7 +287,10 @@ def _predict(pkg: Package, m: Model, sym_values: dict[str, int], dims: dict[tupl
                 out.append({"kernel": k.name, "message": a.message, "line": a.line,
                             "why": f"the bound `{a.bound_expr}` is {v} with these sizes ({parts}): every index "
                                    f"fails `0 <= {a.index_var} < {v}` once {k.name} runs a non-empty grid"})
-    for s in unchecked_indirect(m, g):
+    if not any(v == 0 for v in dims.values()):
+        return out
+    m = pkg.model(m.name)
+    for s in unchecked_indirect(m, pkg.graph_of(m)):
         t = s.get("table") or {}
         empty = [d for (i, d), v in dims.items() if i == t.get("index") and v == 0] if t.get("kind") == "input" else []
         if empty:

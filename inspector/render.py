@@ -89,7 +89,7 @@ def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None 
         cov = m.coverage
         if cov and cov.read == "lazy":
             console.print(f"  statements understood {cov.understood:,}/{cov.total:,} of those parsed (the small facts; "
-                          f"{cov.kernels or 0:,} kernels scanned, {cov.kernels_parsed or 0:,} parsed): "
+                          f"{cov.kernels or 0:,} kernel{'' if cov.kernels == 1 else 's'} scanned, {cov.kernels_parsed or 0:,} parsed): "
                           f"`show --full` parses every statement  (dialect {m.dialect})")
         elif cov and cov.total:
             console.print(f"  statements understood {cov.understood:,}/{cov.total:,}  (dialect {m.dialect})")

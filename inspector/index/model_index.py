@@ -105,6 +105,8 @@ class ModelIndex:
         self._names = None  # (declared name -> statement indices, token postings, prologue end)
         self._cpp = None  # (kernel.cpp lines, regions)
         self._slices: dict[str, Model] = {}
+        self._eager_stmts: set[int] | None = None
+        self._globals_: set[str] | None = None
         self._constants: list[Constant] | None = None
         self._live = False  # True once `full` ran: every kernel parsed here, none read from the cache
         doc = self._read_part("scan")
@@ -355,16 +357,24 @@ class ModelIndex:
             self._names = (decls, postings, prologue_end)
         return self._names
 
+    def _eager_statements(self) -> set[int]:
+        """The run_impl statements of the small facts: their seeds and the declarations those need."""
+        if self._eager_stmts is None:
+            self._eager_stmts = self._closure(self._eager_seeds(), follow_calls=False)
+        return self._eager_stmts
+
     def _globals(self) -> set[str]:
         """Names a declaration before the first call binds to no buffer (inputs, symbols, constants, `kernels`…):
         every slice holds those statements already, so a slice does not follow them.  Handles
         (``AtenTensorHandle buf1_handle;``) are always followed: the call that fills one comes later."""
-        decls, _, prologue_end = self._name_tables()
-        m = self.eager()
-        bufs = set(m.buffers) | {b + "_handle" for b in m.buffers} | set(self._eager_aliases)
-        run = self.wmap.run
-        return {n for n, idx in decls.items()
-                if idx and idx[0] < prologue_end and run[idx[0]].kind == "declaration" and n not in bufs}
+        if self._globals_ is None:
+            decls, _, prologue_end = self._name_tables()
+            m = self.eager()
+            bufs = set(m.buffers) | {b + "_handle" for b in m.buffers} | set(self._eager_aliases)
+            run = self.wmap.run
+            self._globals_ = {n for n, idx in decls.items()
+                              if idx and idx[0] < prologue_end and run[idx[0]].kind == "declaration" and n not in bufs}
+        return self._globals_
 
     def _closure(self, seeds, follow_calls: bool, globals_=frozenset()) -> set[int]:
         """``seeds`` plus, for every declared name they mention, the statements before that declare it and
@@ -438,7 +448,7 @@ class ModelIndex:
         """Inputs, symbols, guards and outputs; no kernel parsed, no call read, no constant (`constants`)."""
         if self._eager is None:
             out = []
-            self._eager = self._model(self._closure(self._eager_seeds(), follow_calls=False), (), out)
+            self._eager = self._model(self._eager_statements(), (), out)
             self._eager_aliases = dict(out[0].aliases)
         return self._eager
 
@@ -481,11 +491,12 @@ class ModelIndex:
             except (CacheError, KeyError, TypeError, ValueError) as e:
                 self._note(f"index cache part ignored and rebuilt: {e}")
         run = self.wmap.run
+        want_set, line_set = set(want), set(lines)
         calls = {i for i, st in enumerate(run)
-                 if st.callee and (st.line in lines or self.wmap.call_target(st.callee) in set(want))}
+                 if st.callee and (st.line in line_set or self.wmap.call_target(st.callee) in want_set)}
         # the small facts (as `eager` reads them) and, for the calls asked about, their buffers' writers
         around = self._closure(calls, follow_calls=True, globals_=self._globals())
-        included = self._closure(self._eager_seeds(), follow_calls=False) | around
+        included = self._eager_statements() | around
         targets = [self.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]
         names = [n for n in dict.fromkeys([*kernels, *targets]) if n and self.kernel_kind(n)]
         m = self._slices[part] = self._model(included, names, uses=around)

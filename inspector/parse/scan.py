@@ -60,10 +60,6 @@ class WrapperMap:
     run: list[RunStatement]
     saw_run_impl: bool = False
 
-    def launches(self, target: str) -> list[int]:
-        """Indices into ``run`` of the calls that launch kernel or extern op ``target``."""
-        return [i for i, st in enumerate(self.run) if st.callee and self.call_target(st.callee) == target]
-
     def call_target(self, callee: str) -> str | None:
         tk = self.dialect.call_target(callee, self.cpp_kernels)
         return tk[0] if tk else None

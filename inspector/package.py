@@ -33,6 +33,8 @@ def skipped() -> list[tuple[str, str, int]]:
         if n:
             out[(path, name)] = n
     return [(p, m, n) for (p, m), n in out.items()]
+
+
 # label -> a progress callable (lines done, lines total) with .close(); the CLI installs a rich bar on
 # stderr that shows only once indexing has taken a second.  None: no progress reporting.
 PROGRESS = None
@@ -110,13 +112,19 @@ class Package:
         parts.extend(f"cubin:{c}:{self.archive.size(c)}" for c in sorted(f.cubins))
         return parts
 
+    def _cache_key(self, f: ModelFiles) -> str:
+        """The index cache key of a model: the whole parse's file and the lazy index's parts share it."""
+        from .index import cache
+
+        return cache.make_key(self._fingerprints(f))
+
     def _load(self, f: ModelFiles) -> Model:
         """The model from the index cache when its key matches, else indexed (and cached)."""
         if not self.use_cache:
             return self._index(f)
         from .index import cache
 
-        key = cache.make_key(self._fingerprints(f))
+        key = self._cache_key(f)
         note = None
         try:
             m = cache.read(key)
@@ -161,11 +169,7 @@ class Package:
             bar = PROGRESS(f"indexing {name}") if PROGRESS else None
             try:
                 f = self.files(name)
-                key = None
-                if self.use_cache:
-                    from .index import cache
-
-                    key = cache.make_key(self._fingerprints(f))
+                key = self._cache_key(f) if self.use_cache else None
                 ix = self._indexes[name] = ModelIndex(self.archive, f, progress=bar, key=key)
                 SEEN.append((str(self.path), name, ix.coverage))
             finally:

@@ -60,6 +60,8 @@ def main() -> None:
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--pack-only", action="store_true")
     ap.add_argument("--jobs", type=int, default=5)
+    ap.add_argument("--deadline", type=float, default=0, help="seconds: then stop the builds still running and "
+                    "package the models that are done")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     if a.one:
@@ -78,9 +80,26 @@ def main() -> None:
                 if pr.poll() is not None:
                     running.remove((n, pr))
                     print(f"{n}: rc {pr.returncode} at {time.time() - t0:.0f} s", flush=True)
+            if a.deadline and time.time() - t0 > a.deadline:
+                for n, pr in running:
+                    pr.kill()
+                    print(f"{n}: stopped at the deadline", flush=True)
+                break
             time.sleep(1)
     pkg = pack(a.out, MODELS)
     print(f"wrote {pkg} ({os.path.getsize(pkg):,} bytes)")
+    deflate(pkg, out := a.out / "multi_model.deflated.pt2")
+    print(f"wrote {out} ({os.path.getsize(out):,} bytes)")
+
+
+def deflate(src: Path, dst: Path, drop=()) -> None:
+    """The same members, deflated (AOTI stores them uncompressed); members ending in ``drop`` left out."""
+    import zipfile
+
+    with zipfile.ZipFile(src) as zi, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zo:
+        for info in zi.infolist():
+            if not info.filename.endswith(tuple(drop)) or not drop:
+                zo.writestr(info.filename, zi.read(info))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ Runs `inspector.cli.main` in-process with no index cache, from the repo root (pa
 relative), for each sample package: show (text, --json, --full --json), graph --json, report with its
 error.log, check with the manifest's inputs and with each dynamic dim at 0, and for each real log
 (error.log, logs/*.log): trace-assert and diagnose, text and --json.  One file per answer, its exit code
-on the first line.  `--only SUBSTR` keeps the packages whose path holds SUBSTR.
+on the first line.  A sample folder without a .pt2 is read through its extracted `package/`
+folder; without a manifest it gets no check.  `--only SUBSTR` keeps the packages whose path holds SUBSTR.
 """
 
 from __future__ import annotations
@@ -67,16 +68,16 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     a.out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp())
-    for man in sorted(Path("sample_packages").glob("*/*/manifest.json")):
-        d = man.parent
+    for d in sorted(p for p in Path("sample_packages").glob("*/*") if p.is_dir()):
         if a.only not in str(d):
             continue
-        pkgs = sorted(d.glob("*.pt2"))
+        pkgs = sorted(d.glob("*.pt2")) or ([d / "package"] if (d / "package").is_dir() else [])
         if not pkgs:
             continue
         pkg = str(pkgs[0])
         key = f"{d.parent.name}__{d.name}"
-        m = json.loads(man.read_text())
+        man = next((p for p in (d / "manifest.json", d / "package.json") if p.exists()), None)
+        m = json.loads(man.read_text()) if man else {}
         jobs = {
             "show.txt": ["show", pkg],
             "show.json": ["show", pkg, "--json"],

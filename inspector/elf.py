@@ -61,6 +61,7 @@ class Symbol:
     binding: str  # "local" | "global" | "weak" | "other"
     kind: str  # "func" | "object" | "notype" | "other"
     version: str | None = None  # for an undefined symbol: the version it needs (GLIBC_2.34 …), when versioned
+    value: int = 0  # st_value: for a defined symbol, its address
 
 
 def file_reader(path) -> Reader:
@@ -178,14 +179,14 @@ def dynamic_symbols(read: Reader) -> list[Symbol]:
     ent = dyn.entsize or 24
     out = []
     for i in range(1, len(data) // ent):
-        name, info, _other, shndx, _value, _size = struct.unpack_from("<IBBHQQ", data, i * ent)
+        name, info, _other, shndx, value, _size = struct.unpack_from("<IBBHQQ", data, i * ent)
         version = None
         if shndx == 0 and 2 * i + 2 <= len(vers):
             v = struct.unpack_from("<H", vers, 2 * i)[0] & 0x7FFF
             if v in needed:
                 version = needed[v][1]
         out.append(Symbol(_cstr(strs, name), shndx != 0, _BIND.get(info >> 4, "other"), _KIND.get(info & 0xF, "other"),
-                          version))
+                          version, value))
     return out
 
 

@@ -1,0 +1,430 @@
+"""doctor: will this package run here?  The contract a package carries, read before anything runs.
+
+Findings, each with its evidence (member, wrapper line, symbol) and what to do, most serious first:
+
+- ``gpu_arch``: the SM target of every cubin (ELF header) against ``gpu`` ("sm_80", or what
+  ``nvidia-smi`` reports with ``"auto"``); Triton's cubins carry no PTX, so nothing can JIT them for another GPU.
+- ``cpu_isa``: ``AOTI_CPU_ISA`` (wrapper metadata) and the compile commands' ``-m…`` flags against the host's
+  ``/proc/cpuinfo`` flags (``host_cpuinfo``: the text, or "auto" to read this machine's); ``-march=native``.
+- ``torch_abi``: the package's undefined ``aoti_*`` symbols (ELF ``.dynsym``, never loaded) against the C-shim
+  symbols each torch release exports (`inspector/data/shim_symbols.json`, made by tools/make_shim_table.py):
+  the oldest release that has them all, and with ``torch="2.13"`` what that release lacks.
+- ``glibc``: the GLIBC / GLIBCXX versions the `.so` needs (``.gnu.version_r``), against this host's glibc with
+  ``host_cpuinfo="auto"``.
+- ``weights``: constants compiled into the `.so` (``_binary_constants_bin_start`` … ``_end``) or left out,
+  against the bytes the model's constants need.
+- ``completeness``: every member the loader opens (the `.so`, each cubin a launcher's ``loadKernel`` names).
+- ``checks``: what the build compiled in: input guards, NaN/Inf checks, the intermediate value printer.
+
+Reads headers and tables only: never a weight, never dlopen, never unpickle.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from .. import elf
+from ..errors import UsageError
+
+SEVERITY_ORDER = {"error": 0, "warn": 1, "info": 2}
+# gcc -m flags of an Inductor compile command, and AOTI_CPU_ISA words -> /proc/cpuinfo flags
+_M_FLAG_CPUINFO = {"avx2": "avx2", "fma": "fma", "f16c": "f16c", "avx512f": "avx512f", "avx512dq": "avx512dq",
+                   "avx512vl": "avx512vl", "avx512bw": "avx512bw", "avx512vnni": "avx512_vnni",
+                   "avx512bf16": "avx512_bf16", "amx-tile": "amx_tile", "amx-bf16": "amx_bf16", "amx-int8": "amx_int8",
+                   "avx512fp16": "avx512_fp16"}
+_ISA_CPUINFO = {"AVX2": ("avx2",), "AVX512": ("avx512f", "avx512dq", "avx512vl", "avx512bw"),
+                "AVX512_VNNI": ("avx512_vnni",), "AMX_TILE": ("amx_tile",), "AVX512_BF16": ("avx512_bf16",),
+                "AMX_FP16": ("amx_fp16",)}
+_COMPILE_CMD = re.compile(r"^//\s*(?:g\+\+|c\+\+|clang\+\+|\S*/(?:g\+\+|c\+\+|clang\+\+))\s.*$", re.M)
+_M_FLAGS = re.compile(r"\s-m([a-z0-9-]+)")
+_LOAD_KERNEL = re.compile(r"loadKernel\(\s*\"?[^\"]*?([\w]+\.cubin)")
+_LOAD_KERNEL_ANY = re.compile(r"(\w+\.cubin)")
+_RELEASE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
+
+
+@dataclass
+class Finding:
+    severity: str  # "error": it will fail · "warn": it may fail or mislead · "info"
+    kind: str
+    model: str | None
+    message: str
+    evidence: list[str] = field(default_factory=list)
+    fix: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"severity": self.severity, "kind": self.kind, "model": self.model, "message": self.message,
+                "evidence": list(self.evidence), "fix": self.fix}
+
+
+@dataclass
+class DoctorResult:
+    package: str
+    models: list[str]
+    findings: list[Finding]
+    facts: dict = field(default_factory=dict)  # per model: sm, isa, shim symbols, oldest torch, weights bytes …
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def verdict(self) -> str:
+        e = self.errors
+        w = [f for f in self.findings if f.severity == "warn"]
+        if e:
+            return f"will not run as given: {e[0].message}" + (f" (and {len(e) - 1} more error(s))" if len(e) > 1 else "")
+        if w:
+            return f"no error found; {len(w)} warning(s): {w[0].message}"
+        return "no error found: nothing in the package stands against running it here"
+
+    def to_dict(self) -> dict:
+        return {"package": self.package, "models": list(self.models), "ok": self.ok, "verdict": self.verdict(),
+                "findings": [f.to_dict() for f in self.findings], "facts": self.facts}
+
+
+# -- the shipped table ------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def shim_table() -> dict:
+    try:
+        text = resources.files("inspector").joinpath("data/shim_symbols.json").read_text()
+    except (FileNotFoundError, ModuleNotFoundError):
+        text = (Path(__file__).resolve().parents[1] / "data" / "shim_symbols.json").read_text()
+    return json.loads(text)
+
+
+def resolve_release(torch: str) -> str:
+    """``"2.13"`` or ``"2.13.0"`` -> the table's release; a UsageError naming the known ones otherwise."""
+    known = list(shim_table()["releases"])
+    t = torch.strip().split("+")[0]
+    if t in known:
+        return t
+    m = _RELEASE.match(t)
+    if m:
+        hits = [r for r in known if r.split(".")[:2] == [m.group(1), m.group(2)]]
+        if hits:
+            return hits[-1]
+    raise UsageError(f"--torch {torch!r}: no table for that release; known: {', '.join(known)}")
+
+
+def _key(release: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in release.split("."))
+
+
+# -- the host -----------------------------------------------------------------------------------------
+
+def host_cpu_flags(text: str) -> set[str]:
+    """The flags of a ``/proc/cpuinfo`` text (its first ``flags`` line), or of a bare flag list."""
+    for line in text.splitlines():
+        if re.match(r"^\s*flags\s*:", line):
+            return set(line.split(":", 1)[1].split())
+    return set(text.split())
+
+
+def nvidia_smi_sm() -> int | None:
+    """The compute capability ``nvidia-smi`` reports for GPU 0 (90 for 9.0), None without one."""
+    exe = shutil.which("nvidia-smi")
+    if not exe:
+        return None
+    try:
+        out = subprocess.run([exe, "--query-gpu=compute_cap", "--format=csv,noheader"], capture_output=True,
+                             text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"(\d+)\.(\d+)", out)
+    return int(m.group(1)) * 10 + int(m.group(2)) if m else None
+
+
+def parse_gpu(gpu: str) -> int:
+    """``sm_80`` / ``sm80`` / ``8.0`` / ``80`` -> 80; a UsageError otherwise."""
+    g = gpu.strip().lower()
+    m = re.fullmatch(r"(?:sm_?)?(\d{2,3})[af]?|(\d+)\.(\d)", g)
+    if not m:
+        raise UsageError(f"--gpu {gpu!r}: give the GPU's architecture as sm_XX (sm_80, sm_90, sm_100) or X.Y (8.0), "
+                         "or 'auto'")
+    return int(m.group(1)) if m.group(1) else int(m.group(2)) * 10 + int(m.group(3))
+
+
+def _runs_on(built: int, gpu: int) -> bool:
+    """SASS for sm_XY runs on a GPU of the same major version and a minor version >= Y."""
+    return built // 10 == gpu // 10 and gpu % 10 >= built % 10
+
+
+# -- the package ----------------------------------------------------------------------------------------
+
+def _so_reader(pkg, member: str):
+    data = pkg.archive.read_bytes(member, limit=1 << 62)
+    return elf.bytes_reader(data)
+
+
+def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: str | None = None) -> DoctorResult:
+    """Every finding for every model of ``pkg``.  ``host_cpuinfo``: a /proc/cpuinfo text, or "auto" (this host)."""
+    release = resolve_release(torch) if torch else None
+    gpu_sm, gpu_src = None, None
+    if gpu:
+        if gpu == "auto":
+            gpu_sm, gpu_src = nvidia_smi_sm(), "nvidia-smi"
+        else:
+            gpu_sm, gpu_src = parse_gpu(gpu), f"--gpu {gpu}"
+    host_flags, host_glibc = None, None
+    if host_cpuinfo == "auto":
+        try:
+            host_flags = host_cpu_flags(Path("/proc/cpuinfo").read_text())
+        except OSError:
+            host_flags = None
+        try:
+            host_glibc = os.confstr("CS_GNU_LIBC_VERSION")
+        except (ValueError, OSError, AttributeError):
+            host_glibc = None
+    elif host_cpuinfo:
+        host_flags = host_cpu_flags(host_cpuinfo)
+    findings: list[Finding] = []
+    facts: dict = {}
+    for name in pkg.model_names:
+        f = pkg.files(name)
+        facts[name] = fact = {}
+        members = set(pkg.archive.members())
+        wrapper = pkg.archive.read_text(f.wrapper) if f.wrapper else ""
+        md = {}
+        if f.wrapper_metadata:
+            try:
+                md = pkg.archive.read_json(f.wrapper_metadata) or {}
+            except Exception:  # noqa: BLE001 - an unreadable metadata member is a finding, not a crash
+                findings.append(Finding("warn", "completeness", name, "the wrapper metadata is not valid JSON",
+                                        [f.wrapper_metadata]))
+        device = md.get("AOTI_DEVICE_KEY") or ("cuda" if f.cubins else "cpu")
+        fact["device"] = device
+        findings += _gpu(name, f, pkg, device, gpu_sm, gpu_src, fact)
+        findings += _cpu(name, f, pkg, md, wrapper, host_flags, host_cpuinfo, fact)
+        findings += _abi(name, f, pkg, release, host_glibc, fact)
+        findings += _weights(name, f, pkg, fact)
+        findings += _complete(name, f, wrapper, members, fact)
+        findings += _checks(name, wrapper, fact)
+    findings.sort(key=lambda x: (SEVERITY_ORDER[x.severity], x.model or "", x.kind))
+    return DoctorResult(str(pkg.path), list(pkg.model_names), findings, facts)
+
+
+def _gpu(name, f, pkg, device, gpu_sm, gpu_src, fact) -> list[Finding]:
+    if not f.cubins:
+        if gpu_src and device == "cpu":
+            return [Finding("info", "gpu_arch", name, "a CPU model: it needs no GPU", [f.wrapper or ""])]
+        return []
+    sms: dict[int, list[str]] = {}
+    unreadable = []
+    for c in f.cubins:
+        try:
+            h = elf.header(elf.bytes_reader(pkg.archive.read_bytes(c, limit=1 << 28)[:64]))
+            sm = elf.cubin_sm(h)
+        except elf.ElfError:
+            sm = None
+        if sm is None:
+            unreadable.append(c)
+        else:
+            sms.setdefault(sm, []).append(c)
+    fact["cubin_sm"] = sorted(sms)
+    out = []
+    built = ", ".join(f"sm_{s}" for s in sorted(sms))
+    if unreadable:
+        out.append(Finding("warn", "gpu_arch", name, f"{len(unreadable)} cubin(s) are not CUDA ELF files: their "
+                           "architecture is unknown", unreadable[:3]))
+    if gpu_src and gpu_sm is None:
+        out.append(Finding("info", "gpu_arch", name, f"built for {built}; no GPU found to compare with "
+                           "(nvidia-smi is missing or reported nothing)", [f"{len(f.cubins)} cubins"],
+                           "pass --gpu sm_XX for the GPU it will run on"))
+    elif gpu_src:
+        bad = [s for s in sms if not _runs_on(s, gpu_sm)]
+        if bad:
+            out.append(Finding(
+                "error", "gpu_arch", name,
+                f"its {sum(len(sms[s]) for s in bad)} cubin(s) are built for {', '.join(f'sm_{s}' for s in sorted(bad))} "
+                f"and the GPU ({gpu_src}) is sm_{gpu_sm}: the first kernel launch fails with `CUDA driver error: "
+                "no kernel image is available for execution on the device`",
+                [sms[s][0] for s in sorted(bad)],
+                f"compile the package on (or for) an sm_{gpu_sm} GPU: AOTInductor compiles natively, not across "
+                "architectures, and Triton's cubins carry no PTX to JIT"))
+        else:
+            out.append(Finding("info", "gpu_arch", name, f"built for {built}; runs on the sm_{gpu_sm} GPU ({gpu_src})",
+                               [f"{len(f.cubins)} cubins"]))
+    else:
+        out.append(Finding("info", "gpu_arch", name, f"built for {built} (SASS only, no PTX): it runs only on GPUs "
+                           f"of that architecture", [f"{len(f.cubins)} cubins"], "pass --gpu sm_XX or --gpu auto to check"))
+    return out
+
+
+def _compile_flags(pkg, f, wrapper: str) -> tuple[set[str], bool, str | None]:
+    """(-m flags, -march=native seen, the member the command came from) of the build's compile commands."""
+    flags: set[str] = set()
+    native, where = False, None
+    texts = [(f.wrapper, wrapper)]
+    if f.kernel_cpp and f.kernel_cpp != f.wrapper:
+        texts.append((f.kernel_cpp, pkg.archive.read_text(f.kernel_cpp)))
+    for member, text in texts:
+        for m in _COMPILE_CMD.finditer(text):
+            cmd = m.group(0)
+            flags |= set(_M_FLAGS.findall(cmd)) - {"arch=native"}
+            native = native or "-march=native" in cmd
+            where = where or member
+    return {x for x in flags if not x.startswith(("arch", "tune"))}, native, where
+
+
+def _cpu(name, f, pkg, md, wrapper, host_flags, host_src, fact) -> list[Finding]:
+    if f.cubins:
+        return []
+    isa = (md.get("AOTI_CPU_ISA") or "").split()
+    mflags, native, where = _compile_flags(pkg, f, wrapper)
+    need = sorted({_M_FLAG_CPUINFO[x] for x in mflags if x in _M_FLAG_CPUINFO}
+                  | {c for w in isa for c in _ISA_CPUINFO.get(w, ())})
+    fact.update(cpu_isa=" ".join(isa) or None, cpu_flags_needed=need, march_native=native)
+    out = []
+    ev = ([f"{f.wrapper_metadata}: AOTI_CPU_ISA {' '.join(isa)}"] if isa else []) + ([f"{where}: compile command"] if where else [])
+    if native:
+        out.append(Finding("warn", "cpu_isa", name, "compiled with -march=native: the code may use any instruction "
+                           "the build machine's CPU has, beyond the flags listed", ev,
+                           "run it on the same CPU model it was built on, or rebuild there"))
+    if host_flags is None:
+        if need:
+            out.append(Finding("info", "cpu_isa", name, f"needs the CPU features {' '.join(need)}", ev,
+                               "pass --host-cpuinfo auto (this machine) or a saved /proc/cpuinfo to compare"))
+        return out
+    missing = [x for x in need if x not in host_flags]
+    src = "this host" if host_src == "auto" else "the given cpuinfo"
+    if missing:
+        out.append(Finding("error", "cpu_isa", name, f"built for CPU features {src} lacks: {' '.join(missing)}; the "
+                           "first kernel using them dies with SIGILL (exit 132) and no message", ev,
+                           "rebuild the package on a machine with the serving CPU's features (or one that has fewer)"))
+    elif need:
+        out.append(Finding("info", "cpu_isa", name, f"{src} has every CPU feature the build uses ({' '.join(need)})", ev))
+    return out
+
+
+def _abi(name, f, pkg, release, host_glibc, fact) -> list[Finding]:
+    out = []
+    table = shim_table()
+    releases = list(table["releases"])
+    for so in f.shared_objects:
+        try:
+            read = _so_reader(pkg, so)
+            syms = elf.dynamic_symbols(read)
+            versions = elf.needed_versions(read)
+        except elf.ElfError as e:
+            out.append(Finding("error", "torch_abi", name, f"the model's .so is not a readable ELF file ({e}): the "
+                               "loader will fail on it", [so], "rebuild the package"))
+            continue
+        shim = sorted({s.name for s in syms if not s.defined and s.name.startswith("aoti_")})
+        fact["shim_symbols"] = len(shim)
+        unknown = [s for s in shim if s not in table["symbols"]]
+        have = [r for r in releases if all(r in table["symbols"].get(s, ()) for s in shim)]
+        oldest = have[0] if have else None
+        fact["oldest_torch"] = oldest
+        if unknown:
+            out.append(Finding("warn", "torch_abi", name, f"{len(unknown)} C-shim symbol(s) no torch release in the "
+                               f"table ({releases[0]}-{releases[-1]}) exports: {', '.join(unknown[:4])}; a newer "
+                               "torch (or a custom build) made it", [so]))
+        if release:
+            lack = [s for s in shim if release not in table["symbols"].get(s, ())]
+            if lack:
+                out.append(Finding(
+                    "error", "torch_abi", name,
+                    f"torch {release} lacks {len(lack)} C-shim symbol(s) the .so calls: loading fails with "
+                    f"`undefined symbol: {lack[0]}`", [so] + lack[:8],
+                    f"serve with torch {oldest} or newer" if oldest else "rebuild the package with the serving torch"))
+            else:
+                out.append(Finding("info", "torch_abi", name, f"torch {release} exports all {len(shim)} C-shim "
+                                   "symbols the .so calls", [so]))
+        elif oldest:
+            out.append(Finding("info", "torch_abi", name, f"calls {len(shim)} C-shim symbols; the oldest torch "
+                               f"release that exports them all is {oldest}", [so],
+                               "pass --torch X.Y for the serving release"))
+        glibc = [v for lib, v in versions if v.startswith("GLIBC_")]
+        cxx = [v for lib, v in versions if v.startswith("GLIBCXX_")]
+        top = lambda vs, p: max(vs, key=lambda v: tuple(int(x) for x in re.findall(r"\d+", v[len(p):]))) if vs else None
+        fact["glibc"], fact["glibcxx"] = top(glibc, "GLIBC_"), top(cxx, "GLIBCXX_")
+        if host_glibc and fact["glibc"]:
+            have_v = tuple(int(x) for x in re.findall(r"\d+", host_glibc))
+            need_v = tuple(int(x) for x in re.findall(r"\d+", fact["glibc"]))
+            if need_v > have_v:
+                out.append(Finding("error", "glibc", name, f"the .so needs {fact['glibc']} and this host has "
+                                   f"{host_glibc}: loading fails with `version '{fact['glibc']}' not found`", [so],
+                                   "build on a machine with an older glibc than the serving one"))
+    return out
+
+
+def _weights(name, f, pkg, fact) -> list[Finding]:
+    out = []
+    for so in f.shared_objects:
+        try:
+            syms = {s.name: s.value for s in elf.dynamic_symbols(_so_reader(pkg, so))}
+        except elf.ElfError:
+            continue
+        if "_binary_constants_bin_start" not in syms:
+            continue
+        blob = syms.get("_binary_constants_bin_end", 0) - syms["_binary_constants_bin_start"]
+        fact["weights_in_so_bytes"] = blob
+        try:
+            consts = pkg.index(name).constants()
+        except Exception:  # noqa: BLE001 - the finding still stands without the constants' sizes
+            consts = []
+        need = sum(c.nbytes or 0 for c in consts)
+        fact["constants"], fact["constants_bytes"] = len(consts), need
+        if blob <= 64 and need:
+            out.append(Finding(
+                "warn", "weights", name,
+                f"its {len(consts)} constants ({need:,} bytes) are not in the .so (built with "
+                "package_constants_in_so=False): run it before `load_constants` and it segfaults (SIGSEGV, exit 139, "
+                "no message)", [f"{so}: constants blob {blob} byte(s)"],
+                "call `runner.load_constants(weights, check_full_update=True)` (or update_constant_buffer) with every "
+                "constant before the first run"))
+        elif need:
+            out.append(Finding("info", "weights", name, f"its {len(consts)} constants ({need:,} bytes) are compiled "
+                               f"into the .so ({blob:,} bytes with alignment)", [so]))
+    return out
+
+
+def _complete(name, f, wrapper: str, members: set[str], fact) -> list[Finding]:
+    out = []
+    if not f.shared_objects:
+        out.append(Finding("error", "completeness", name, "the package holds no compiled .so for this model: "
+                           "aoti_load_package cannot load it", [f.folder],
+                           "repackage it with the .so that aoti_compile_and_package wrote"))
+    names = {m.rsplit("/", 1)[-1] for m in f.cubins}
+    wanted = set()
+    for line in wrapper.splitlines():
+        if "loadKernel(" in line:
+            wanted |= set(_LOAD_KERNEL_ANY.findall(line))
+    missing = sorted(wanted - names)
+    fact["cubins_named"], fact["cubins_missing"] = len(wanted), len(missing)
+    if missing:
+        out.append(Finding("error", "completeness", name, f"{len(missing)} cubin(s) the wrapper loads are not in the "
+                           "package: the first launch of their kernels fails", missing[:5],
+                           "repackage it with every cubin the build wrote"))
+    return out
+
+
+def _checks(name, wrapper: str, fact) -> list[Finding]:
+    out = []
+    guards = "check_input_" in wrapper
+    nan = "aoti_torch_check_inf_and_nan" in wrapper
+    printer = "aoti_torch_print_tensor_handle" in wrapper or "aoti_torch_save_tensor_handle" in wrapper
+    fact.update(input_guards=guards, nan_checks=nan, value_printer=printer)
+    if not guards:
+        out.append(Finding("warn", "checks", name, "no input guards are compiled in: a wrong shape, dtype or device "
+                           "is not caught before the kernels run (even with AOTI_RUNTIME_CHECK_INPUTS=1)", [],
+                           "check inputs first: pt2-inspect check PKG --input …"))
+    if nan:
+        out.append(Finding("info", "checks", name, "NaN/Inf checks are compiled in (aoti_torch_check_inf_and_nan)"))
+    if printer:
+        out.append(Finding("warn", "checks", name, "the intermediate value printer is compiled in: every run prints "
+                           "tensors (slow, large logs)", [], "rebuild without AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER "
+                           "for production"))
+    return out

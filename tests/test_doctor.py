@@ -1,0 +1,151 @@
+"""doctor on real packages: GPU architecture, CPU ISA, the torch C-shim ABI, weights left out of the .so,
+missing members and compiled-in checks, each against what the package really holds."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import inspector
+from inspector.errors import UsageError
+from inspector.queries.doctor import doctor, parse_gpu, resolve_release, shim_table
+
+ROOT = Path(__file__).resolve().parents[1]
+CUDA = ROOT / "sample_packages" / "cuda" / "jagged" / "jagged.pt2"
+CPU = ROOT / "sample_packages" / "cpu" / "jagged" / "jagged.pt2"
+CPU26 = ROOT / "sample_packages" / "cpu-2.6" / "jagged" / "jagged.pt2"
+MULTI = ROOT / "bench" / "multi_model.pt2"
+NO_AMX = (ROOT / "sample_packages" / "cpu" / "jagged" / "logs" / "cpuinfo_flags_no_amx.log").read_text()
+
+
+def _run(path, **kw):
+    with inspector.open_package(path) as pkg:
+        return doctor(pkg, **kw)
+
+
+def _kinds(r, severity):
+    return [f.kind for f in r.findings if f.severity == severity]
+
+
+def test_cuda_package_on_an_older_gpu_is_an_error():
+    r = _run(CUDA, gpu="sm_80")
+    assert not r.ok and "gpu_arch" in _kinds(r, "error")
+    f = next(f for f in r.errors if f.kind == "gpu_arch")
+    assert "sm_90" in f.message and "no kernel image is available" in f.message and f.evidence[0].endswith(".cubin")
+    assert r.verdict().startswith("will not run as given")
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "9.0", "90", "sm_90a"])
+def test_cuda_package_on_its_own_gpu_is_fine(gpu):
+    r = _run(CUDA, gpu=gpu)
+    assert "gpu_arch" not in _kinds(r, "error") and r.facts["model"]["cubin_sm"] == [90]
+
+
+def test_another_major_version_is_an_error_too():
+    assert "gpu_arch" in _kinds(_run(CUDA, gpu="sm_100"), "error")
+
+
+@pytest.mark.parametrize("bad", ["ampere", "sm_", "9", ""])
+def test_a_bad_gpu_is_a_usage_error(bad):
+    with pytest.raises(UsageError):
+        parse_gpu(bad)
+
+
+def test_cpu_isa_against_a_real_cpuinfo_without_amx():
+    """cpu/jagged was built on an AMX machine (-mamx-tile in its compile command, AOTI_CPU_ISA AMX_TILE)."""
+    r = _run(CPU, host_cpuinfo=NO_AMX)
+    f = next(f for f in r.errors if f.kind == "cpu_isa")
+    assert "amx_tile" in f.message and "SIGILL" in f.message
+    assert r.facts["model"]["cpu_isa"] == "AVX512 AVX512_VNNI AMX_TILE"
+    assert any("compile command" in e for e in f.evidence)
+
+
+def test_cpu_isa_against_a_host_with_everything():
+    flags = "flags : " + " ".join(["avx2", "fma", "avx512f", "avx512dq", "avx512vl", "avx512bw", "avx512_vnni",
+                                   "avx512_bf16", "amx_tile", "amx_bf16", "amx_int8"])
+    r = _run(CPU, host_cpuinfo=flags)
+    assert "cpu_isa" not in _kinds(r, "error")
+    assert any(f.kind == "cpu_isa" and "march=native" in f.message for f in r.findings)
+
+
+def test_torch_abi_against_the_table():
+    """The package's undefined aoti_* symbols, read from its .so, against the releases that export them."""
+    table = shim_table()
+    r = _run(CUDA)
+    oldest = r.facts["model"]["oldest_torch"]
+    assert oldest and r.facts["model"]["shim_symbols"] > 10
+    older = [x for x in table["releases"] if tuple(map(int, x.split("."))) < tuple(map(int, oldest.split(".")))]
+    assert older, "cuda/jagged (torch 2.11) calls symbols older releases lack"
+    bad = _run(CUDA, torch=older[-1])
+    f = next(f for f in bad.errors if f.kind == "torch_abi")
+    sym = f.message.split("undefined symbol: ")[1].rstrip("`")
+    assert older[-1] not in table["symbols"][sym] and oldest in table["symbols"][sym]
+    assert not [f for f in _run(CUDA, torch=oldest).errors if f.kind == "torch_abi"]
+
+
+def test_a_package_built_by_2_15_loads_with_2_13():
+    """Checked for real: every cpu-2.15 sample loads with the torch 2.13 of the tests (aoti_load_package)."""
+    for pkg in sorted((ROOT / "sample_packages" / "cpu-2.15").glob("*/*.pt2")):
+        assert not [f for f in _run(pkg, torch="2.13").errors if f.kind == "torch_abi"], pkg
+
+
+@pytest.mark.parametrize("given,want", [("2.13", "2.13.0"), ("2.13.0", "2.13.0"), ("2.14", "2.14.1"),
+                                        ("2.11.0+cu130", "2.11.0")])
+def test_resolve_release(given, want):
+    assert resolve_release(given) == want
+
+
+def test_unknown_release_is_a_usage_error():
+    with pytest.raises(UsageError, match="known: 2.6.0"):
+        resolve_release("1.13")
+
+
+def test_weights_left_out_of_the_so():
+    """bench/multi_model.pt2 was built with package_constants_in_so=False: a 1-byte constants blob."""
+    r = _run(MULTI)
+    warned = {f.model for f in r.findings if f.kind == "weights" and f.severity == "warn"}
+    assert warned == set(r.models) and len(warned) == 10
+    assert all(r.facts[m]["weights_in_so_bytes"] <= 1 for m in r.models)
+    assert "load_constants" in next(f for f in r.findings if f.kind == "weights").fix
+
+
+def test_weights_compiled_in():
+    r = _run(ROOT / "sample_packages" / "cpu" / "embedding" / "embedding.pt2")
+    f = next(f for f in r.findings if f.kind == "weights")
+    assert f.severity == "info" and r.facts["model"]["weights_in_so_bytes"] >= r.facts["model"]["constants_bytes"] > 0
+
+
+def _repack(src: Path, dst: Path, drop) -> Path:
+    with zipfile.ZipFile(src) as zi, zipfile.ZipFile(dst, "w") as zo:
+        for info in zi.infolist():
+            if not drop(info.filename):
+                zo.writestr(info, zi.read(info))
+    return dst
+
+
+def test_a_missing_cubin_and_so_are_errors(tmp_path):
+    names = [n for n in zipfile.ZipFile(CUDA).namelist() if n.endswith(".cubin")]
+    p = _repack(CUDA, tmp_path / "stripped.pt2", lambda n: n == names[0] or n.endswith(".so"))
+    r = _run(p)
+    msgs = [f.message for f in r.errors if f.kind == "completeness"]
+    assert any("no compiled .so" in m for m in msgs) and any("1 cubin(s)" in m for m in msgs)
+
+
+def test_torch_2_6_emits_no_input_guards():
+    r = _run(CPU26)
+    assert any(f.kind == "checks" and "no input guards" in f.message for f in r.findings)
+    assert not any(f.kind == "checks" and "no input guards" in f.message for f in _run(CPU).findings)
+
+
+def test_every_sample_gets_an_answer_and_json():
+    seen = 0
+    for pkg in sorted(ROOT.glob("sample_packages/*/*/*.pt2")):
+        d = _run(pkg).to_dict()
+        json.dumps(d)
+        assert d["verdict"] and d["findings"] and all(f["kind"] and f["message"] for f in d["findings"])
+        seen += 1
+    assert seen >= 60

@@ -149,3 +149,14 @@ def test_every_sample_gets_an_answer_and_json():
         assert d["verdict"] and d["findings"] and all(f["kind"] and f["message"] for f in d["findings"])
         seen += 1
     assert seen >= 60
+
+
+def test_torch_2_6_layout_and_symbols():
+    """Checked for real with torch 2.6.0: aoti_load_package on cpu/jagged (torch 2.13) fails on the root folder
+    ('No AOTInductor generate cpp file or so file found'), and the same members without it fail in dlopen with
+    `undefined symbol: aoti_torch_new_tensor_handle` (sample_packages/cpu/jagged/logs/torch26_*.log)."""
+    r = _run(CPU, torch="2.6")
+    msgs = [f.message for f in r.errors if f.kind == "torch_abi"]
+    assert any("undefined symbol: aoti_torch_new_tensor_handle" in m for m in msgs)
+    assert any("No AOTInductor generate cpp file or so file found" in m for m in msgs)
+    assert not _run(CPU26, torch="2.6").errors

@@ -9,6 +9,7 @@ Findings, each with its evidence (member, wrapper line, symbol) and what to do, 
 - ``torch_abi``: the package's undefined ``aoti_*`` symbols (ELF ``.dynsym``, never loaded) against the C-shim
   symbols each torch release exports (`inspector/data/shim_symbols.json`, made by tools/make_shim_table.py):
   the oldest release that has them all, and with ``torch="2.13"`` what that release lacks.
+- the archive's layout against an old loader (torch 2.6 wants no root folder);
 - ``glibc``: the GLIBC / GLIBCXX versions the `.so` needs (``.gnu.version_r``), against this host's glibc with
   ``host_cpuinfo="auto"``.
 - ``weights``: constants compiled into the `.so` (``_binary_constants_bin_start`` … ``_end``) or left out,
@@ -208,6 +209,7 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         findings += _gpu(name, f, pkg, device, gpu_sm, gpu_src, fact)
         findings += _cpu(name, f, pkg, md, wrapper, host_flags, host_cpuinfo, fact)
         findings += _abi(name, f, pkg, release, host_glibc, fact)
+        findings += _layout(name, pkg, release)
         findings += _weights(name, f, pkg, fact)
         findings += _complete(name, f, wrapper, members, fact)
         findings += _checks(name, wrapper, fact)
@@ -358,6 +360,23 @@ def _abi(name, f, pkg, release, host_glibc, fact) -> list[Finding]:
                                    f"{host_glibc}: loading fails with `version '{fact['glibc']}' not found`", [so],
                                    "build on a machine with an older glibc than the serving one"))
     return out
+
+
+# The oldest loader seen to want the archive's members at its top (`data/aotinductor/…`, no root folder).
+ROOTLESS_LOADERS = ("2.6",)
+
+
+def _layout(name, pkg, release) -> list[Finding]:
+    """torch 2.6's aoti_load_package looks for `data/aotinductor/` at the archive's top: a package with a root
+    folder (every build since) fails there before any symbol is resolved."""
+    root = getattr(pkg.archive, "root", "")
+    if not release or not root or pkg.archive.kind != "zip" or not release.startswith(ROOTLESS_LOADERS):
+        return []
+    return [Finding("error", "torch_abi", name,
+                    f"torch {release}'s loader expects the members at the archive's top, and this package keeps them "
+                    f"under {root!r}: aoti_load_package fails with `RuntimeError: No AOTInductor generate cpp file or "
+                    "so file found in zip archive`", [f"root folder {root}"],
+                    "serve it with the torch release that built it (or a newer one)")]
 
 
 def _weights(name, f, pkg, fact) -> list[Finding]:

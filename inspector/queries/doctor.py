@@ -169,8 +169,10 @@ def _so_reader(pkg, member: str):
     return elf.bytes_reader(data)
 
 
-def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: str | None = None) -> DoctorResult:
-    """Every finding for every model of ``pkg``.  ``host_cpuinfo``: a /proc/cpuinfo text, or "auto" (this host)."""
+def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: str | None = None,
+           weights: str | None = None, model: str | None = None) -> DoctorResult:
+    """Every finding for every model of ``pkg`` (or ``model``).  ``host_cpuinfo``: a /proc/cpuinfo text, or
+    "auto" (this host).  ``weights``: a weights file or folder to check against the model's constants."""
     release = resolve_release(torch) if torch else None
     gpu_sm, gpu_src = None, None
     if gpu:
@@ -192,7 +194,15 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         host_flags = host_cpu_flags(host_cpuinfo)
     findings: list[Finding] = []
     facts: dict = {}
-    for name in pkg.model_names:
+    names = [pkg.files(model).name] if model else list(pkg.model_names)
+    wfile = None
+    if weights:
+        from ..weights import read_weights
+
+        if len(names) > 1:
+            raise UsageError(f"--weights: {pkg.path} holds several models ({', '.join(names)}): pass --model NAME")
+        wfile = read_weights(weights)
+    for name in names:
         f = pkg.files(name)
         facts[name] = fact = {}
         members = set(pkg.archive.members())
@@ -213,8 +223,10 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         findings += _weights(name, f, pkg, fact)
         findings += _complete(name, f, wrapper, members, fact)
         findings += _checks(name, wrapper, fact)
+        if wfile is not None:
+            findings += compare_weights(name, pkg.index(name).constants(), wfile, fact)
     findings.sort(key=lambda x: (SEVERITY_ORDER[x.severity], x.model or "", x.kind))
-    return DoctorResult(str(pkg.path), list(pkg.model_names), findings, facts)
+    return DoctorResult(str(pkg.path), names, findings, facts)
 
 
 def _gpu(name, f, pkg, device, gpu_sm, gpu_src, fact) -> list[Finding]:
@@ -280,6 +292,18 @@ def _compile_flags(pkg, f, wrapper: str) -> tuple[set[str], bool, str | None]:
     return {x for x in flags if not x.startswith(("arch", "tune"))}, native, where
 
 
+def _uses_amx(pkg, f, wrapper: str) -> bool:
+    """Tile intrinsics or AMX micro-kernels in the kernels' code (comment lines left out)."""
+    text = pkg.archive.read_text(f.kernel_cpp) if f.kernel_cpp and f.kernel_cpp != f.wrapper else ""
+    for line in (text + "\n" + wrapper).splitlines():
+        s = line.lstrip()
+        if s.startswith("//"):
+            continue
+        if "_tile_" in s or "amx" in s.lower():
+            return True
+    return False
+
+
 def _cpu(name, f, pkg, md, wrapper, host_flags, host_src, fact) -> list[Finding]:
     if f.cubins:
         return []
@@ -301,11 +325,21 @@ def _cpu(name, f, pkg, md, wrapper, host_flags, host_src, fact) -> list[Finding]
         return out
     missing = [x for x in need if x not in host_flags]
     src = "this host" if host_src == "auto" else "the given cpuinfo"
-    if missing:
-        out.append(Finding("error", "cpu_isa", name, f"built for CPU features {src} lacks: {' '.join(missing)}; the "
+    # AMX is reached only through tile intrinsics (Inductor's micro-GEMM templates), never by the compiler's own
+    # vectorizing: a build whose kernels have no tile code runs without it (seen: cpu/embedding, built with
+    # -mamx-tile, ran correctly on a host without AMX, torch only warning "Device information mismatch").
+    tile_code = _uses_amx(pkg, f, wrapper)
+    fatal = [x for x in missing if not (x.startswith("amx_") and not tile_code)]
+    unused = [x for x in missing if x not in fatal]
+    if fatal:
+        out.append(Finding("error", "cpu_isa", name, f"built for CPU features {src} lacks: {' '.join(fatal)}; the "
                            "first kernel using them dies with SIGILL (exit 132) and no message", ev,
                            "rebuild the package on a machine with the serving CPU's features (or one that has fewer)"))
-    elif need:
+    if unused:
+        out.append(Finding("warn", "cpu_isa", name, f"compiled with {' '.join(unused)}, which {src} lacks, but no kernel "
+                           "of the package has AMX tile code: it runs (torch warns `Device information mismatch for "
+                           "AOTI_CPU_ISA`)", ev))
+    if need and not missing:
         out.append(Finding("info", "cpu_isa", name, f"{src} has every CPU feature the build uses ({' '.join(need)})", ev))
     return out
 
@@ -447,3 +481,86 @@ def _checks(name, wrapper: str, fact) -> list[Finding]:
                            "tensors (slow, large logs)", [], "rebuild without AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER "
                            "for production"))
     return out
+
+
+# -- --weights: what load_constants does not check -------------------------------------------------------
+
+INLINED_MAX_NUMEL = 8  # Inductor folds a 0-d tensor or a 1-D one of at most 8 elements into kernel code
+
+
+def compare_weights(name: str, constants, wfile, fact) -> list[Finding]:
+    """A weights file against the model's constants: every FQN present, dtype, shape and stride equal, extra
+    keys with their reason.  Seen for real (torch 2.13, cpu/embedding): load_constants copies raw bytes, so a
+    float16 table, a transposed weight or a table of another size run and give wrong numbers with no error;
+    a key the package lacks fails with `Constant not found: <key>`."""
+    from ..weights import contiguous_stride
+
+    out: list[Finding] = []
+    by_fqn = {c.fqn or c.name: c for c in constants}
+    tensors = wfile.tensors
+    src = wfile.path
+    fact["weights_file"] = {"path": src, "format": wfile.format, "tensors": len(tensors)}
+    prefix = _common_prefix(set(tensors), set(by_fqn))
+    missing, mismatched = [], 0
+    for fqn, c in by_fqn.items():
+        t = tensors.get(fqn) or (tensors.get(prefix + fqn) if prefix else None)
+        if t is None:
+            missing.append(fqn)
+            continue
+        problems = []
+        if c.dtype and t.dtype and c.dtype != t.dtype:
+            problems.append(f"dtype {t.dtype}, the package's is {c.dtype}")
+        if c.shape and list(t.shape) != list(c.shape):
+            problems.append(f"shape {t.shape}, the package's is {c.shape}")
+        want_stride = c.stride or contiguous_stride(c.shape)
+        got_stride = t.stride if t.stride is not None else contiguous_stride(t.shape)
+        if not problems and want_stride and got_stride != want_stride and t.numel > 1:
+            problems.append(f"stride {got_stride}, the package's is {want_stride} (a transposed or strided view)")
+        if problems:
+            mismatched += 1
+            out.append(Finding("error", "weights", name, f"{fqn}: {'; '.join(problems)}: load_constants copies the "
+                               "raw bytes without checking, so the model runs and gives wrong numbers",
+                               [f"{src}: {t.source}", f"constant {c.name} (#{c.index})"],
+                               f"convert it first: tensor.to({c.dtype}).reshape({c.shape}).contiguous() — or re-export "
+                               "the package from the model these weights belong to"))
+    if prefix:
+        out.append(Finding("error", "weights", name, f"every key in the file starts with {prefix!r} (a DDP or wrapper "
+                           f"module's prefix): load_constants fails with `Constant not found: {prefix}…`",
+                           [src], f"strip the prefix: {{k.removeprefix({prefix!r}): v for k, v in weights.items()}}"))
+    known = set(by_fqn) | {prefix + k for k in by_fqn}
+    extra = [k for k in tensors if k not in known]
+    inlined = [k for k in extra if tensors[k].numel <= INLINED_MAX_NUMEL and len(tensors[k].shape) <= 1]
+    other = [k for k in extra if k not in inlined]
+    if inlined:
+        out.append(Finding("error", "weights", name, f"{len(inlined)} key(s) of the file are not constants of the "
+                           f"package, folded into kernel code (a 0-d tensor or a 1-D one of at most "
+                           f"{INLINED_MAX_NUMEL} elements, e.g. {inlined[0]}): passing them fails with "
+                           f"`Constant not found: {inlined[0]}`", inlined[:8],
+                           "leave them out of the map; their values are fixed in the package (re-export to change them)"))
+    if other:
+        out.append(Finding("error", "weights", name, f"{len(other)} key(s) of the file are not constants of the "
+                           f"package: passing them fails with `Constant not found: {other[0]}`", other[:8],
+                           "leave them out, or check that the file belongs to this model"))
+    if missing and not prefix:
+        out.append(Finding("warn", "weights", name, f"{len(missing)} constant(s) of the package are not in the file "
+                           f"(e.g. {missing[0]}): with check_full_update=True load_constants fails with `Cannot find "
+                           f"constants {by_fqn[missing[0]].name} in constants_map!`; without it they keep their "
+                           "compiled-in values (or, with the weights left out of the .so, the run segfaults)",
+                           missing[:8], "add them to the map"))
+    if not out:
+        out.append(Finding("info", "weights", name, f"the file's {len(tensors)} tensors match the package's "
+                           f"{len(by_fqn)} constants (names, dtypes, shapes, strides)", [src]))
+    fact["weights_file"].update(missing=len(missing), mismatched=mismatched, extra=len(extra))
+    return out
+
+
+def _common_prefix(keys: set[str], fqns: set[str]) -> str:
+    """A prefix every file key has and no package FQN has (DDP's ``module.``), when stripping it matches."""
+    if not keys or keys & fqns:
+        return ""
+    first = next(iter(keys))
+    for i in range(len(first), 0, -1):
+        p = first[:i]
+        if p.endswith(".") and all(k.startswith(p) for k in keys) and {k[len(p):] for k in keys} & fqns:
+            return p
+    return ""

@@ -293,8 +293,8 @@ def test_report_and_new_commands_import_no_torch():
     import sys
 
     out = subprocess.run([sys.executable, "-X", "importtime", "-c",
-                          "import inspector.report, inspector.commands.report, inspector.commands.source, "
-                          "inspector.commands.extract, inspector.export"],
+                          "import inspector.report, inspector.cli.report, inspector.cli.source, "
+                          "inspector.cli.extract, inspector.export"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     mods = [line.split("|")[-1].strip() for line in out.stderr.splitlines() if "|" in line]

@@ -1,6 +1,6 @@
 """pt2-inspect: read AOTInductor `.pt2` packages and trace their failures, without running them."""
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = ["__version__", "open_package", "Package", "InspectorError", "NothingFound", "UnreadablePackage", "UsageError"]
 

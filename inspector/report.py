@@ -1,22 +1,27 @@
 """One self-contained HTML report of a package: summary, kernels, and each traced failure drawn as a graph.
 
-Query side only: it reads ``summarize`` and ``trace_assert`` results and the model's kernel/wrapper lines,
-lays each trace chain out itself (a layered layout, in Python) and writes SVG, HTML, a little CSS and a
-little vanilla JS into one string.  Nothing is fetched when the page is viewed.
+Query side only: it reads ``summarize`` and ``trace_assert`` results, the kernel list of the lazy index's
+scan (``inspector.queries.kernels``) and, for each traced failure, the slice of the model its trace read
+(``ModelIndex.slice``): nothing is parsed whole, so a package of 20,000 kernels is reported in seconds.  It
+lays each trace chain out itself (a layered layout, in Python) and writes the SVG; the page, its CSS and its
+script are package data (``inspector.report_page``), filled with HTML fragments and JSON islands.  Nothing is
+fetched when the page is viewed.
 
 The kernel list is embedded as JSON and drawn by the page 100 rows at a time, so a package of 20,000
-kernels costs a few MB of data but only 100 table rows in the DOM.
+kernels costs a few MB of data but only 100 table rows in the DOM.  Every code table (the node panel, the
+lines around the assert, the call sites) is drawn by the page's script from the trace data, once.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import re
 from dataclasses import dataclass, field
 
 from .model import Kernel, Model
 from .package import Package
+from .queries.kernels import kernel_rows
+from .report_page import fill, json_island, load
 from .summary import ShowResult
 from .trace import TraceMatch, TraceResult
 
@@ -155,11 +160,21 @@ def _bound_term(c: Chain, m: Model, src: "_Sources", mt: TraceMatch, k: Kernel |
         c.link(prev, n)
 
 
-def trace_chain(pkg: Package, mt: TraceMatch) -> Chain:
+def trace_model(pkg: Package, matches: list[TraceMatch], model: str) -> Model:
+    """What the chains of ``matches`` in ``model`` read: the slice of the model around their kernels' launches
+    (and, for an extern op, around its call), as `trace_assert` reads it; the whole parse only when it is
+    there already."""
+    mine = [mt for mt in matches if mt.model == model]
+    return pkg.index(model).slice(kernels=[mt.kernel for mt in mine if mt.kernel_kind != "extern"],
+                                  call_lines=[mt.file_line for mt in mine if mt.kernel_kind == "extern"])
+
+
+def trace_chain(pkg: Package, mt: TraceMatch, m: Model | None = None, src: _Sources | None = None) -> Chain:
     """The chain of one match: assertion -> bound -> call argument -> symbol -> input/dim, and the index
-    origin through tmps, params, buffers and writer kernels to an input or constant."""
-    m = pkg.model(mt.model)
-    src = _Sources(pkg, m)
+    origin through tmps, params, buffers and writer kernels to an input or constant.  ``m``: the model it
+    reads (default: `trace_model` of this match alone); ``src``: its lines, when already read."""
+    m = m if m is not None else trace_model(pkg, [mt], mt.model)
+    src = src if src is not None else _Sources(pkg, m)
     k = m.kernels.get(mt.kernel)
     a = mt.assertion
     c = Chain()
@@ -334,26 +349,6 @@ def chain_svg(c: Chain, trace_id: int) -> str:
 # ---------------------------------------------------------------------------
 
 
-def kernel_rows(m: Model) -> list[list]:
-    """[name, kind, launches, [[line, message]…], [inputs read], [fx nodes]] per kernel: the list's data."""
-    launches: dict[str, int] = {}
-    inputs: dict[str, dict] = {}
-    fx: dict[str, dict] = {}
-    in_names = {i.name for i in m.inputs}
-    for s in m.calls:
-        if s.kind != "kernel":
-            continue
-        launches[s.target] = launches.get(s.target, 0) + 1
-        for arg in s.args:
-            if arg.base in in_names:
-                inputs.setdefault(s.target, {})[arg.base] = None
-        for n in s.source_nodes:
-            fx.setdefault(s.target, {})[n] = None
-    return [[k.name, k.kind if k.kind != "triton" else f"triton {k.flavor}", launches.get(k.name, 0),
-             [[a.line, a.message] for a in k.assertions], list(inputs.get(k.name, {})), list(fx.get(k.name, {}))]
-            for k in m.kernels.values()]
-
-
 def _input_label(ref) -> str:
     """``input 1 `idx` (arg1_1)`` when an exported program names it, else ``input 1 (arg1_1)``."""
     user = f" `{ref.user_name}`" if getattr(ref, "user_name", None) else ""
@@ -422,48 +417,24 @@ def _summary_html(s: ShowResult) -> str:
     return "".join(out)
 
 
-def _code(src: dict | None) -> str:
-    if not src:
-        return '<p class="dim">no source for this node</p>'
-    rows = "".join(f'<tr class="{"mark" if n == src.get("mark") else ""}"><td class="ln">{n}</td><td>{_e(t)}</td></tr>'
-                   for n, t in src["lines"])
-    return f'<div class="file">{_e(src.get("what") or src["file"])}</div><table class="code">{rows}</table>'
-
-
-def _trace_html(pkg: Package, i: int, mt: TraceMatch, chain: Chain) -> tuple[str, list]:
-    m = pkg.model(mt.model)
-    src = _Sources(pkg, m)
-    nodes = [{"label": n.label, "kind": n.kind, "detail": n.detail, "source": n.source} for n in chain.nodes.values()]
-    how = "exact" if mt.exact else "candidate"
-    expl = "".join(f"<li>{_e(x)}</li>" for x in mt.explanation)
-    calls = "".join(_code(src.wrapper_at(ln, 4, 2)) for ln in mt.call_sites[:3])
-    snippet = {"file": mt.source_file, "what": f"{mt.kernel} around line {mt.file_line}",
-               "lines": _dedent([[n, t] for n, t in mt.snippet]), "mark": mt.file_line}
+def _trace_html(i: int, mt: TraceMatch, chain: Chain, src: "_Sources") -> tuple[str, dict]:
+    """One traced failure's section, and its data for the page's script: the chain's nodes, the kernel lines
+    around the assert, the wrapper.cpp lines of its call sites."""
+    data = {"nodes": [{"label": n.label, "kind": n.kind, "detail": n.detail, "source": n.source}
+                      for n in chain.nodes.values()],
+            "snippet": {"file": mt.source_file, "what": f"{mt.kernel} around line {mt.file_line}",
+                        "lines": _dedent([[n, t] for n, t in mt.snippet]), "mark": mt.file_line},
+            "calls": [src.wrapper_at(ln, 4, 2) for ln in mt.call_sites[:3]]}
     stacks = "".join(f"<pre>{_e(s)}</pre>" for s in mt.stack_traces)
-    body = f"""
-<section class="trace" id="trace-{i}">
-  <h2>✗ {_e(mt.assertion['message'])}</h2>
-  <p class="how">model {_e(mt.model)} · kernel <code>{_e(mt.kernel)}</code> line {mt.file_line} · {how}: {_e(mt.matched_by)}</p>
-  <ul class="explain">{expl}</ul>
-  <div class="row">
-    <div class="graph">{chain_svg(chain, i)}</div>
-    <aside class="panel" id="panel-{i}"><div class="ptitle">{_e(nodes[0]['label'])}</div>
-      <div class="pdetail">{_e(nodes[0]['detail'])}</div>{_code(nodes[0]['source'])}</aside>
-  </div>
-  <p class="dim">click a node to see its source</p>
-  <details open><summary>kernel source around the assert</summary>{_code(snippet)}</details>
-  <details open><summary>wrapper.cpp lines of the call site{'s' if len(mt.call_sites) > 1 else ''}</summary>{calls or '<p class="dim">no launch found</p>'}</details>
-  <p><b>source nodes</b> {_e(", ".join(mt.source_nodes))}{' (derived from the kernel name)' if mt.source_nodes_derived else ''}
-  {('<br><b>ATen</b> ' + _e(", ".join(mt.aten_ops))) if mt.aten_ops else ''}</p>
-  {f'<details><summary>user stack traces</summary>{stacks}</details>' if stacks else ''}
-</section>"""
-    return body, nodes
-
-
-def _json_script(id_: str, data) -> str:
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    text = text.replace("</", "<\\/").replace("<!--", "<\\!--")
-    return f'<script type="application/json" id="{id_}">{text}</script>'
+    body = fill(
+        "trace.html", i=str(i), message=_e(mt.assertion["message"]), model=_e(mt.model), kernel=_e(mt.kernel),
+        line=str(mt.file_line), how="exact" if mt.exact else "candidate", matched_by=_e(mt.matched_by),
+        explanation="".join(f"<li>{_e(x)}</li>" for x in mt.explanation), svg=chain_svg(chain, i),
+        plural="s" if len(mt.call_sites) > 1 else "", source_nodes=_e(", ".join(mt.source_nodes)),
+        derived=" (derived from the kernel name)" if mt.source_nodes_derived else "",
+        aten=("<br><b>ATen</b> " + _e(", ".join(mt.aten_ops))) if mt.aten_ops else "",
+        stacks=f"<details><summary>user stack traces</summary>{stacks}</details>" if stacks else "")
+    return body, data
 
 
 def build_report(pkg: Package, log: str | None = None, *, model: str | None = None, with_info: bool = False,
@@ -476,15 +447,16 @@ def build_report(pkg: Package, log: str | None = None, *, model: str | None = No
 
     summary = summarize(pkg, model)
     r = trace_assert(pkg, log=log, model=model, ep=ep) if log is not None else None
-    traces, trace_nodes = [], []
-    for i, mt in enumerate((r.matches if r else [])[:MAX_TRACES]):
-        body, nodes = _trace_html(pkg, i, mt, trace_chain(pkg, mt))
+    drawn = (r.matches if r else [])[:MAX_TRACES]
+    models = {n: trace_model(pkg, drawn, n) for n in dict.fromkeys(mt.model for mt in drawn)}
+    sources = {n: _Sources(pkg, m) for n, m in models.items()}
+    traces, trace_data = [], []
+    for i, mt in enumerate(drawn):
+        body, data = _trace_html(i, mt, trace_chain(pkg, mt, models[mt.model], sources[mt.model]), sources[mt.model])
         traces.append(body)
-        trace_nodes.append(nodes)
-    kernels = []
-    for name in ([model] if model else pkg.model_names):
-        for row in kernel_rows(pkg.model(name)):
-            kernels.append([name] + row)
+        trace_data.append(data)
+    kernels = [[k.model, k.name, k.kind, k.launches, [list(a) for a in k.assertions], k.inputs, k.fx_nodes]
+               for name in ([model] if model else pkg.model_names) for k in kernel_rows(pkg, name)]
     notes = ""
     if r is not None:
         notes = "".join(f'<p class="note"><b>context:</b> {_e(x)}</p>' for x in r.context)
@@ -493,121 +465,13 @@ def build_report(pkg: Package, log: str | None = None, *, model: str | None = No
             notes += (f'<p class="warn">ambiguous: {len(r.matches)} assertions match {_e(r.looked_for)}; ranked below'
                       + (f" (the first {MAX_TRACES} drawn)" if len(r.matches) > MAX_TRACES else "") + "</p>")
     verdict = _verdict(summary, r)
-    n_assert = sum(m.assertions for m in summary.models)
-    page = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>pt2-inspect report: {_e(summary.package)}</title>
-<style>{CSS}</style></head>
-<body>
-<header><h1 id="verdict">{_e(verdict)}</h1>
-<p class="dim">pt2-inspect report of {_e(summary.package)}: read from the package alone, nothing in it was run or loaded.</p>
-<input id="search" type="search" placeholder="search kernels, inputs, FX nodes…" autocomplete="off">
-<nav><a href="#traces">traced failures ({len(traces)})</a> · <a href="#summary">summary</a> · <a href="#kernels">kernels ({len(kernels)}; {n_assert} assertions)</a></nav>
-</header>
-<main>
-<div id="traces">{notes}{''.join(traces) if traces else ('<p class="dim">no failure traced</p>' if r is not None else '')}</div>
-<section id="summary"><h2>summary</h2>{_summary_html(summary)}</section>
-<section id="kernels"><h2>kernels</h2>
-<p><label><input type="checkbox" id="only-asserts"> only kernels with assertions</label> · <span id="kcount"></span></p>
-<table id="ktable"><thead><tr><th>model</th><th>kernel</th><th>kind</th><th>launches</th><th>assertions</th><th>inputs read</th><th>FX nodes</th></tr></thead><tbody></tbody></table>
-<p class="pager"><button id="prev">◀ previous</button> <span id="page"></span> <button id="next">next ▶</button></p>
-</section>
-</main>
-{_json_script("kernel-data", kernels)}
-{_json_script("trace-data", trace_nodes)}
-<script>{JS}</script>
-</body></html>
-"""
+    page = fill(
+        "report.html", package=_e(summary.package), css=load("report.css"), js=load("report.js"), verdict=_e(verdict),
+        n_traces=str(len(traces)), n_kernels=str(len(kernels)), n_assertions=str(sum(m.assertions for m in summary.models)),
+        traces=notes + ("".join(traces) if traces else ('<p class="dim">no failure traced</p>' if r is not None else "")),
+        summary=_summary_html(summary), kernel_data=json_island("kernel-data", kernels),
+        trace_data=json_island("trace-data", trace_data))
     if not with_info:
         return page
     return page, {"verdict": verdict, "traces": len(traces), "kernels": len(kernels),
                   "looked_for": r.looked_for if r else None}
-
-
-CSS = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1d1d1f;background:#fafafa}
-header{position:sticky;top:0;background:#fff;border-bottom:1px solid #ddd;padding:10px 18px;z-index:2}
-h1{font-size:17px;margin:0 0 4px;color:#b00020;overflow-wrap:anywhere}
-section,#traces{scroll-margin-top:190px}
-h2{font-size:16px;margin:18px 0 6px} h3{font-size:15px} h4{margin:10px 0 4px}
-main{padding:0 18px 40px} .dim{color:#666} .note{color:#555;font-size:13px} .warn{color:#8a5a00}
-#search{width:420px;max-width:90%;padding:5px 8px;margin:6px 0;font-size:14px}
-nav a{color:#0b57d0}
-table{border-collapse:collapse;margin:4px 0} th,td{border-bottom:1px solid #e4e4e4;padding:2px 10px 2px 0;text-align:left;vertical-align:top}
-td{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px}
-.trace{background:#fff;border:1px solid #ddd;border-radius:8px;padding:6px 14px 10px;margin:12px 0}
-.trace h2{color:#b00020}
-.row{display:flex;gap:14px;align-items:flex-start;flex-wrap:wrap}
-.graph{overflow:auto;max-width:100%;border:1px solid #eee;border-radius:6px;background:#fcfcfc}
-.panel{flex:1;min-width:380px;position:sticky;top:170px;max-height:75vh;border:1px solid #ddd;border-radius:6px;padding:6px 10px;background:#fff;overflow:auto}
-.ptitle{font-weight:600;word-break:break-all} .pdetail{color:#555;font-size:13px;margin-bottom:4px}
-.file{font-size:12px;color:#555;margin-top:4px;word-break:break-all}
-table.code td{border:0;padding:0 8px 0 0;white-space:pre;font-size:12px}
-table.code td.ln{color:#999;text-align:right;user-select:none}
-table.code tr.mark td{background:#ffe3e3;font-weight:600}
-svg.chain .node{cursor:pointer}
-svg.chain .node rect{fill:#eef3fb;stroke:#7a96c2;stroke-width:1.2}
-svg.chain .node text{font:12px ui-monospace,Menlo,Consolas,monospace;fill:#111;pointer-events:none}
-svg.chain .k-assertion rect{fill:#ffe3e3;stroke:#c62828}
-svg.chain .k-input rect{fill:#e3f6e5;stroke:#2e7d32}
-svg.chain .k-symbol rect,svg.chain .k-call rect{fill:#fff6dd;stroke:#b08900}
-svg.chain .k-kernel rect,svg.chain .k-buffer rect{fill:#f1e8fb;stroke:#7b52ab}
-svg.chain .k-constant rect{fill:#eceff1;stroke:#546e7a}
-svg.chain .k-end rect{fill:#fff;stroke:#999;stroke-dasharray:4 3}
-svg.chain .node.sel rect{stroke-width:3;stroke:#0b57d0}
-svg.chain .node.hit rect{stroke-width:3;stroke:#f57c00}
-svg.chain .edge{fill:none;stroke:#888;stroke-width:1.3}
-svg.chain .elabel{font:10px system-ui,sans-serif;fill:#777}
-#ktable td:nth-child(2){word-break:break-all}
-.asrt{color:#b00020} .pager button{font-size:13px}
-"""
-
-JS = r"""
-(function(){
-const PAGE=100;
-const kernels=JSON.parse(document.getElementById('kernel-data').textContent);
-const traces=JSON.parse(document.getElementById('trace-data').textContent);
-const tbody=document.querySelector('#ktable tbody');
-const search=document.getElementById('search'), only=document.getElementById('only-asserts');
-let rows=kernels, page=0;
-function esc(s){return String(s).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));}
-function filter(){
-  const q=search.value.trim().toLowerCase();
-  rows=kernels.filter(k=>(!only.checked||k[4].length)&&(!q||k[1].toLowerCase().includes(q)||
-    k[5].some(x=>x.toLowerCase().includes(q))||k[6].some(x=>x.toLowerCase().includes(q))));
-  page=0; draw();
-  document.querySelectorAll('svg.chain .node').forEach(n=>n.classList.toggle('hit',!!q&&n.dataset.label.includes(q)));
-}
-function draw(){
-  const pages=Math.max(1,Math.ceil(rows.length/PAGE)); page=Math.min(page,pages-1);
-  const part=rows.slice(page*PAGE,(page+1)*PAGE);
-  tbody.innerHTML=part.map(k=>'<tr><td>'+esc(k[0])+'</td><td>'+esc(k[1])+'</td><td>'+esc(k[2])+'</td><td>'+esc(k[3])+
-    '</td><td>'+(k[4].length?k[4].map(a=>'<div class="asrt">line '+a[0]+': '+esc(a[1])+'</div>').join(''):'-')+
-    '</td><td>'+esc(k[5].join(', '))+'</td><td>'+esc(k[6].join(', '))+'</td></tr>').join('');
-  document.getElementById('kcount').textContent=rows.length+' of '+kernels.length+' kernels';
-  document.getElementById('page').textContent='page '+(page+1)+' of '+pages;
-  document.getElementById('prev').disabled=page==0; document.getElementById('next').disabled=page>=pages-1;
-}
-function code(src){
-  if(!src) return '<p class="dim">no source for this node</p>';
-  return '<div class="file">'+esc(src.what||src.file)+'</div><table class="code">'+src.lines.map(l=>
-    '<tr class="'+(l[0]===src.mark?'mark':'')+'"><td class="ln">'+l[0]+'</td><td>'+esc(l[1])+'</td></tr>').join('')+'</table>';
-}
-function pick(g){
-  const t=+g.dataset.trace, n=traces[t][+g.dataset.node];
-  g.closest('svg').querySelectorAll('.node').forEach(x=>x.classList.remove('sel')); g.classList.add('sel');
-  document.getElementById('panel-'+t).innerHTML='<div class="ptitle">'+esc(n.label)+'</div><div class="pdetail">'+
-    esc(n.detail||'')+'</div>'+code(n.source);
-}
-document.querySelectorAll('svg.chain .node').forEach(g=>{
-  g.addEventListener('click',()=>pick(g));
-  g.addEventListener('keydown',e=>{if(e.key==='Enter'||e.key===' '){e.preventDefault();pick(g);}});
-});
-search.addEventListener('input',filter); only.addEventListener('change',filter);
-document.getElementById('prev').onclick=()=>{page--;draw();};
-document.getElementById('next').onclick=()=>{page++;draw();};
-filter();
-})();
-"""

@@ -29,6 +29,16 @@ def test_non_editable_install_ships_grammars(tmp_path):
     assert lines[0].startswith(str(target))  # the installed copy, not the source tree
     assert lines[1] == "//" and lines[2] == "model"
 
+    # The report's page, CSS and script are package data: the installed copy writes a whole report.
+    report = elsewhere / "r.html"
+    out = subprocess.run([sys.executable, "-m", "inspector.cli", "--no-cache", "report", str(SAMPLE), "-o", str(report)],
+                         cwd=elsewhere, capture_output=True, text=True, env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    page = report.read_text()
+    assert page.startswith("<!DOCTYPE html>") and "{{" not in page
+    assert "function code(src)" in page and "svg.chain .node" in page  # the script and the CSS
+
 
 def test_inspect_path_imports_no_torch():
     # Imports are lazy (lark on first parse, networkx only for GraphML): run a whole inspect path, not just the imports.

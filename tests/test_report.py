@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from html.parser import HTMLParser
 import re
 import shutil
 import time
@@ -18,7 +19,8 @@ import pytest
 
 import inspector
 from inspector.cli import main
-from inspector.report import build_report, kernel_rows, layout, trace_chain
+from inspector.queries.kernels import kernel_rows
+from inspector.report import build_report, layout, trace_chain
 from inspector.trace import trace_assert
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,12 +74,54 @@ def test_report_verdict_is_the_first_heading(jagged_html):
     assert "input 0 (arg0_1) dim 0" in h1 and "input 1 (arg1_1)" in h1
 
 
-def test_report_embeds_no_closing_script_tag_in_data(tmp_path):
-    # Kernel text can hold "</script>"; the JSON blocks must not end early.
+EVIL = '</script><script>document.title="pwned"</script><!--<script>'  # what kernel text could hold
+
+
+class _Scripts(HTMLParser):
+    """The <script> elements of a page as the HTML parser splits them: [(attrs, text)]."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=False)
+        self.found, self._in = [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "script":
+            self._in = (dict(attrs), [])
+
+    def handle_data(self, data):
+        if self._in is not None:
+            self._in[1].append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._in is not None:
+            self.found.append((self._in[0], "".join(self._in[1])))
+            self._in = None
+
+
+def _evil_page(monkeypatch) -> str:
+    """The jagged report with one more kernel whose name and FX node hold `</script>` and `<!--`."""
+    import dataclasses
+
+    import inspector.report as report
+
+    real = report.kernel_rows
+    monkeypatch.setattr(report, "kernel_rows", lambda pkg, name: real(pkg, name) + [dataclasses.replace(
+        real(pkg, name)[0], name=EVIL, fx_nodes=[EVIL, "<!--", "</"])])
     with inspector.open_package(CUDA_JAGGED) as pkg:
-        html = build_report(pkg, _log(CUDA_JAGGED.parent))
-    for block in re.findall(r'<script type="application/json" id="[\w-]+">(.*?)</script>', html, re.S):
-        json.loads(block.replace("<\\/", "</"))
+        return build_report(pkg, _log(CUDA_JAGGED.parent))
+
+
+def test_report_embeds_no_closing_script_tag_in_data(monkeypatch):
+    # Kernel text can hold "</script>" or "<!--": the JSON islands must hold it and still end where they end.
+    # (Without the escaping in report_page.json_island this fails: the parser ends the island early.)
+    page = _evil_page(monkeypatch)
+    p = _Scripts()
+    p.feed(page)
+    p.close()
+    assert [a.get("id") for a, _ in p.found] == ["kernel-data", "trace-data", None]
+    kernels = json.loads(p.found[0][1])
+    assert kernels[-1][1] == EVIL and kernels[-1][6] == [EVIL, "<!--", "</"]
+    json.loads(p.found[1][1])
 
 
 @pytest.mark.parametrize("case", TRACED, ids=lambda d: f"{d.parent.name}/{d.name}")
@@ -115,10 +159,10 @@ def test_every_sample_chain_reaches_what_the_manifest_says(case, request):
 
 def test_kernel_rows_name_inputs_and_fx_nodes():
     with inspector.open_package(CUDA_JAGGED) as pkg:
-        rows = {r[0]: r for r in kernel_rows(pkg.model())}
+        rows = {r.name: r for r in kernel_rows(pkg, "model")}
     r = rows["triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2"]
-    assert r[3] == [[38, "index out of bounds: 0 <= tmp9 < ks0"]]
-    assert "arg0_1" in r[4] and "index_copy" in r[5]
+    assert r.assertions == [(38, "index out of bounds: 0 <= tmp9 < ks0")]
+    assert "arg0_1" in r.inputs and "index_copy" in r.fx_nodes
 
 
 def test_report_command_writes_the_file(tmp_path, capsys):
@@ -249,15 +293,30 @@ def test_click_through_the_jagged_trace(browser, tmp_path, artifacts, capsys):
     page.close()
 
 
+def test_script_text_in_the_data_stays_data_in_the_browser(browser, tmp_path, monkeypatch):
+    out = tmp_path / "evil.html"
+    out.write_text(_evil_page(monkeypatch))
+    page, took, errors, requests = _open(browser, out)
+    assert page.title().startswith("pt2-inspect report")
+    assert page.inner_text("#kcount") == "4 of 4 kernels"
+    page.fill("#search", "pwned")
+    assert page.inner_text("#kcount") == "1 of 4 kernels" and EVIL in page.inner_text("#ktable tbody")
+    assert "tl.device_assert" in page.inner_text("#panel-0")  # the script after the islands ran
+    assert not errors, errors
+    page.close()
+
+
 def test_large_kernel_list_pages(browser, tmp_path, monkeypatch, capsys):
     """20,000 kernels: the data is embedded, but only 100 rows are ever in the DOM."""
     import inspector.report as report
 
+    import dataclasses
+
     real = report.kernel_rows
 
-    def many(m):
-        rows = real(m)
-        return [[f"{r[0]}_{i}", *r[1:]] for i in range(20_000 // len(rows) + 1) for r in rows][:20_000]
+    def many(pkg, name):
+        rows = real(pkg, name)
+        return [dataclasses.replace(r, name=f"{r.name}_{i}") for i in range(20_000 // len(rows) + 1) for r in rows][:20_000]
 
     monkeypatch.setattr(report, "kernel_rows", many)
     with inspector.open_package(CPU_TRANSFORMER) as pkg:
@@ -293,8 +352,8 @@ def test_report_and_new_commands_import_no_torch():
     import sys
 
     out = subprocess.run([sys.executable, "-X", "importtime", "-c",
-                          "import inspector.report, inspector.commands.report, inspector.commands.source, "
-                          "inspector.commands.extract, inspector.export"],
+                          "import inspector.report, inspector.cli.report, inspector.cli.source, "
+                          "inspector.cli.extract, inspector.export"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     mods = [line.split("|")[-1].strip() for line in out.stderr.splitlines() if "|" in line]

@@ -99,6 +99,6 @@ def test_every_subpackage_is_installed():
     """A plain `pip install .` ships only the packages pyproject lists: every inspector/ subpackage must be there."""
     text = (ROOT / "pyproject.toml").read_text()
     subs = sorted(p.parent.relative_to(ROOT).as_posix().replace("/", ".") for p in (ROOT / "inspector").glob("*/__init__.py"))
-    assert "inspector.queries" in subs and "inspector.commands" in subs
+    assert "inspector.queries" in subs and "inspector.cli" in subs
     for s in subs:
         assert f'"{s}"' in text, s

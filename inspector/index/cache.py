@@ -28,7 +28,7 @@ import types
 import typing
 from pathlib import Path
 
-from .. import __version__
+from .._version import __version__
 from .. import model as M
 
 FORMAT = 2

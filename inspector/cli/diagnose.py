@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import sys
 
+from ._args import command_parser
+from ._io import console, read_log
+
 HELP = """Classify a failure from its real log text and answer with next steps that fit
 this package: an index assert (the full trace), a device-side assert whose line
 is missing (candidate assertions), an illegal memory access (steps and the
@@ -21,9 +24,8 @@ examples:
 """
 
 
-def add_parser(sub, fmt, epilog):
-    p = sub.add_parser("diagnose", help="classify a failure log and say what to do next", description=HELP,
-                       formatter_class=fmt, epilog=epilog)
+def add_parser(sub):
+    p = command_parser(sub, "diagnose", "classify a failure log and say what to do next", HELP)
     p.add_argument("package", metavar="PKG")
     p.add_argument("--log", metavar="FILE", help="the log ('-' for stdin; default: stdin when piped)")
     p.add_argument("--model", metavar="NAME", help="only this model of the package")
@@ -33,15 +35,14 @@ def add_parser(sub, fmt, epilog):
 
 
 def run(a) -> int:
-    from ..cli import _console, _read_log
     from ..errors import UsageError
     from ..package import open_package
     from ..queries.diagnose import diagnose
 
     if a.log:
-        log = _read_log(a.log)
+        log = read_log(a.log)
     elif not sys.stdin.isatty():
-        log = _read_log("-")  # the same checks as a file: empty or binary input is a usage error
+        log = read_log("-")  # the same checks as a file: empty or binary input is a usage error
     else:
         raise UsageError("give the log: --log FILE, or pipe it in with --log -")
     from ..exported_program import load_ep_option
@@ -54,5 +55,5 @@ def run(a) -> int:
     else:
         from ..render_queries import render_diagnosis
 
-        render_diagnosis(_console(), d)
+        render_diagnosis(console(), d)
     return 0

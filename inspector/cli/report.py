@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
+from ._args import command_parser
+from ._io import check_output_path, read_log, write_output
 
 HELP = """Write one self-contained HTML report: the package summary, every kernel with its
 assertions (searchable, 100 a page), and with --log each traced failure drawn as
@@ -16,31 +17,27 @@ examples:
 """
 
 
-def add_parser(sub) -> None:
-    from ..cli import EXIT_CODES
-
-    p = sub.add_parser("report", help="write a self-contained HTML report", description=HELP,
-                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXIT_CODES)
+def add_parser(sub):
+    p = command_parser(sub, "report", "write a self-contained HTML report", HELP)
     p.add_argument("package", metavar="PKG")
     p.add_argument("--log", metavar="FILE", help="a log holding the error: trace it into the report ('-' for stdin)")
     p.add_argument("--model", metavar="NAME", help="only this model of the package")
     p.add_argument("--ep", metavar="FILE", help="an exported program (torch.export.save) for user names and lines")
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
     p.add_argument("--json", action="store_true", help="print what was written as one JSON object")
-    p.set_defaults(run=run)
+    return p
 
 
 def run(a) -> int:
     import json
     import sys
 
-    from ..cli import _read_log, check_output_path, write_output
     from ..exported_program import load_ep_option
     from ..package import open_package
     from ..report import build_report
 
     check_output_path(a.output)
-    log = _read_log(a.log) if a.log else None
+    log = read_log(a.log) if a.log else None
     ep = load_ep_option(a.ep)
     with open_package(a.package) as pkg:
         page, info = build_report(pkg, log, model=a.model, with_info=True, ep=ep)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import os
 
+from ._args import command_parser
+from ._io import console
+
 HELP = """Check inputs against what the package was compiled for, before running it:
 device, dtype, rank, static sizes, each symbolic size against its range,
 strides when given, and sizes that share a symbol; then predict which
@@ -24,9 +27,9 @@ exit codes: 0 everything fits, 1 a violation or a predicted failure, 2 usage, 3 
 """
 
 
-def add_parser(sub, fmt, epilog):
-    p = sub.add_parser("check", help="check inputs against the package's contract", description=HELP,
-                       formatter_class=fmt)
+def add_parser(sub):
+    # No epilog: the description ends with check's own exit codes.
+    p = command_parser(sub, "check", "check inputs against the package's contract", HELP, epilog=None)
     p.add_argument("package", metavar="PKG")
     p.add_argument("--input", action="append", default=[], metavar="SPEC", help="one input (repeat)")
     p.add_argument("--inputs-json", metavar="FILE", help='[{"input": 0, "dtype": "float32", "shape": [4, 32], "device": "cuda"}, ...]')
@@ -37,7 +40,6 @@ def add_parser(sub, fmt, epilog):
 
 
 def run(a) -> int:
-    from ..cli import _console
     from ..errors import UsageError
     from ..package import open_package
     from ..queries.check import check, parse_inputs_json, parse_spec
@@ -58,5 +60,5 @@ def run(a) -> int:
     else:
         from ..render_queries import render_check
 
-        render_check(_console(), r)
+        render_check(console(), r)
     return 0 if r.ok else 1

@@ -1,0 +1,5 @@
+"""`python -m inspector.cli`: the same as `pt2-inspect`."""
+
+from . import entry
+
+entry()

@@ -1,0 +1,52 @@
+"""`pt2-inspect show`: what the package is."""
+
+from __future__ import annotations
+
+import json
+
+from ._args import command_parser
+from ._io import console
+
+SHOW_HELP = """Summarize a package: device (cuda/cpu, compute capability, CPU ISA), inputs with
+dtypes and symbolic shapes, symbols and the range their guards allow, outputs,
+constants, kernels by kind with how many assertions each holds (the table shows
+60 kernels, those with assertions first; --all-kernels or --json for all).
+
+example:
+  pt2-inspect show sample_packages/cuda/jagged/jagged.pt2
+  pt2-inspect show pkg.pt2 --json | jq '.models[0].symbols'
+"""
+
+
+def add_parser(sub):
+    s = command_parser(sub, "show", "what the package is", SHOW_HELP)
+    s.add_argument("package", metavar="PKG")
+    s.add_argument("--model", help="only this model (a package can hold several)")
+    s.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    s.add_argument("--ep", metavar="FILE", help="an exported program (torch.export.save) for user input names")
+    s.add_argument("--wide", action="store_true", help="never wrap or cut: lines as long as they need (default when piped)")
+    s.add_argument("--all-kernels", action="store_true",
+                   help="a row for every kernel (by default the table shows 60, those with assertions first; "
+                        "--json always lists all)")
+    s.add_argument("--full", action="store_true",
+                   help="parse every statement, so the coverage line counts the whole package (by default show "
+                        "scans the kernels and parses only the statements its facts need); --strict implies it")
+    return s
+
+
+def run(a) -> int:
+    from ..package import open_package
+    from ..summary import summarize
+
+    with open_package(a.package) as pkg:
+        s = summarize(pkg, a.model, full=a.full or a.strict)
+        from ..exported_program import annotate_summary
+
+        annotate_summary(pkg, s, a.ep)
+    if a.json:
+        print(json.dumps(s.to_dict(), indent=2))
+    else:
+        from ..render import MAX_KERNEL_ROWS, render_summary
+
+        render_summary(console(a.wide), s, None if a.all_kernels else MAX_KERNEL_ROWS)
+    return 0

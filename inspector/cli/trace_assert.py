@@ -1,0 +1,96 @@
+"""`pt2-inspect trace-assert`: a failing assertion traced to its kernel, bound, symbol and model input."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..errors import NothingFound, UsageError
+from ._args import command_parser
+from ._io import console, log_text, read_log, stdin_bytes
+
+TRACE_HELP = """Trace a failing assertion to its kernel, the kernel's size parameter ksM, the
+wrapper symbol sN, the model input and dimension, where the index values come
+from, and the source FX nodes; then explain it.
+
+Give the error as printed (best: the .py path or kernel name in it tells
+identical assertions apart):
+  --log FILE      a file holding the error or a whole log ('-' reads stdin)
+  --message TEXT  the pasted error (one or several lines) or just the message
+  --line N        the line alone: lists every kernel with an assertion on line N
+                  (Triton .py numbering and kernel.cpp numbering), ranked
+With no option and text on stdin, stdin is read as the log.
+
+examples:
+  pt2-inspect trace-assert pkg.pt2 --log crash.log
+  pt2-inspect trace-assert pkg.pt2 --message "/tmp/x/cabc.py:38: unknown: block: [0,0,0], thread: [0,0,0] Assertion \\`index out of bounds: 0 <= tmp9 < ks0\\` failed."
+  pt2-inspect trace-assert pkg.pt2 --line 52 --kernel cpp_fused_index_0 --json
+"""
+
+
+def add_parser(sub):
+    t = command_parser(sub, "trace-assert", "trace a failing assertion to the model input", TRACE_HELP)
+    t.add_argument("package", metavar="PKG")
+    t.add_argument("--line", type=int, metavar="N", help="the line the error names")
+    t.add_argument("--message", metavar="TEXT", help="the pasted error text, or the assertion message")
+    t.add_argument("--log", metavar="FILE", help="a log file holding the error ('-' for stdin)")
+    t.add_argument("--kernel", metavar="NAME", help="only assertions of this kernel")
+    t.add_argument("--model", metavar="NAME", help="only this model of the package")
+    t.add_argument("--json", action="store_true", help="print one JSON object")
+    t.add_argument("--ep", metavar="FILE", help="an exported program (torch.export.save) for user names and lines")
+    t.add_argument("--wide", action="store_true", help="never wrap or cut: lines as long as they need (default when piped)")
+    return t
+
+
+def run(a) -> int:
+    from ..package import open_package
+    from ..trace import trace_assert
+
+    log = read_log(a.log) if a.log else None
+    if log is None and a.line is None and a.message is None and a.kernel is None and not sys.stdin.isatty():
+        data = stdin_bytes()
+        if not data.strip():
+            raise UsageError("nothing on stdin and no --log/--message/--line/--kernel: say what failed "
+                             "(see pt2-inspect trace-assert --help)")
+        log = log_text(data, "stdin")
+    with open_package(a.package) as pkg:
+        from ..exported_program import load_ep_option
+
+        ep = load_ep_option(a.ep)
+        r = trace_assert(pkg, line=a.line, message=a.message, log=log, kernel=a.kernel, model=a.model, ep=ep)
+        there = "" if r.matches or r.candidates else _what_is_there(pkg, a)
+    if a.json:
+        print(json.dumps(r.to_dict(), indent=2))
+    else:
+        from ..render import render_trace
+
+        render_trace(console(a.wide), r)
+    if not r.matches and not r.candidates:
+        print(f"pt2-inspect: nothing found: no assertion in {a.package} matches {r.looked_for}{there}", file=sys.stderr)
+        return NothingFound.exit_code
+    return 0
+
+
+def _what_is_there(pkg, a, limit: int = 30) -> str:
+    """For a miss: the kernels (for --kernel) or assertion lines (for --line) that do exist."""
+    indexes = [pkg.index(n) for n in ([a.model] if a.model else pkg.model_names)]  # the scan: nothing parsed
+    asserts = [(ix.name, s.kernel, s.line) for ix in indexes for s in ix.assert_sites()]
+    names = {k for ix in indexes for k in ix.kernel_names()}
+
+    def cut(items):
+        items = list(dict.fromkeys(items))
+        return ", ".join(items[:limit]) + (f" … ({len(items)} in all)" if len(items) > limit else "")
+
+    if a.kernel and a.kernel not in names:
+        import difflib
+
+        close = difflib.get_close_matches(a.kernel, names, n=3, cutoff=0.6)
+        return (f"; there is no kernel {a.kernel!r}" + (f" (did you mean {', '.join(close)}?)" if close else "")
+                + f"; kernels with assertions: {cut(k for _, k, _ in asserts) or 'none'}")
+    if a.kernel:
+        lines = [str(ln) for _, k, ln in asserts if k == a.kernel]
+        return f"; kernel {a.kernel} has assertions on lines: {', '.join(lines)}" if lines else \
+            f"; kernel {a.kernel} has no assertions"
+    if a.line is not None:
+        return f"; assertion lines there are: {cut(f'{ln} ({k})' for _, k, ln in asserts) or 'none'}"
+    return ""

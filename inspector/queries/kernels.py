@@ -1,0 +1,81 @@
+"""The kernel list of a model from the lazy index's scan, nothing parsed: what the report's kernel table shows.
+
+One row per kernel (wrapper order, then kernel.cpp order): its kind, how many times run_impl launches it, its
+assertions (line and message), the model inputs its launches pass and the source FX nodes of its launches.
+All of it comes from the scan's kernels, assert sites and run_impl statements (`ModelIndex.kernel_names`,
+`assert_sites`, `calls`): a package of 20,000 kernels is listed without parsing one of them (the whole parse of
+such a package takes a minute; tests/test_report_scale.py checks these rows equal the parsed ones on every sample).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..package import Package
+
+# The message of an assert statement is its last string literal: `tl.device_assert(cond, "msg")`,
+# `AOTI_TORCH_CHECK(cond, "msg");` (the grammar reads it so in parse/triton.py and parse/cpp_kernel.py).
+_STRING = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
+_TOKEN = re.compile(r"\b[A-Za-z_]\w*")
+
+
+@dataclass
+class KernelRow:
+    model: str
+    name: str
+    kind: str  # "cpp" or "triton <flavor>"
+    launches: int
+    assertions: list[tuple[int, str]] = field(default_factory=list)  # (line in the kernel's numbering, message)
+    inputs: list[str] = field(default_factory=list)  # wrapper names of the model inputs its launches pass
+    fx_nodes: list[str] = field(default_factory=list)  # source FX nodes of its launches
+
+
+def assert_message(text: str) -> str:
+    """The message of a scanned assert statement (its last string literal), or "" when it has none."""
+    found = _STRING.findall(text)
+    if not found:
+        return ""
+    double, single = found[-1]
+    return double or single
+
+
+def kernel_rows(pkg: Package, name: str) -> list[KernelRow]:
+    """Every kernel of model ``name``, from the scan."""
+    ix = pkg.index(name)
+    m = ix.eager()  # the small facts: the inputs' names
+    in_names = {i.name for i in m.inputs}
+    nodes_re = ix.wmap.dialect.source_nodes_re
+    launches: dict[str, int] = {}
+    inputs: dict[str, dict] = {}
+    fx: dict[str, dict] = {}
+    call_at = {st.line: (target, kind) for st, target, kind in ix.calls()}
+    pending = None  # the FX nodes the last `// Topologically Sorted Source Nodes` comment names, for the next call
+    for st in ix.wmap.run:
+        if st.kind == "comment":
+            found = nodes_re.search(st.text)
+            if found:
+                pending = [x.strip() for x in found.group(1).split(",") if x.strip()]
+            continue
+        if st.line not in call_at:
+            continue
+        target, kind = call_at[st.line]
+        nodes, pending = pending, None
+        if kind != "kernel":
+            continue
+        launches[target] = launches.get(target, 0) + 1
+        for tok in _TOKEN.findall(st.text[len(st.callee or ""):]):
+            if tok in in_names:
+                inputs.setdefault(target, {})[tok] = None
+        for n in nodes or ():
+            fx.setdefault(target, {})[n] = None
+    asserts: dict[str, list[tuple[int, str]]] = {}
+    for s in ix.assert_sites():
+        asserts.setdefault(s.kernel, []).append((s.line, assert_message(s.text)))
+    rows = []
+    for k in ix.kernel_names():
+        kind = ix.kernel_kind(k)
+        rows.append(KernelRow(model=name, name=k, kind=kind if kind != "triton" else f"triton {ix.kernel_flavor(k)}",
+                              launches=launches.get(k, 0), assertions=asserts.get(k, []),
+                              inputs=list(inputs.get(k, ())), fx_nodes=list(fx.get(k, ()))))
+    return rows

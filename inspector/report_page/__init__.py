@@ -1,0 +1,39 @@
+"""The HTML report's page as package data: report.html (the page), trace.html (one traced failure),
+report.css and report.js, filled by inspector.report.
+
+Slots are ``{{name}}``; every slot is filled in one pass, so text that happens to hold ``{{x}}`` is never
+filled again.  Values are HTML the caller escaped (``fill`` escapes nothing).  Data the page's script reads
+goes in JSON islands (``json_island``): ``<script type="application/json">``, read with JSON.parse.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from importlib import resources
+
+_SLOT = re.compile(r"\{\{(\w+)\}\}")
+
+
+@lru_cache(maxsize=None)
+def load(name: str) -> str:
+    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+
+
+def fill(template: str, **slots: str) -> str:
+    """``template`` (a file name of this package) with each ``{{name}}`` replaced by ``slots[name]``."""
+    text = load(template)
+    missing = set(_SLOT.findall(text)) - set(slots)
+    if missing:
+        raise KeyError(f"{template}: no value for {sorted(missing)}")
+    return _SLOT.sub(lambda m: str(slots[m.group(1)]), text)
+
+
+def json_island(id_: str, data) -> str:
+    """``data`` as a JSON island the page's script reads.  Inside <script> the HTML parser ends the element at
+    the first ``</script`` and treats ``<!--`` specially: every ``</`` is written ``<\\/`` and every ``<!--``
+    ``\\u003c!--``, both still JSON for the same text."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    text = text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
+    return f'<script type="application/json" id="{id_}">{text}</script>'

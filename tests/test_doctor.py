@@ -222,3 +222,66 @@ def test_weights_file_formats(tmp_path):
 def test_weights_need_one_model():
     with inspector.open_package(MULTI) as pkg, pytest.raises(UsageError, match="--model"):
         doctor(pkg, weights=str(WEIGHTS / "full.pt"))
+
+
+# -- the CLI: doctor and scan ----------------------------------------------------------------------------
+
+def _cli(argv, capsys):
+    from inspector.cli import main
+
+    rc = main(argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_doctor_cli_verdict_first_and_exit_codes(capsys):
+    rc, out, _ = _cli(["doctor", str(CUDA), "--gpu", "sm_80"], capsys)
+    assert rc == 1 and out.splitlines()[0].startswith("✗ will not run as given")
+    rc, out, _ = _cli(["doctor", str(CUDA), "--gpu", "sm_90"], capsys)
+    assert rc == 0 and not out.startswith("✗")
+    rc, _, err = _cli(["doctor", str(CUDA), "--gpu", "volta"], capsys)
+    assert rc == 2 and "sm_XX" in err
+    rc, _, err = _cli(["doctor", str(CUDA), "--torch", "1.0"], capsys)
+    assert rc == 2 and "known:" in err
+    rc, _, err = _cli(["doctor", str(CUDA), "--host-cpuinfo", "/nonexistent"], capsys)
+    assert rc == 2
+
+
+def test_doctor_json_matches_its_schema_on_every_sample(capsys):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "inspector" / "schemas" / "doctor.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    seen = 0
+    for pkg in sorted(ROOT.glob("sample_packages/*/*/*.pt2")) + [MULTI]:
+        rc, out, _ = _cli(["doctor", str(pkg), "--gpu", "sm_90", "--torch", "2.13", "--json"], capsys)
+        doc = json.loads(out)
+        jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
+        assert rc == (0 if doc["ok"] else 1)
+        seen += 1
+    assert seen >= 60
+    doc["findings"][0]["severity"] = "fatal"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
+
+
+def test_scan_a_registry_with_hostile_files(tmp_path, capsys):
+    reg = tmp_path / "registry"
+    (reg / "team").mkdir(parents=True)
+    shutil.copy(CUDA, reg / "team" / "good.pt2")
+    shutil.copy(CPU, reg / "cpu.pt2")
+    (reg / "junk.pt2").write_bytes(b"not a zip at all")
+    (reg / "empty.pt2").write_bytes(b"")
+    (reg / "link.pt2").symlink_to(reg / "cpu.pt2")
+    rc, out, err = _cli(["scan", str(reg), "--gpu", "sm_80", "--jobs", "2", "--json"], capsys)
+    rows = [json.loads(l) for l in out.splitlines()]
+    summary = rows[-1]["summary"]
+    by_name = {Path(r["package"]).name: r for r in rows[:-1]}
+    assert set(by_name) == {"good.pt2", "cpu.pt2", "junk.pt2", "empty.pt2"}  # the link is not followed
+    assert by_name["good.pt2"]["ok"] is False and by_name["cpu.pt2"]["ok"] is True
+    assert by_name["junk.pt2"]["ok"] is None and not by_name["junk.pt2"]["internal"]
+    assert summary["packages"] == 4 and summary["unreadable"] == 2 and summary["will_not_run"] == 1
+    assert summary["internal_errors"] == 0 and rc == 1
+    rc, out, _ = _cli(["scan", str(reg / "cpu.pt2")], capsys)
+    assert rc == 0 and "1 package(s), 1 model(s)" in out
+    rc, _, err = _cli(["scan", str(tmp_path / "nothing-here")], capsys)
+    assert rc == 2 and "nothing to scan" in err

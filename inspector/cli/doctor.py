@@ -1,0 +1,78 @@
+"""`pt2-inspect doctor PKG`: will this package run here, with this GPU, CPU and torch?"""
+
+from __future__ import annotations
+
+import json
+
+from ._args import command_parser
+from ._io import console
+
+HELP = """Read the contract a package carries and check it against where it will run,
+before anything runs. One finding per line, most serious first: error (it will
+fail), warn (it may fail or mislead), info; each with its evidence and what to do.
+
+  GPU architecture  the SM target of every cubin (ELF header) against --gpu
+  CPU ISA           AOTI_CPU_ISA and the compile commands' -m flags against
+                    --host-cpuinfo (a saved /proc/cpuinfo, or auto: this machine)
+  torch ABI         the .so's undefined aoti_* C-shim symbols against what each
+                    torch release 2.6-2.15 exports (--torch X.Y: what it lacks)
+  GLIBC             the versions the .so needs (against this host with auto)
+  weights           compiled into the .so, or left out (load_constants first);
+                    with --weights FILE: a .safetensors file, a folder of
+                    shards or a torch.save file (read as pickle opcodes, never
+                    unpickled) against the constants: every name, dtype, shape
+                    and stride, and keys the package lacks with their reason.
+                    load_constants copies raw bytes and checks none of this
+  completeness      the .so and every cubin the wrapper loads are present
+  checks            input guards, NaN/Inf checks, the value printer compiled in
+
+Nothing inside the package is loaded, run or unpickled: ELF headers and symbol
+tables are read as bytes.
+
+examples:
+  pt2-inspect doctor model.pt2 --gpu sm_80
+  pt2-inspect doctor model.pt2 --gpu auto --host-cpuinfo auto --torch 2.13
+  pt2-inspect doctor model.pt2 --host-cpuinfo saved_cpuinfo.txt --json
+  pt2-inspect doctor model.pt2 --weights new_weights.safetensors
+
+exit codes: 0 no error found, 1 an error found, 2 usage, 3 unreadable package
+"""
+
+
+def add_parser(sub):
+    p = command_parser(sub, "doctor", "will this package run here (GPU, CPU, torch, weights)?", HELP, epilog=None)
+    p.add_argument("package", metavar="PKG")
+    p.add_argument("--gpu", metavar="sm_XX|auto", help="the GPU it will run on (sm_80, 8.0) or auto (nvidia-smi)")
+    p.add_argument("--host-cpuinfo", metavar="FILE|auto", help="a saved /proc/cpuinfo of the serving host, or auto")
+    p.add_argument("--torch", metavar="X.Y", help="the torch release that will load it (2.6 ... 2.15)")
+    p.add_argument("--weights", metavar="FILE|DIR", help="weights to check against the constants (.safetensors, "
+                   "a folder of shards, or a torch.save file)")
+    p.add_argument("--model", metavar="NAME", help="only this model of the package (needed with --weights when "
+                   "it holds several)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--wide", action="store_true", help="never wrap or cut: lines as long as they need (default when piped)")
+    return p
+
+
+def run(a) -> int:
+    import os
+
+    from ..errors import UsageError
+    from ..package import open_package
+    from ..queries.doctor import doctor
+
+    cpuinfo = a.host_cpuinfo
+    if cpuinfo and cpuinfo != "auto":
+        if not os.path.isfile(cpuinfo):
+            raise UsageError(f"--host-cpuinfo {cpuinfo}: no such file (give a saved /proc/cpuinfo, or auto)")
+        with open(cpuinfo, encoding="utf-8", errors="replace") as f:
+            cpuinfo = f.read()
+    with open_package(a.package) as pkg:
+        r = doctor(pkg, gpu=a.gpu, host_cpuinfo=cpuinfo, torch=a.torch, weights=a.weights, model=a.model)
+    if a.json:
+        print(json.dumps(r.to_dict(), indent=2))
+    else:
+        from ..render_doctor import render_doctor
+
+        render_doctor(console(a.wide), r)
+    return 0 if r.ok else 1

@@ -27,9 +27,17 @@ def _cache_dir(tmp_path_factory):
     mp.undo()
 
 
+def _parametrized(metafunc, name: str) -> bool:
+    for m in metafunc.definition.iter_markers("parametrize"):
+        names = m.args[0]
+        if name in ([n.strip() for n in names.split(",")] if isinstance(names, str) else names):
+            return True
+    return False
+
+
 def pytest_generate_tests(metafunc):
-    if "sample" in metafunc.fixturenames and not any(
-            "sample" in m.args[0] for m in metafunc.definition.iter_markers("parametrize")):
+    """A test taking ``sample`` runs on every manifest sample (unless it parametrizes ``sample`` itself)."""
+    if "sample" in metafunc.fixturenames and not _parametrized(metafunc, "sample"):
         metafunc.parametrize("sample", SAMPLES, ids=[s.id for s in SAMPLES])
 
 

@@ -21,6 +21,8 @@ from inspector.cli import main
 from inspector.report import build_report, kernel_rows, layout, trace_chain
 from inspector.trace import trace_assert
 
+from _samples import SAMPLES as ALL_SAMPLES
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_packages"
 CUDA_JAGGED = SAMPLES / "cuda/jagged/jagged.pt2"
@@ -28,7 +30,7 @@ CPU_TRANSFORMER = SAMPLES / "cpu/transformer/transformer.pt2"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-TRACED = sorted(p.parent for p in SAMPLES.glob("*/*/error.log") if list(p.parent.glob("*.pt2")))
+TRACED = [s.dir for s in ALL_SAMPLES]  # every sample with a manifest, its package and its real error.log
 
 
 def _log(d: Path) -> str:

@@ -12,7 +12,7 @@ from inspector.cli import main
 
 jsonschema = pytest.importorskip("jsonschema")
 
-from _samples import sample_of
+from _samples import PACKAGES, sample_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "inspector/schemas/show.schema.json").read_text())
@@ -52,7 +52,7 @@ def test_schema_catches_drift():
         jsonschema.validate(doc, SCHEMA, cls=jsonschema.Draft202012Validator)
 
 
-ALL_SAMPLES = sorted(p for p in ROOT.glob("sample_packages/**/*.pt2") if p.parent.name != "ep")
+ALL_SAMPLES = PACKAGES
 
 
 @pytest.mark.parametrize("pkg", ALL_SAMPLES, ids=[str(p.relative_to(ROOT / "sample_packages")) for p in ALL_SAMPLES])

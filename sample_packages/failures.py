@@ -36,7 +36,8 @@ def build_noassert(dev: str, out: Path) -> Path:
     from torch.export import Dim
 
     sys.path.insert(0, str(HERE))
-    from build import EmbeddingModel, _source  # noqa: E402
+    from build import _source  # noqa: E402
+    from models import EmbeddingModel  # noqa: E402
 
     torch.manual_seed(0)
     out.mkdir(parents=True, exist_ok=True)

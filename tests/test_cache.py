@@ -17,17 +17,11 @@ from inspector.index import cache
 from inspector.summary import summarize
 from inspector.trace import trace_assert
 
+from _samples import SAMPLES as ALL_SAMPLES
+
 ROOT = Path(__file__).resolve().parents[1]
-MANIFESTS = sorted(ROOT.glob("sample_packages/*/*/manifest.json"))
-
-
-def _traceable(manifest: Path) -> bool:
-    """A sample whose real error log the tool answers today (not a known gap, not an extern-op failure)."""
-    exp = json.loads(manifest.read_text())["expect"]
-    return not exp.get("known_gap") and exp.get("kernel_kind") != "extern"
-
-
-SAMPLES = [m.parent / f"{json.loads(m.read_text())['name']}.pt2" for m in MANIFESTS if _traceable(m)]
+# Samples whose real error log the tool traces today (tests/known_gaps.py), not an extern-op failure.
+SAMPLES = [s.pkg for s in ALL_SAMPLES if s.traces and not s.extern]
 
 
 @pytest.fixture

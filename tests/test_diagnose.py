@@ -18,6 +18,8 @@ from inspector.cli import main
 from inspector.explain import ENV_WHEN
 from inspector.queries.diagnose import diagnose
 
+from _samples import SAMPLES, pkg_for, sample_of
+
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_packages"
 IMA_PKG = S / "cpu/ima_embedding/package/ima_embedding.pt2"
@@ -28,9 +30,7 @@ def _diag(pkg: Path, log: str, **kw):
         return diagnose(p, log, **kw)
 
 
-def _pkg_of(log: Path) -> Path:
-    d = log.parent.parent if log.parent.name == "logs" else log.parent
-    return next(d.glob("*.pt2"), None) or next((d / "package").glob("*.pt2"))
+_pkg_of = pkg_for
 
 
 def _steps_ok(d):
@@ -43,21 +43,11 @@ def _steps_ok(d):
             assert s["when"] == ENV_WHEN[next(iter(s["env"]))]
 
 
-def _known_gap(manifest: Path, test: str = "test_captured_error_traces_to_manifest") -> bool:
-    """The sample's manifest marks this kind of test as not working yet (e.g. torch 2.6 archives, issue 8)."""
-    if not manifest.exists():
-        return False
-    exp = json.loads(manifest.read_text())["expect"]
-    return bool(exp.get("known_gap")) and test in exp.get("known_gap_tests", ["test_captured_error_traces_to_manifest"])
-
-
 def _fired(log: Path) -> bool:
-    man = log.parent / "manifest.json"
-    return not man.exists() or json.loads(man.read_text())["expect"].get("fired", True)
+    return sample_of(log).fired
 
 
-ERROR_LOGS = [p for p in sorted(S.glob("*/*/error.log")) if (p.parent / "manifest.json").exists() and _fired(p)
-              and not _known_gap(p.parent / "manifest.json")] + [
+ERROR_LOGS = [s.error_log for s in SAMPLES if s.traces] + [
     S / "cuda/transformer/logs/assert_warm_exit.log", S / "cuda/transformer/logs/assert_warm_sync.log",
     S / "cuda/embedding/logs/assert_embedding_warm_exit.log", S / "cuda/jagged/logs/assert_jagged_warm_exit.log"]
 
@@ -140,12 +130,13 @@ def test_unchecked_vectorized_gather_from_an_input_is_a_suspect():
     assert [o["input"] for o in s["index_origin"]] == [1]
 
 
+@pytest.mark.samples
 def test_shipped_samples_have_no_unchecked_indirect_access():
     """Every sample with a manifest was compiled with index asserts on: no suspect may be reported."""
     from inspector.queries.suspects import unchecked_indirect
 
     pkgs = [p for p in sorted(S.glob("*/*/*.pt2")) if (p.parent / "manifest.json").exists()
-            and not _known_gap(p.parent / "manifest.json", "test_show_json_matches_package_and_manifest")]
+            and sample_of(p).has("read")]
     assert len(pkgs) >= 12
     for p in pkgs:
         with inspector.open_package(p) as pkg:

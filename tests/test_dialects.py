@@ -13,8 +13,9 @@ import inspector
 from inspector.cli import main
 from inspector.dialects import CPU_INLINE, CPU_KERNEL_CPP, CUDA_CALL_TRITON, DIALECTS, FALLBACK, by_name, sniff
 
+from _samples import MANIFESTS
+
 ROOT = Path(__file__).resolve().parents[1]
-MANIFESTS = sorted(ROOT.glob("sample_packages/*/*/manifest.json"))
 
 
 def expected_dialect(man: dict) -> str | None:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import zipfile
-from pathlib import Path
+from _samples import S
 
 import inspector
 from inspector.cli import main
 from inspector.exported_program import load_ep, packaged_ep
 
-ROOT = Path(__file__).resolve().parents[1]
-S = ROOT / "sample_packages"
 EP_FILE = S / "cpu/gather_dynamic/ep/gather_dynamic_ep.pt2"  # torch.export.save of the same model (make_ep.py)
 
 
@@ -22,7 +20,7 @@ def test_packaged_exported_program_is_read():
     assert ep.user_inputs[1].shape == ["s77", "s75"]
     locs = ep.nodes["gather"].locations()
     assert [(l.line, l.code) for l in locs] == [(70, "return torch.gather(x, 1, idx) * 2.0 + 1.0")]
-    assert locs[0].file.endswith("sample_packages/build.py")
+    assert locs[0].file.endswith("sample_packages/build.py")  # where the model classes were when it was built
     assert ep.ranges["s27"] == (2, 4096)
 
 

@@ -36,10 +36,13 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from _samples import MANIFESTS as ALL_MANIFESTS  # noqa: E402
+
 from inspector.cli import main  # noqa: E402
 
+pytestmark = pytest.mark.slow  # fuzzing: seconds per target
+
 ROOT = Path(__file__).resolve().parents[1]
-ALL_MANIFESTS = sorted(ROOT.glob("sample_packages/*/*/manifest.json"))
 EXAMPLES = int(os.environ.get("PT2_FUZZ_EXAMPLES", "0") or 0)
 QUICK = {"wrapper": 45, "kernel": 30, "cubin": 20, "json": 20, "log": 60, "zip": 25}
 QUICK_MAX_WRAPPER = 150_000  # the quick profile leaves the biggest wrappers (transformer) to the long one

@@ -526,6 +526,7 @@ def test_real_gather_dynamic_checks_resolve_in_their_nest():
 # -- extern calls: checked or not (issue 8: unchecked ones fail with exit 0) -------------------
 
 
+@pytest.mark.samples
 def test_unchecked_extern_calls_agree_with_the_manifests():
     """A sample's manifest says whether its wrapper calls an extern op bare (`unchecked_extern`, absent: no)."""
     import json

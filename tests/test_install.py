@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # a pip install
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
 

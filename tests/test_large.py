@@ -13,6 +13,8 @@ import inspector
 from inspector.summary import summarize
 from inspector.trace import trace_assert
 
+pytestmark = pytest.mark.slow  # builds a 1,500-kernel package
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_packages/cuda/jagged/jagged.pt2"
 LOG = SAMPLE.parent / "error.log"

@@ -17,10 +17,10 @@ import inspector
 from inspector.summary import summarize
 from inspector.trace import trace_assert
 
+from _samples import LOGS, PACKAGES, pkg_for
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = sorted(p for p in ROOT.glob("sample_packages/**/*.pt2") if p.parent.name != "ep")  # ep/: no AOTI model
 IDS = [str(p.relative_to(ROOT / "sample_packages").parent) for p in PACKAGES]
-LOGS = sorted({*ROOT.glob("sample_packages/*/*/error.log"), *ROOT.glob("sample_packages/*/*/logs/*.log")})
 
 
 def test_there_is_something_to_compare():
@@ -58,15 +58,7 @@ def test_a_slice_holds_the_calls_the_full_parse_holds(pkg_path):
     assert compared or not launched
 
 
-def _pkg_for(log: Path) -> Path:
-    if log.parent.name == "logs":  # logs/index.json names the package each log was made with
-        import json
-
-        entry = json.loads((log.parent / "index.json").read_text()).get(log.stem, {})
-        if entry.get("package"):
-            return ROOT / "sample_packages" / entry["package"]
-        return next(log.parent.parent.glob("*.pt2"))
-    return next(log.parent.glob("*.pt2"))
+_pkg_for = pkg_for  # logs/index.json names the package each log was made with
 
 
 @pytest.mark.parametrize("log", LOGS, ids=[str(p.relative_to(ROOT / "sample_packages")) for p in LOGS])

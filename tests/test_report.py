@@ -23,6 +23,8 @@ from inspector.queries.kernels import kernel_rows
 from inspector.report import build_report, layout, trace_chain
 from inspector.trace import trace_assert
 
+from _samples import SAMPLES as ALL_SAMPLES
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_packages"
 CUDA_JAGGED = SAMPLES / "cuda/jagged/jagged.pt2"
@@ -30,17 +32,7 @@ CPU_TRANSFORMER = SAMPLES / "cpu/transformer/transformer.pt2"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-TRACED = sorted(p.parent for p in SAMPLES.glob("*/*/error.log") if list(p.parent.glob("*.pt2")))
-
-
-def _known_gap(manifest: dict, request) -> None:
-    """A manifest's `expect.known_gap`, applied as tests/test_samples.py::_known_gap does (strict xfail for the
-    tests `expect.known_gap_tests` names).  Without that list a gap is one of the trace of the real error, which
-    is what this chain draws: then it applies here as well as to `test_captured_error_traces_to_manifest`."""
-    exp = manifest["expect"]
-    tests = exp.get("known_gap_tests", ["test_captured_error_traces_to_manifest", request.function.__name__])
-    if exp.get("known_gap") and request.function.__name__ in tests:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=exp["known_gap"]))
+TRACED = [s.dir for s in ALL_SAMPLES]  # every sample with a manifest, its package and its real error.log
 
 
 def _log(d: Path) -> str:
@@ -129,7 +121,6 @@ def test_every_sample_chain_reaches_what_the_manifest_says(case, request):
     manifest = json.loads((case / "manifest.json").read_text())
     if not manifest["expect"].get("fired", True):
         pytest.skip("the trigger ran without any error on this build: nothing to trace")
-    _known_gap(manifest, request)
     with inspector.open_package(_pkg(case)) as pkg:
         r = trace_assert(pkg, log=_log(case))
         assert r.matches

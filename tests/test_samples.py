@@ -8,70 +8,79 @@ with a few regexes, and must reach the same input and dimension as the graph.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
 import json
 import re
 import zipfile
 from pathlib import Path
 
 import pytest
+from _samples import SAMPLES, by_name
 
 import inspector
 from inspector.cli import main
 from inspector.summary import summarize
 from inspector.trace import trace_assert
 
-ROOT = Path(__file__).resolve().parents[1]
-MANIFESTS = sorted(ROOT.glob("sample_packages/*/*/manifest.json"))
-IDS = [f"{p.parent.parent.name}-{p.parent.name}" for p in MANIFESTS]
-
-
-def _load(manifest: Path):
-    man = json.loads(manifest.read_text())
-    return man, manifest.parent / f"{man['name']}.pt2"
-
-
-def _known_gap(man, request):
-    """A manifest's `expect.known_gap` marks work not done yet (issue N): the test must fail, strictly.
-
-    It applies to the tests named in `expect.known_gap_tests` (default: the trace of the real
-    error against the manifest's truth).  Strict: once the gap is closed the test passes, the
-    XPASS fails the run, and the flag has to come out of the manifest (by rebuilding the sample).
-    """
-    exp = man["expect"]
-    tests = exp.get("known_gap_tests", ["test_captured_error_traces_to_manifest"])
-    if exp.get("known_gap") and request.function.__name__ in tests:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=exp["known_gap"]))
+from known_gaps import TRACE
 
 
 def test_every_sample_is_there():
-    names = {(p.parent.parent.name, p.parent.name) for p in MANIFESTS}
+    names = {(s.build, s.name) for s in SAMPLES}
     for dev in ("cpu", "cuda"):
         for n in ("embedding", "gather_dynamic", "jagged", "scatter_add", "transformer", "two_models"):
             assert (dev, n) in names
 
 
-@pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
-def test_show_json_matches_package_and_manifest(manifest, request, capsys):
-    _known_gap(json.loads(manifest.read_text()), request)
-    man, pkg_path = _load(manifest)
-    assert main(["show", str(pkg_path), "--json"]) == 0
-    s = json.loads(capsys.readouterr().out)
+@functools.lru_cache(maxsize=None)
+def show_json(pkg_path: Path) -> dict:
+    """`show --json` of a package, once per session: several tests read it, each for one capability."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["show", str(pkg_path), "--json"]) == 0
+    return json.loads(out.getvalue())
+
+
+@pytest.mark.needs("cpu_isa")
+def test_show_names_the_target(sample):
+    models = show_json(sample.pkg)["models"]
+    assert models
+    for m in models:
+        assert m["device"] == sample.manifest["device"]
+        if m["device"] == "cuda":
+            assert m["compute_capability"] == "90"
+        else:
+            assert m["cpu_isa"]
+
+
+@pytest.mark.needs("input_dtypes")
+def test_show_names_the_input_dtypes_of_the_export(sample):
+    man = sample.manifest
+    models = show_json(sample.pkg)["models"]
+    assert models
+    for m in models:
+        spec = man["models"][m["name"]] if "models" in man else man
+        assert [i["dtype"] for i in m["inputs"]] == [x["dtype"] for x in spec["inputs"]]
+
+
+@pytest.mark.needs("split_files")
+def test_show_json_matches_package_and_manifest(sample):
+    """What show says, against the package's own files by grep and the manifest's export."""
+    man, pkg_path = sample.manifest, sample.pkg
+    s = show_json(pkg_path)
     assert s["format"] == "pt2"
     zf = zipfile.ZipFile(pkg_path)
     names = zf.namelist()
     wrappers = [n for n in names if n.endswith(".wrapper.cpp")]
-    assert len(s["models"]) == len(wrappers)
+    assert wrappers and len(s["models"]) == len(wrappers)  # a loop over no model would check nothing
     for m in s["models"]:
         assert m["device"] == man["device"]
-        if man["device"] == "cuda":
-            assert m["compute_capability"] == "90"
-        else:
-            assert m["cpu_isa"]
         wrapper = zf.read(m["wrapper"]).decode()
-        # Inputs: as many as inputs_info_ entries, dtypes as the manifest's example inputs.
+        # Inputs: as many as inputs_info_ entries, ranks as the manifest's example inputs.
         assert len(m["inputs"]) == len(re.findall(r"inputs_info_\[\d+\]\.name", wrapper))
         spec = man["models"][m["name"]] if "models" in man else man
-        assert [i["dtype"] for i in m["inputs"]] == [x["dtype"] for x in spec["inputs"]]
         assert [len(i["shape"]) for i in m["inputs"]] == [len(x["shape"]) for x in spec["inputs"]]
         # Symbols: each dynamic dim of the export has a symbol whose range is the guard's.
         syms = {(sy["input"], sy["dim"]): sy for sy in m["symbols"] if not sy["alias_of"]}
@@ -93,13 +102,12 @@ def test_show_json_matches_package_and_manifest(manifest, request, capsys):
         assert len(m["constants"]) == consts
 
 
-@pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
-def test_captured_error_traces_to_manifest(manifest, request):
-    man, pkg_path = _load(manifest)
+@pytest.mark.needs(*TRACE)
+def test_captured_error_traces_to_manifest(sample):
+    man, pkg_path = sample.manifest, sample.pkg
     exp = man["expect"]
-    if not exp.get("fired", True):
+    if not sample.fired:
         pytest.skip("the trigger ran without any error on this build: nothing to trace")
-    _known_gap(man, request)
     with inspector.open_package(pkg_path) as pkg:
         r = trace_assert(pkg, log=man["error"]["stderr"])
     assert r.matches, r.looked_for
@@ -125,18 +133,18 @@ def test_captured_error_traces_to_manifest(manifest, request):
     assert mt.explanation
 
 
-@pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
-def test_every_assertion_traces_completely(manifest, request):
+def test_every_assertion_traces_completely(sample):
     """Not only the one that fired: every assertion in the package has a chain with no unknown hop."""
-    _known_gap(json.loads(manifest.read_text()), request)
-    _, pkg_path = _load(manifest)
-    with inspector.open_package(pkg_path) as pkg:
+    traced = 0
+    with inspector.open_package(sample.pkg) as pkg:
         for m in pkg.models:
             for k in m.kernels.values():
                 for a in k.assertions:
                     r = trace_assert(pkg, line=a.line, kernel=k.name, model=m.name)
                     mt = next(x for x in r.matches if x.kernel == k.name)
                     assert mt.complete, (k.name, a.line, [o.unresolved for o in mt.index_origin])
+                    traced += 1
+    assert traced or sample.extern  # an ATen op checks its own indices: no Inductor check to trace
 
 
 # --- the guide's grep recipe, as plain regexes -------------------------------------------------
@@ -211,19 +219,30 @@ def grep_assert_lines(wrapper: str, kernel_cpp: str, kernel: str) -> dict[int, s
     return out
 
 
-@pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
-def test_grep_recipe_agrees_with_graph(manifest, request):
+def grep_extern_calls(wrapper: str, fn: str) -> set[int]:
+    """The wrapper lines that call the ATen op ``fn`` (bare, or inside AOTI_TORCH_ERROR_CODE_CHECK(...))."""
+    return {i + 1 for i, line in enumerate(wrapper.split("\n"))
+            if re.match(r"\s*(?:AOTI_TORCH_ERROR_CODE_CHECK\()?" + fn + r"\(", line)}
+
+
+def test_grep_recipe_agrees_with_graph(sample):
     """Every index check of every sample, re-found by grep: same lines and messages; each size parameter
     of a bound (one, or several in a compound bound such as `ks0 + ks1`) reaches the same input and dim by
-    the guide's recipe; a static bound is the number in the message."""
-    man, pkg_path = _load(manifest)
-    _known_gap(man, request)
-    checked = {"lines": 0, "size_bound": 0, "static_bound": 0}
-    with inspector.open_package(pkg_path) as pkg:
-        zf = zipfile.ZipFile(pkg_path)
+    the guide's recipe; a static bound is the number in the message.  The recipe alone, on the kernel the
+    real error names, reaches the manifest's truth (its bound's input dims, or its static bound).  An
+    extern-op sample (no Inductor check) is checked on the op's call lines instead.  Checking nothing fails."""
+    exp = sample.expect
+    checked = {"lines": 0, "size_bound": 0, "static_bound": 0, "extern_calls": 0}
+    truth = set()  # what the recipe reaches on the failing kernel's checks: ("terms", ...) or ("static", n)
+    with inspector.open_package(sample.pkg) as pkg, zipfile.ZipFile(sample.pkg) as zf:
         for m in pkg.models:
             wrapper = zf.read(m.wrapper_member).decode()
             kernel_cpp = zf.read(m.kernel_member).decode() if m.kernel_member else ""
+            failing = m.name == exp["model"]
+            if sample.extern and failing:
+                lines = grep_extern_calls(wrapper, exp["kernel"])
+                assert lines == {c.line for c in m.calls if c.kind == "extern" and c.target == exp["kernel"]}
+                checked["extern_calls"] += len(lines)
             for k in m.kernels.values():
                 if not k.assertions:
                     continue
@@ -237,26 +256,34 @@ def test_grep_recipe_agrees_with_graph(manifest, request):
                     if params:
                         terms = mt.bound.terms if len(params) > 1 else [mt.bound]
                         got = sorted((x.input.index, x.input.dim) for x in terms)
-                        assert got == sorted(grep_recipe(wrapper, kernel_cpp, k.name, p) for p in params)
+                        recipe = sorted(grep_recipe(wrapper, kernel_cpp, k.name, p) for p in params)
+                        assert got == recipe
                         checked["size_bound"] += 1
+                        reached = ("terms", *recipe)
                     else:
                         number = re.search(r"< \(?(\d+)L?\)?$", grep[a.line])
                         assert number, grep[a.line]
                         assert mt.static_bound == int(number.group(1))
                         checked["static_bound"] += 1
+                        reached = ("static", int(number.group(1)))
+                    if failing and k.name == exp["kernel"]:
+                        truth.add(reached)
     assert checked["size_bound"] + checked["static_bound"] == checked["lines"]
-    if man["expect"].get("kernel_kind") == "extern":  # an ATen op checks its own indices: no Inductor check
+    if sample.extern:  # an ATen op checks its own indices: no Inductor check, but its call is there
+        assert checked["extern_calls"] >= 1, checked
         return
     assert checked["lines"] >= 1, checked  # every other sample holds at least one index check
-    if man["expect"]["bound_input"]:
+    if exp["bound_terms"]:
         assert checked["size_bound"] >= 1, checked
-    if man["expect"].get("static_bound"):
+        assert ("terms", *sorted((t["index"], t["dim"]) for t in exp["bound_terms"])) in truth, truth
+    if exp.get("static_bound"):
         assert checked["static_bound"] >= 1, checked
+        assert ("static", exp["static_bound"]) in truth, truth
 
 
 def test_line_alone_lists_every_candidate_ranked():
     """`--line N` alone: every kernel with an assertion on that line, flagged ambiguous when several."""
-    pkg_path = ROOT / "sample_packages/cuda/transformer/transformer.pt2"
+    pkg_path = by_name("cuda/transformer").pkg
     with inspector.open_package(pkg_path) as pkg:
         lines = [a.line for k in pkg.model().kernels.values() for a in k.assertions]
         line = max(set(lines), key=lines.count)
@@ -268,7 +295,8 @@ def test_line_alone_lists_every_candidate_ranked():
 
 
 def test_cuda_log_names_the_noticing_call_as_context_only():
-    man, pkg_path = _load(ROOT / "sample_packages/cuda/transformer/manifest.json")
+    s = by_name("cuda/transformer")
+    man, pkg_path = s.manifest, s.pkg
     noticed = re.search(r"Error: (\w+)\(.*API call failed at .*line (\d+)", man["error"]["stderr"])
     assert noticed, "the captured CUDA log names a later call"
     with inspector.open_package(pkg_path) as pkg:
@@ -279,19 +307,20 @@ def test_cuda_log_names_the_noticing_call_as_context_only():
 
 def test_two_models_are_both_listed(capsys):
     for dev in ("cpu", "cuda"):
-        assert main(["show", str(ROOT / f"sample_packages/{dev}/two_models/two_models.pt2"), "--json"]) == 0
+        assert main(["show", str(by_name(f"{dev}/two_models").pkg), "--json"]) == 0
         s = json.loads(capsys.readouterr().out)
         assert sorted(m["name"] for m in s["models"]) == ["decoder", "encoder"]
 
 
 def test_exported_program_is_listed():
-    with inspector.open_package(ROOT / "sample_packages/cpu/gather_dynamic/gather_dynamic.pt2") as pkg:
+    with inspector.open_package(by_name("cpu/gather_dynamic").pkg) as pkg:
         s = summarize(pkg)
     assert s.exported_programs and all(p.endswith(".json") for p in s.exported_programs)
 
 
 def test_provenance_stack_traces_are_shown():
-    man, pkg_path = _load(ROOT / "sample_packages/cpu/jagged/manifest.json")
+    s = by_name("cpu/jagged")
+    man, pkg_path = s.manifest, s.pkg
     with inspector.open_package(pkg_path) as pkg:
         mt = trace_assert(pkg, log=man["error"]["stderr"]).matches[0]
     assert not mt.source_nodes_derived
@@ -301,7 +330,7 @@ def test_provenance_stack_traces_are_shown():
 
 def test_transformer_has_many_kernels():
     for dev in ("cpu", "cuda"):
-        with inspector.open_package(ROOT / f"sample_packages/{dev}/transformer/transformer.pt2") as pkg:
+        with inspector.open_package(by_name(f"{dev}/transformer").pkg) as pkg:
             m = pkg.model()
             launches = [c for c in m.calls]
             assert len(m.kernels) + len({c.target for c in launches if c.kind == "extern"}) >= 20
@@ -311,7 +340,7 @@ def test_transformer_has_many_kernels():
 @pytest.mark.parametrize("fmt", ["dot", "graphml"])
 def test_graph_export(fmt, tmp_path):
     out = tmp_path / f"g.{fmt}"
-    pkg = ROOT / "sample_packages/cuda/jagged/jagged.pt2"
+    pkg = by_name("cuda/jagged").pkg
     assert main(["graph", str(pkg), "--format", fmt, "-o", str(out)]) == 0
     text = out.read_text()
     assert "triton_per_fused_cumsum_0" in text and "input:1" in text
@@ -320,7 +349,7 @@ def test_graph_export(fmt, tmp_path):
 
 
 def test_json_keys_are_the_documented_ones(capsys):
-    pkg = str(ROOT / "sample_packages/cuda/jagged/jagged.pt2")
+    pkg = str(by_name("cuda/jagged").pkg)
     assert main(["show", pkg, "--json"]) == 0
     s = json.loads(capsys.readouterr().out)
     assert {"package", "format", "archive_version", "models"} <= set(s)
@@ -329,7 +358,7 @@ def test_json_keys_are_the_documented_ones(capsys):
     assert {"index", "name", "dtype", "shape", "stride"} <= set(m["inputs"][0])
     assert {"name", "input", "dim", "min", "max"} <= set(m["symbols"][0])
     assert {"name", "kind", "assertions"} <= set(m["kernels"][0])
-    assert main(["trace-assert", pkg, "--log", str(ROOT / "sample_packages/cuda/jagged/error.log"), "--json"]) == 0
+    assert main(["trace-assert", pkg, "--log", str(by_name("cuda/jagged").error_log), "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
     mt = r["matches"][0]
     assert {"model", "kernel", "kernel_kind", "file_line", "assertion", "static_bound", "bound", "index_origin",
@@ -343,7 +372,8 @@ def test_json_keys_are_the_documented_ones(capsys):
 
 def test_one_pasted_device_assert_line_is_enough():
     """A single line copied from the real log (as --message) finds the exact kernel by its .py path."""
-    man, pkg_path = _load(ROOT / "sample_packages/cuda/jagged/manifest.json")
+    s = by_name("cuda/jagged")
+    man, pkg_path = s.manifest, s.pkg
     line = next(l for l in man["error"]["stderr"].splitlines() if "Assertion" in l)
     with inspector.open_package(pkg_path) as pkg:
         r = trace_assert(pkg, message=line)
@@ -352,7 +382,8 @@ def test_one_pasted_device_assert_line_is_enough():
 
 def test_repeated_thread_lines_give_one_match_and_two_errors_two():
     """The CUDA log repeats the assert once per thread: one match. Two different failures: two matches."""
-    man, pkg_path = _load(ROOT / "sample_packages/cpu/transformer/manifest.json")
+    s = by_name("cpu/transformer")
+    man, pkg_path = s.manifest, s.pkg
     with inspector.open_package(pkg_path) as pkg:
         one = trace_assert(pkg, log=man["error"]["stderr"] * 3)
         assert len(one.matches) == 1

@@ -12,34 +12,19 @@ from inspector.cli import main
 
 jsonschema = pytest.importorskip("jsonschema")
 
+from _samples import pkg_for, sample_of
+
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_packages"
 SCHEMAS = {n: json.loads((ROOT / f"inspector/schemas/{n}.schema.json").read_text()) for n in ("trace", "diagnose", "check")}
 
 
-def _pkg(log: Path) -> Path:
-    d = log.parent.parent if log.parent.name == "logs" else log.parent
-    return next(iter(sorted(d.glob("*.pt2")) + sorted((d / "package").glob("*.pt2"))))
+_pkg = pkg_for
 
 
 def _readable(log: Path) -> bool:
-    """Skip samples whose manifest marks a known gap of `show` and whose package really cannot be read yet."""
-    d = log.parent.parent if log.parent.name == "logs" else log.parent
-    man = d / "manifest.json"
-    if not man.exists():
-        return True
-    exp = json.loads(man.read_text())["expect"]
-    if not (exp.get("known_gap") and "test_show_json_matches_package_and_manifest" in exp.get("known_gap_tests", [])):
-        return True
-    # A known gap of `show` need not mean unreadable (torch 2.6 is read now; its gap is elsewhere): try it.
-    import inspector
-    from inspector.errors import UnreadablePackage
-
-    try:
-        with inspector.open_package(_pkg(log)) as pkg:
-            return bool(pkg.model_names)
-    except UnreadablePackage:
-        return False
+    """Skip samples the tool cannot read yet (tests/known_gaps.py)."""
+    return sample_of(log).has("read")
 
 
 def _not_fired(log: Path) -> bool:

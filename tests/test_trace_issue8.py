@@ -4,17 +4,16 @@ compound bounds, an index the same kernel stored, failures inside extern ATen op
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from _samples import S
 
 import inspector
 from inspector.cli import main
 from inspector.queries.walk import BoundTerm, InputRef, limit_words
 from inspector.trace import trace_assert
 
-ROOT = Path(__file__).resolve().parents[1]
-CPU = ROOT / "sample_packages/cpu"
+CPU = S / "cpu"
 
 
 def _trace_json(name: str, capsys, *extra) -> dict:
@@ -100,9 +99,9 @@ def test_aten_cuda_kernel_assert_maps_to_the_extern_calls_that_launch_it():
     ("cpu/scatter_reduce/scatter_reduce.pt2", "cpu-2.8/scatter_reduce/error.log"),
 ])
 def test_swallowed_exception_in_aoti_torch_points_at_the_unchecked_call(pkg, log):
-    text = (ROOT / "sample_packages" / log).read_text()
+    text = (S / log).read_text()
     assert "Exception in aoti_torch: index 20 is out of bounds for dimension 0 with size 16" in text
-    with inspector.open_package(ROOT / "sample_packages" / pkg) as p:
+    with inspector.open_package(S / pkg) as p:
         r = trace_assert(p, log=text)
     (m,) = r.matches
     assert (m.kernel, m.kernel_kind) == ("aoti_torch_cpu_scatter_reduce_two_out", "extern")

@@ -12,9 +12,8 @@ spec = importlib.util.spec_from_file_location("build", HERE.parents[2] / "build.
 build = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(build)
 
-s = build.SPECS["transformer"]
 torch.manual_seed(0)
-model = s["model"]().eval()
-ep = build._export(model, s["inputs"]("cpu"), s["dims"]())
+model, args, dims = build.materialize("transformer", "cpu")
+ep = build._export(model, args, dims)
 torch.export.save(ep, str(HERE / "transformer_ep.pt2"))
 print("ok")

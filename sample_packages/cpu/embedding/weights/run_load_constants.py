@@ -1,7 +1,7 @@
 """Real load_constants runs on sample_packages/cpu/embedding (torch 2.13 CPU): what it accepts and refuses."""
 import sys, torch, traceback
 sys.path.insert(0, "sample_packages")
-from build import EmbeddingModel  # the sample's own model class
+from models import EmbeddingModel  # the sample's own model class (sample_packages/models.py)
 torch.manual_seed(0)
 m = EmbeddingModel().eval()
 sd = m.state_dict()

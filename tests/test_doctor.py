@@ -98,6 +98,7 @@ def test_torch_abi_against_the_table():
     assert not [f for f in _run(CUDA, torch=oldest).errors if f.kind == "torch_abi"]
 
 
+@pytest.mark.samples
 def test_a_package_built_by_2_15_loads_with_2_13():
     """Checked for real: every cpu-2.15 sample loads with the torch 2.13 of the tests (aoti_load_package)."""
     for pkg in sorted((ROOT / "sample_packages" / "cpu-2.15").glob("*/*.pt2")):
@@ -152,6 +153,7 @@ def test_torch_2_6_emits_no_input_guards():
     assert not any(f.kind == "checks" and "no input guards" in f.message for f in _run(CPU).findings)
 
 
+@pytest.mark.samples
 def test_every_sample_gets_an_answer_and_json():
     seen = 0
     for pkg in sorted(ROOT.glob("sample_packages/*/*/*.pt2")):
@@ -247,6 +249,7 @@ def test_doctor_cli_verdict_first_and_exit_codes(capsys):
     assert rc == 2
 
 
+@pytest.mark.samples
 def test_doctor_json_matches_its_schema_on_every_sample(capsys):
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((ROOT / "inspector" / "schemas" / "doctor.schema.json").read_text())

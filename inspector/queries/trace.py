@@ -187,13 +187,13 @@ def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: s
     if all(pkg.index(n).metadata.get("AOTI_DEVICE_KEY") == "cpu" for n in ([model] if model else pkg.model_names)):
         return res  # no device-side asserts on CPU: a failed call there is the failure itself
     if "device-side assert" in text or report.has("cublas_error", "device_side_assert") or report.noticed:
-        from .diagnose import assert_candidates
+        from .candidates import assert_candidates
 
         res.candidates = assert_candidates(pkg, report, model)
         if res.candidates:
             res.verdict = (f"a device-side assert fired but its Assertion line is not in the text: "
                            f"{len(res.candidates)} candidate assertions, most likely first "
-                           f"({res.candidates[0]['kernel']}); rerun with CUDA_LAUNCH_BLOCKING=1 to print the line")
+                           f"({res.candidates[0].kernel}); rerun with CUDA_LAUNCH_BLOCKING=1 to print the line")
     return res
 
 

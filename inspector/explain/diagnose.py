@@ -10,9 +10,9 @@ from __future__ import annotations
 # One line per diagnose category, in the order the rules are tried (inspector.queries.diagnose.rules.RULES);
 # tests/test_diagnose_registry.py checks that the keys are the rules' categories.
 CATEGORY_DOC = {
+    "index_assert": "a device assert / CPU check with its line: the full trace-assert answer;",
     "extern_op": "an ATen op called by the wrapper failed (CPU exception at the call, ATen CUDA kernel assert, "
                  "a swallowed ``Exception in aoti_torch``): a trace with kind extern;",
-    "index_assert": "a device assert / CPU check with its line: the full trace-assert answer;",
     "deprecated_api": "torch._export.aot_compile / aot_load;",
     "input_check": "AOTI_RUNTIME_CHECK_INPUTS=1 (or the wrapper's size/stride assert) rejected an input;",
     "device_mismatch": "the text names an input on the wrong device;",

@@ -491,8 +491,8 @@ def general_steps(models: list[Model]) -> list[Step]:
     return out
 
 
-# The order rules are tried in: a located, traced check first; "unknown" last (it claims every log).
-RULES: list[Rule] = [ExternOp(), IndexAssert(), DeprecatedApi(), InputCheckRule(), DeviceMismatch(),
+# The order rules are tried in: a located, traced check first (index_assert and extern_op exclude each other); "unknown" last (it claims every log).
+RULES: list[Rule] = [IndexAssert(), ExternOp(), DeprecatedApi(), InputCheckRule(), DeviceMismatch(),
                      IllegalMemoryAccess(), DeviceAssert(), Load(), Unknown()]
 CATEGORIES: tuple[str, ...] = tuple(r.category for r in RULES)
 

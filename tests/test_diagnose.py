@@ -279,6 +279,7 @@ def test_python_api_twins():
     with inspector.open_package(S / "cpu/jagged/jagged.pt2") as pkg:
         d = inspector.diagnose(pkg, (S / "cpu/jagged/logs/check_inputs_too_small.log").read_text())
         assert (d.category, d.input_check.symbol) == ("input_check", "s59")
+        assert d.input_check["symbol"] == "s59" and d.steps[0]["do"] == d.steps[0].do  # read by the JSON keys too
         assert d.to_dict()["category"] == "input_check"
         c = inspector.check(pkg, ["0=float32[0,8]@cpu", "1=int64[3]"])
         assert not c.ok and c.predicted_assertions[0]["message"] == "index out of bounds: 0 <= tmp12 < ks0"

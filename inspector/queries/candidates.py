@@ -19,8 +19,20 @@ from .match import INDEXING_OPS, index_args, site_for_noticed
 from .trace import explain, explain_extern
 
 
+class JsonKeys:
+    """Read access by the JSON's keys (``c["kernel"]``, ``s.get("env")``), for code written when these were dicts."""
+
+    def __getitem__(self, key: str):
+        if key not in self.__dataclass_fields__:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default=None):
+        return getattr(self, key) if key in self.__dataclass_fields__ else default
+
+
 @dataclass
-class Candidate:
+class Candidate(JsonKeys):
     """An assertion that may have fired when the log lacks its ``Assertion`` line (most likely first)."""
 
     model: str

@@ -193,7 +193,7 @@ def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: s
         if res.candidates:
             res.verdict = (f"a device-side assert fired but its Assertion line is not in the text: "
                            f"{len(res.candidates)} candidate assertions, most likely first "
-                           f"({res.candidates[0].kernel}); rerun with CUDA_LAUNCH_BLOCKING=1 to print the line")
+                           f"({res.candidates[0]['kernel']}); rerun with CUDA_LAUNCH_BLOCKING=1 to print the line")
     return res
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from ...explain import ENV_WHEN
-from ..candidates import Candidate  # noqa: F401  (part of a Diagnosis)
+from ..candidates import Candidate, JsonKeys  # noqa: F401  (part of a Diagnosis)
 
 
 @dataclass(frozen=True)
-class Step:
+class Step(JsonKeys):
     """One thing to do next, with the environment variables it sets and when they act ("run" / "compile")."""
 
     do: str
@@ -40,9 +40,12 @@ class Evidence:
     def to_dict(self) -> str:
         return self.text
 
+    def __str__(self) -> str:
+        return self.text
+
 
 @dataclass
-class InputCheck:
+class InputCheck(JsonKeys):
     """The input a runtime check (or the wrapper's size assert) rejected, and why."""
 
     input: int

@@ -152,6 +152,8 @@ MENTIONS: list[Pattern] = [
     _p("at_run", "detail", r"in __call__|boxed_run|run_impl|\bforward\b",
        "a frame of the model's run: a crash happened while running"),
     _p("python_traceback", "detail", r"Traceback", "a Python traceback: the process raised, not merely warned"),
+    _p("device_assert_said", "detail", r"device-side assert",
+       "the text says a device-side assert fired (trace-assert --message: then its candidates)"),
 ]
 
 # ---------------------------------------------------------------------------
@@ -195,7 +197,20 @@ NOT_ELF = _p(
     "not_elf", "detail", r"invalid ELF header",
     "dlopen of a file that is not a shared object (aot_load given a .pt2)")
 
+# Read by trace-assert (inspector.queries.trace) in a pasted message: the line that states the failure, and an
+# ATen op's limit in its error.
+FRAMING = _p(
+    "framing", "detail", r'Traceback \(most recent call last\):|File ".*", line \d+|frame #\d+:|\^+$',
+    "a line of a Python traceback's or a C++ stack's framing, not the failure itself")
+SAYS_FAILURE = _p(
+    "says_failure", "detail", r"index out of bounds|Assertion|Error|error|failed",
+    "a line that states a failure (the one quoted when nothing matched)")
+EXTERN_LIMIT = _p(
+    "extern_limit", "detail", r"range \[0, (\d+)\)|size (\d+)",
+    "an ATen op's error naming the size an index must stay under (group 1 or 2)")
+
 DETAILS = [CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
-           INPUT_SIZE, INPUT_STRIDE, DEVICE_CODE, ERROR_LINE, EXCEPTION_LINE, MISSING_MEMBER, NOT_ELF]
+           INPUT_SIZE, INPUT_STRIDE, DEVICE_CODE, ERROR_LINE, EXCEPTION_LINE, MISSING_MEMBER, NOT_ELF, FRAMING,
+           SAYS_FAILURE, EXTERN_LIMIT]
 
 REGISTRY: dict[str, Pattern] = {p.name: p for p in [*LOCATED, BARE_MSG, *PATTERNS, *MENTIONS, *DETAILS]}

@@ -1,7 +1,7 @@
 """Candidate assertions: which checks may have fired when the log shows only the symptom of a device-side
 assert (its ``Assertion`` line is missing).  Used by `diagnose` (category device_assert) and by `trace-assert`.
 
-Imports only downward (match, trace's per-assertion ``explain``); the words are in inspector.explain.diagnose.
+Imports only downward (match, and trace's per-assertion ``explain`` when candidates are made); the words are in inspector.explain.diagnose.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from ..model import Model
 from ..package import Package
 from .fused import extern_op_name
 from .match import INDEXING_OPS, index_args, site_for_noticed
-from .trace import explain, explain_extern
 
 
 class JsonKeys:
@@ -93,6 +92,8 @@ def assert_candidates(pkg: Package, rep: LogReport, model: str | None) -> list[C
 
     With a ``… API call failed at …wrapper.cpp, line N`` in the log: the assertions of kernels launched
     before line N, nearest first (CUDA reports at a later call).  Otherwise every assertion, input-fed first."""
+    from .trace import explain, explain_extern  # here, not at the top: `diagnose` of an input check needs no trace
+
     limit = None
     noticed_model = None
     for n in rep.noticed:

@@ -372,12 +372,11 @@ class IllegalMemoryAccess(Rule):
             steps.append(step(say.IMA_GDB, {"OMP_NUM_THREADS": "1"}, "run"))
         steps.append(step(say.IMA_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3"}, "compile"))
         d.suspects = []
-        models = [pkg.model(m.name) for m in f.models]  # every kernel: any unchecked load may be the one
-        for m in models:
-            for s in unchecked_indirect(m, pkg.graph(m.name)):
+        for m in f.models:  # every kernel: any unchecked load may be the one
+            for s in unchecked_indirect(pkg.model(m.name), pkg.graph(m.name)):
                 d.suspects.append(dict(s, model=m.name))
         names = list(dict.fromkeys(s["kernel"] for s in d.suspects)) or [
-            k for m in models for k in list(m.kernels)[:8]]
+            k for m in f.models for k in list(pkg.model(m.name).kernels)[:8]]
         steps.append(step(say.IMA_PRINT_SUSPECTS, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3",
                                                    "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": ",".join(names)},
                           "compile"))

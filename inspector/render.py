@@ -185,7 +185,7 @@ def render_trace(console: Console, r: TraceResult) -> None:
     if r.verdict:
         console.print(Text.assemble(("verdict: ", "bold red"), (r.verdict, "bold")))
     if not r.matches and r.candidates:
-        from .render_queries import render_candidates
+        from .render_common import render_candidates
 
         render_candidates(console, r.candidates)
     elif r.matches and r.ambiguous:  # no match at all: the CLI says so once, on stderr, with what there is

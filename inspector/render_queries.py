@@ -6,16 +6,19 @@ from rich.console import Console
 from rich.text import Text
 from rich.tree import Tree
 
+from .render import _match_tree
+from .render_common import MAX_CANDIDATE_ROWS, candidate_line
 
-def _steps(tree: Tree, steps: list[dict]) -> None:
+
+def _steps(tree: Tree, steps: list) -> None:
     st = tree.add(Text("next steps", style="bold green"))
     for i, s in enumerate(steps, 1):
-        line = Text(f"{i}. {s['do']}")
-        if s.get("env"):
-            env = " ".join(f"{k}={v}" for k, v in s["env"].items())
+        line = Text(f"{i}. {s.do}")
+        if s.env:
+            env = " ".join(f"{k}={v}" for k, v in s.env.items())
             line.append(f"\n   {env}", style="cyan")
-            if s.get("when"):
-                line.append(f"  ({'at compile time: recompile' if s['when'] == 'compile' else 'at run time'})",
+            if s.when:
+                line.append(f"  ({'at compile time: recompile' if s.when == 'compile' else 'at run time'})",
                             style="dim")
         st.add(line)
 
@@ -26,30 +29,24 @@ def render_diagnosis(console: Console, d) -> None:
     if d.evidence:
         ev = root.add(Text("evidence (from the log)", style="bold"))
         for e in d.evidence:
-            ev.add(Text(e))
+            ev.add(Text(e.text))
     if d.input_check:
         ic = d.input_check
         t = root.add(Text("input check", style="bold"))
-        who = f"input {ic['input']}" + (f" ({ic['wrapper_name']})" if ic.get("wrapper_name") else "") + (
-            f" `{ic['user_name']}`" if ic.get("user_name") else "")
-        t.add(Text(who + (f", dim {ic['dim']}" if ic.get("dim") is not None else "")
-                   + (f", symbol {ic['symbol']} ({ic['min']}..{ic['max']})" if ic.get("symbol") else "")))
-        if ic.get("expected") is not None:
-            t.add(Text(f"expected {ic['expected']}, got {ic['got']}"))
-        if ic.get("fix"):
-            t.add(Text(f"fix: {ic['fix']}", style="green"))
-    if d.trace and d.trace.get("matches") and getattr(d, "trace_result", None) is None:
-        mt = d.trace["matches"][0]
-        t = root.add(Text.assemble(("trace ", "bold"), f"{mt['kernel']} ({mt['kernel_kind']})"))
-        for h in mt.get("hypotheses") or []:
-            t.add(Text(h))
+        who = f"input {ic.input}" + (f" ({ic.wrapper_name})" if ic.wrapper_name else "") + (
+            f" `{ic.user_name}`" if ic.user_name else "")
+        t.add(Text(who + (f", dim {ic.dim}" if ic.dim is not None else "")
+                   + (f", symbol {ic.symbol} ({ic.min}..{ic.max})" if ic.symbol else "")))
+        if ic.expected is not None:
+            t.add(Text(f"expected {ic.expected}, got {ic.got}"))
+        if ic.fix:
+            t.add(Text(f"fix: {ic.fix}", style="green"))
     if d.candidates:
         c = root.add(Text(f"candidate assertions ({len(d.candidates)}, most likely first)", style="bold"))
-        for x in d.candidates[:10]:
-            c.add(Text(f"{x['kernel']} `{x['message']}` — {x['reason']}; bound {x['bound']}; index from "
-                       f"{', '.join(x['index_origin']) or '?'}"))
-        if len(d.candidates) > 10:
-            c.add(Text(f"… {len(d.candidates) - 10} more (--json)", style="dim"))
+        for x in d.candidates[:MAX_CANDIDATE_ROWS]:
+            c.add(candidate_line(x))
+        if len(d.candidates) > MAX_CANDIDATE_ROWS:
+            c.add(Text(f"… {len(d.candidates) - MAX_CANDIDATE_ROWS} more (--json)", style="dim"))
     if d.suspects:
         s = root.add(Text(f"unchecked indirect accesses ({len(d.suspects)}, input-fed first)", style="bold"))
         for x in d.suspects[:10]:
@@ -64,12 +61,10 @@ def render_diagnosis(console: Console, d) -> None:
     for n in d.notes:
         root.add(Text.assemble(("note: ", "bold yellow"), n))
     console.print(root)
-    if getattr(d, "trace_result", None) is not None and d.trace_result.matches:
-        from .render import _match_tree
-
+    if d.trace is not None and d.trace.matches:
         console.print()
         console.print(Text("the full trace", style="bold"))
-        for mt in d.trace_result.matches:
+        for mt in d.trace.matches:
             console.print(_match_tree(mt))
 
 
@@ -87,14 +82,4 @@ def render_check(console: Console, r) -> None:
             p.add(Text.assemble((f"{x['kernel']} ", "cyan"), f"`{x['message']}`: {x['why']}"))
     for n in r.notes:
         root.add(Text.assemble(("note: ", "bold yellow"), n))
-    console.print(root)
-
-
-def render_candidates(console: Console, candidates: list[dict]) -> None:
-    """trace-assert on a device-side assert without its line: the ranked suspects."""
-    root = Tree(Text(f"candidate assertions ({len(candidates)}, most likely first)", style="bold"))
-    for x in candidates[:10]:
-        root.add(Text(f"{x['kernel']} `{x['message']}` — {x['reason']}; bound {x['bound']}; index from "
-                      f"{', '.join(x['index_origin']) or '?'}"))
-    root.add(Text("rerun with CUDA_LAUNCH_BLOCKING=1 (at run time) to print the failing Assertion line", style="green"))
     console.print(root)

@@ -36,11 +36,11 @@ _pkg_of = pkg_for
 def _steps_ok(d):
     assert d.steps
     for s in d.steps:
-        assert s["do"] and s["when"] in ("compile", "run", None)
-        for k in s["env"]:
+        assert s.do and s.when in ("compile", "run", None)
+        for k in s.env:
             assert k in ENV_WHEN, k
-        if s["env"] and len({ENV_WHEN[k] for k in s["env"]}) == 1:
-            assert s["when"] == ENV_WHEN[next(iter(s["env"]))]
+        if s.env and len({ENV_WHEN[k] for k in s.env}) == 1:
+            assert s.when == ENV_WHEN[next(iter(s.env))]
 
 
 def _fired(log: Path) -> bool:
@@ -58,8 +58,9 @@ def test_index_assert_with_line_gives_the_full_trace(log):
     man = json.loads((_pkg_of(log).parent / "manifest.json").read_text())
     d = _diag(_pkg_of(log), log.read_text())
     assert d.category == ("extern_op" if man["expect"].get("kernel", "").startswith("aoti_torch_") else "index_assert")
-    assert d.trace and d.trace["matches"][0]["kernel"] == man["expect"]["kernel"]
-    assert d.verdict == d.trace["verdict"] and d.verdict
+    assert d.trace and d.trace.matches[0].kernel == man["expect"]["kernel"]
+    assert d.verdict == d.trace.verdict and d.verdict
+    assert d.to_dict()["trace"] == d.trace.to_dict()
     _steps_ok(d)
 
 
@@ -80,7 +81,7 @@ def test_input_check_failures(name, inp, kind, dim, symbol, got, expected):
     log = S / name
     d = _diag(_pkg_of(log), log.read_text())
     assert d.category == "input_check"
-    ic = d.input_check
+    ic = d.input_check.to_dict()
     assert (ic["input"], ic["kind"], ic["dim"], ic["symbol"], ic["got"], ic["expected"]) == (inp, kind, dim, symbol, got, expected)
     assert ic["wrapper_name"].startswith("arg") and ic["fix"]
     assert d.verdict.startswith(f"input {inp} ")
@@ -90,8 +91,8 @@ def test_input_check_failures(name, inp, kind, dim, symbol, got, expected):
 def test_input_check_range_names_the_export_range_and_empty_input():
     log = S / "cpu/jagged/logs/check_inputs_too_small.log"
     d = _diag(_pkg_of(log), log.read_text())
-    assert (d.input_check["min"], d.input_check["max"]) == (2, 65536)
-    assert "empty input" in d.input_check["fix"]
+    assert (d.input_check.min, d.input_check.max) == (2, 65536)
+    assert "empty input" in d.input_check.fix
     assert "2..65536" in d.verdict
 
 
@@ -112,10 +113,10 @@ def test_illegal_memory_access_cpu_segfault_names_the_unchecked_load():
     assert s["table"]["kind"] == "constant" and s["table"]["fqn"] == "item.weight" and s["table"]["rows"] == 1000
     assert [o["input"] for o in s["index_origin"]] == [0]
     assert "item.weight" in d.verdict and "input 0" in d.verdict
-    envs = {k: s2["when"] for s2 in d.steps for k in s2["env"]}
+    envs = {k: s2.when for s2 in d.steps for k in s2.env}
     assert envs["AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER"] == "compile"
-    filt = next(s2 for s2 in d.steps if "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT" in s2["env"])
-    assert filt["env"]["AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT"] == "cpp_fused_embedding_relu_0"
+    filt = next(s2 for s2 in d.steps if "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT" in s2.env)
+    assert filt.env["AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT"] == "cpp_fused_embedding_relu_0"
     _steps_ok(d)
 
 
@@ -153,8 +154,8 @@ def test_illegal_memory_access_cuda_names_the_unchecked_load(log):
     assert s["kernel"].startswith("triton_") and s["table"]["fqn"] == "emb.weight" and s["table"]["rows"] == 1000
     assert [o["input"] for o in s["index_origin"]] == [0]
     # CPU tensors print the same text: the device question comes first.
-    assert "cuda" in d.steps[0]["do"] and "AOTI_DEVICE_KEY" in d.steps[0]["do"]
-    assert any(st["env"].get("CUDA_LAUNCH_BLOCKING") == "1" and st["when"] == "run" for st in d.steps)
+    assert "cuda" in d.steps[0].do and "AOTI_DEVICE_KEY" in d.steps[0].do
+    assert any(st.env.get("CUDA_LAUNCH_BLOCKING") == "1" and st.when == "run" for st in d.steps)
     _steps_ok(d)
 
 
@@ -164,14 +165,14 @@ def test_cpu_tensors_into_a_cuda_package_read_as_ima_with_the_device_step_first(
     assert d.category == "illegal_memory_access"
     assert d.suspects == []
     assert "on cuda" in d.verdict
-    assert "cuda" in d.steps[0]["do"] and "AOTI_DEVICE_KEY" in d.steps[0]["do"]
+    assert "cuda" in d.steps[0].do and "AOTI_DEVICE_KEY" in d.steps[0].do
     _steps_ok(d)
 
 
 def test_device_mismatch_named_by_the_runtime_check():
     d = _diag(S / "cuda/jagged/jagged.pt2", (S / "cuda/jagged/logs/cpu_inputs_checked.log").read_text())
     assert d.category == "device_mismatch"
-    assert (d.input_check["input"], d.input_check["kind"], d.input_check["got"], d.input_check["expected"]) == \
+    assert (d.input_check.input, d.input_check.kind, d.input_check.got, d.input_check.expected) == \
         (0, "device", "cpu", "cuda")
     _steps_ok(d)
 
@@ -189,10 +190,10 @@ def test_device_side_assert_without_its_line_lists_candidates():
     d = _diag(S / "cuda/transformer/transformer.pt2", text)
     assert d.category == "device_assert"
     assert "symptom" in d.verdict and "cuBLAS" in d.verdict
-    assert d.candidates[0]["kernel"] == json.loads((S / "cuda/transformer/manifest.json").read_text())["expect"]["kernel"]
-    assert d.candidates[0]["index_origin"] == ["input 0 (arg149_1)"]
-    assert all(c["launched_at"] < 3751 for c in d.candidates)  # before the addmm that noticed it
-    assert any(s["env"] == {"CUDA_LAUNCH_BLOCKING": "1"} and s["when"] == "run" for s in d.steps)
+    assert d.candidates[0].kernel == json.loads((S / "cuda/transformer/manifest.json").read_text())["expect"]["kernel"]
+    assert d.candidates[0].index_origin == ["input 0 (arg149_1)"]
+    assert all(c.launched_at < 3751 for c in d.candidates)  # before the addmm that noticed it
+    assert any(s.env == {"CUDA_LAUNCH_BLOCKING": "1"} and s.when == "run" for s in d.steps)
 
 
 def test_trace_assert_message_device_side_assert_gives_candidates(capsys):
@@ -228,7 +229,7 @@ def test_deprecated_api():
     d = _diag(S / "cpu/jagged/jagged.pt2", log.read_text())
     assert d.category == "deprecated_api"
     assert "torch._export.aot_load" in d.verdict and "aoti_load_package" in d.verdict
-    assert any("aoti_load_package" in s["do"] for s in d.steps)
+    assert any("aoti_load_package" in s.do for s in d.steps)
 
 
 def test_silent_wrong_result_is_unknown_with_general_steps():
@@ -243,7 +244,7 @@ def test_silent_wrong_result_is_unknown_with_general_steps():
 def test_unknown_log_gets_general_first_steps():
     d = _diag(S / "cpu/jagged/jagged.pt2", "ModuleNotFoundError: No module named 'numpy'\n")
     assert d.category == "unknown"
-    assert any(s["env"] == {"AOTI_RUNTIME_CHECK_INPUTS": "1"} and s["when"] == "run" for s in d.steps)
+    assert any(s.env == {"AOTI_RUNTIME_CHECK_INPUTS": "1"} and s.when == "run" for s in d.steps)
     _steps_ok(d)
 
 
@@ -268,7 +269,8 @@ def test_cli_usage_errors(capsys):
 def test_python_api_twins():
     with inspector.open_package(S / "cpu/jagged/jagged.pt2") as pkg:
         d = inspector.diagnose(pkg, (S / "cpu/jagged/logs/check_inputs_too_small.log").read_text())
-        assert (d.category, d.input_check["symbol"]) == ("input_check", "s59")
+        assert (d.category, d.input_check.symbol) == ("input_check", "s59")
+        assert d.input_check["symbol"] == "s59" and d.steps[0]["do"] == d.steps[0].do  # read by the JSON keys too
         assert d.to_dict()["category"] == "input_check"
         c = inspector.check(pkg, ["0=float32[0,8]@cpu", "1=int64[3]"])
         assert not c.ok and c.predicted_assertions[0]["message"] == "index out of bounds: 0 <= tmp12 < ks0"
@@ -279,11 +281,11 @@ def test_aten_cuda_embedding_bag_assert_is_an_extern_op_failure():
     log = S / "cuda/embedding_bag/error.log"
     d = _diag(S / "cuda/embedding_bag/embedding_bag.pt2", log.read_text())
     assert d.category == "extern_op"
-    m = d.trace["matches"][0]
+    m = d.to_dict()["trace"]["matches"][0]
     assert (m["kernel"], m["kernel_kind"]) == ("aoti_torch_cuda__embedding_bag", "extern")
     assert [o["input"]["index"] for o in m["index_origin"]] == [0]
     assert m["table"]["fqn"] == "bag.weight" and m["static_bound"] == 300
-    assert "EmbeddingBag.cu" in d.evidence[0]
+    assert "EmbeddingBag.cu" in d.evidence[0].text and d.evidence[0].pattern == "aten_cuda_assert"
 
 
 def test_device_side_assert_without_its_line_names_aten_ops_too():
@@ -293,8 +295,8 @@ def test_device_side_assert_without_its_line_names_aten_ops_too():
     d = _diag(S / "cuda/embedding_bag/embedding_bag.pt2", text)
     assert d.category == "device_assert"
     c = d.candidates[0]
-    assert c["kernel"] == "aoti_torch_cuda__embedding_bag" and c["index_origin"] == ["input 0 (arg3_1)"]
-    assert c["bound"] == "300"
+    assert c.kernel == "aoti_torch_cuda__embedding_bag" and c.index_origin == ["input 0 (arg3_1)"]
+    assert c.bound == "300"
 
 
 def test_text_output_carries_the_full_trace_inline(capsys):

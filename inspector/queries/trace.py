@@ -187,7 +187,7 @@ def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: s
     if all(pkg.index(n).metadata.get("AOTI_DEVICE_KEY") == "cpu" for n in ([model] if model else pkg.model_names)):
         return res  # no device-side asserts on CPU: a failed call there is the failure itself
     if "device-side assert" in text or report.has("cublas_error", "device_side_assert") or report.noticed:
-        from .diagnose import assert_candidates
+        from .candidates import assert_candidates
 
         res.candidates = assert_candidates(pkg, report, model)
         if res.candidates:

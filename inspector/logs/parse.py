@@ -1,0 +1,167 @@
+"""What users paste, read once: ``parse_log`` runs the named patterns (``inspector.logs.patterns``) over the
+text and returns a ``LogReport``: the located checks (``asserts``), the later calls that noticed an error
+(``noticed``), every other recognised line (``events``) and hints.  Nothing here knows about a package, and
+no regular expression is written here.
+
+Forms seen on real runs (sample_packages/*/error.log and */logs/*.log; /work/shared/FORMAT_NOTES.md):
+
+* CUDA, once per failing thread::
+
+    /tmp/…/cnmf….py:33: unknown: block: [0,0,0], thread: [130,0,0] Assertion `index out of bounds: 0 <= tmp4 < 1000` failed.
+
+* CPU, caught (``Error:`` / ``RuntimeError:``) or aborting (``what():``)::
+
+    Error: index out of bounds: 0 <= tmp12 < ks0
+    Exception raised from cpp_fused_ge_index_… at /tmp/…/citn….kernel.cpp:52 (most recent call first):
+
+* a later call that noticed the error::
+
+    Error: aoti_torch_cuda_addmm_out(buf4, …) API call failed at /tmp/…/c6bp….wrapper.cpp, line 1987
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import explain as words
+from . import patterns as P
+
+
+@dataclass
+class ReportedAssert:
+    """One distinct failing check found in the text."""
+
+    kind: str  # "cuda" | "cpu" | "aten" (an ATen CUDA kernel's own assert) | "message"
+    message: str
+    file: str | None = None  # the .py (CUDA), .kernel.cpp (CPU) or .cu (ATen) path as printed
+    line: int | None = None
+    kernel: str | None = None  # CPU: the kernel the exception names; ATen: the CUDA kernel function
+    occurrences: int = 1  # CUDA: failing threads seen
+    first_text: str = ""  # the first line it came from
+
+    @property
+    def file_name(self) -> str | None:
+        return self.file.rsplit("/", 1)[-1] if self.file else None
+
+
+@dataclass
+class NoticedCall:
+    """A call in run_impl that reported an error: on CUDA a later call that noticed it; on CPU the op that failed."""
+
+    call: str
+    file: str
+    line: int
+    text: str
+    error: str | None = None  # the message printed right after it (CPU: the op's own exception)
+
+    @property
+    def file_name(self) -> str:
+        return self.file.rsplit("/", 1)[-1]
+
+
+@dataclass
+class LogEvent:
+    """A recognised line that is not a located check: a symptom, an input check, a load failure…"""
+
+    pattern: str  # the pattern's name
+    category: str  # the failure category it points to
+    text: str  # the line as printed
+    line_no: int  # 1-based line in the log
+    fields: dict = field(default_factory=dict)
+
+
+@dataclass
+class LogReport:
+    asserts: list[ReportedAssert] = field(default_factory=list)
+    noticed: list[NoticedCall] = field(default_factory=list)
+    events: list[LogEvent] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list, repr=False)  # the text, to read MENTIONS and DETAILS by name
+
+    @property
+    def hints(self) -> list[str]:
+        """What the recognised lines suggest, each once (the words: inspector.explain.LOG_HINTS)."""
+        return list(dict.fromkeys(words.LOG_HINTS[e.pattern] for e in self.events if e.pattern in words.LOG_HINTS))
+
+    def has(self, *patterns: str) -> bool:
+        return any(e.pattern in patterns for e in self.events)
+
+    def first(self, pattern: str) -> LogEvent | None:
+        return next((e for e in self.events if e.pattern == pattern), None)
+
+    def mentions(self, name: str) -> bool:
+        """Whether the text holds ``name`` (a pattern of ``patterns.MENTIONS``) anywhere."""
+        p = P.REGISTRY[name]
+        return any(p.search(ln) for ln in self.lines)
+
+    def events_say(self, name: str) -> bool:
+        """Whether a recognised line holds ``name`` (a pattern of ``patterns.DETAILS``)."""
+        return any(P.REGISTRY[name].search(e.text) for e in self.events)
+
+    def lines_saying(self, name: str) -> list[str]:
+        """The lines (as printed) that hold ``name``, in order."""
+        p = P.REGISTRY[name]
+        return [ln for ln in self.lines if p.search(ln)]
+
+
+def parse_log(text: str) -> LogReport:
+    rep = LogReport()
+    seen: dict[tuple, ReportedAssert] = {}
+    lines = text.splitlines()
+    rep.lines = lines
+    for i, line in enumerate(lines):
+        m = P.CUDA_ASSERT.search(line)
+        if m:
+            key = ("cuda", m.group("file"), int(m.group("line")), m.group("msg"))
+            if key in seen:
+                seen[key].occurrences += 1
+            else:
+                seen[key] = ReportedAssert(kind="cuda", message=m.group("msg").strip(), file=m.group("file"),
+                                           line=int(m.group("line")), first_text=line.strip())
+            continue
+        m = P.ATEN_ASSERT.search(line)
+        if m:
+            key = ("aten", m.group("file"), int(m.group("line")), m.group("kernel"))
+            if key in seen:
+                seen[key].occurrences += 1
+            else:
+                seen[key] = ReportedAssert(kind="aten", message=m.group("msg").strip(), file=m.group("file"),
+                                           line=int(m.group("line")), kernel=m.group("kernel"), first_text=line.strip())
+            continue
+        m = P.CPU_FROM.search(line)
+        if m:
+            msg = ""
+            for j in range(i - 1, max(-1, i - 4), -1):
+                mm = P.CPU_MSG.search(lines[j])
+                if mm:
+                    msg = mm.group("msg")
+                    break
+            key = ("cpu", m.group("file"), int(m.group("line")), m.group("kernel"))
+            if key not in seen:
+                seen[key] = ReportedAssert(kind="cpu", message=msg, file=m.group("file"), line=int(m.group("line")),
+                                           kernel=m.group("kernel"), first_text=line.strip())
+            continue
+        m = P.NOTICED.search(line)
+        if m and not P.NOTICED_RUNNER.search(m.group("call")):
+            err = None
+            for j in range(i + 1, min(len(lines), i + 40)):
+                mm = P.NOTICED_ERROR.search(lines[j])
+                if mm and not P.NOTICED_ECHO.search(mm.group("msg")):
+                    err = mm.group("msg")
+                    break
+            if err is None:  # torch 2.8 prints the op's exception before the failed call
+                prior = [e for e in rep.events if e.pattern == "exception_in_aoti_torch"]
+                err = prior[-1].fields.get("msg") if prior else None
+            rep.noticed.append(NoticedCall(call=m.group("call"), file=m.group("file"), line=int(m.group("line")),
+                                           text=line.strip(), error=err))
+        for p in P.PATTERNS:
+            mm = p.search(line)
+            if mm:
+                fields = {k: v for k, v in mm.groupdict().items() if v is not None}
+                rep.events.append(LogEvent(pattern=p.name, category=p.category, text=line.strip(), line_no=i + 1,
+                                           fields=fields))
+    rep.asserts = list(seen.values())
+    if not rep.asserts:
+        # Only a message was pasted (no file, no line): keep each distinct one.
+        for msg in dict.fromkeys(m.group(1).strip() for m in P.BARE_MSG.regex.finditer(text)):
+            rep.asserts.append(ReportedAssert(kind="message", message=msg, first_text=msg))
+    return rep

@@ -1,0 +1,216 @@
+"""Every regular expression over log text, named: the one place where pt2-inspect matches what users paste.
+
+A ``Pattern`` says what one kind of text means (``name``), which failure it points to (``category``: a
+diagnose category of ``inspector.queries.diagnose.rules.CATEGORIES``, or one of the ``ROLES`` below) and how
+to read it (``regex``, its named groups become ``LogEvent.fields``).  Four groups:
+
+* ``LOCATED``: a failing check with its file and line, or the call that noticed it (``parse_log`` turns them
+  into ``ReportedAssert`` / ``NoticedCall``); ``CPU_MSG``, ``NOTICED_ERROR`` and ``BARE_MSG`` read the lines
+  around them;
+* ``PATTERNS``: every other line that matches becomes one ``LogEvent``;
+* ``MENTIONS``: looked for anywhere in the text (where a crash happened: at load or at run);
+* ``DETAILS``: read inside a piece a rule already holds (the text of an input check, an event, an
+  exception line).
+
+Adding a failure category: its line patterns go in ``PATTERNS`` with the category's name; nothing else here.
+Forms seen on real runs: sample_packages/*/error.log, */logs/*.log and /work/shared/FORMAT_NOTES.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# What a pattern's ``category`` may be besides a diagnose category: evidence that alone classifies nothing.
+ROLES = ("symptom", "crash", "hint", "detail")
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One kind of log text: ``name``, the ``category`` it points to, and its regular expression."""
+
+    name: str
+    category: str
+    regex: re.Pattern
+    doc: str = ""
+
+    def search(self, text: str) -> re.Match | None:
+        return self.regex.search(text)
+
+
+def _p(name: str, category: str, regex: str, doc: str = "", flags: int = 0) -> Pattern:
+    return Pattern(name, category, re.compile(regex, flags), doc)
+
+
+# ---------------------------------------------------------------------------
+# Located checks (parse_log: ReportedAssert / NoticedCall) and the lines read around them
+# ---------------------------------------------------------------------------
+
+CUDA_ASSERT = _p(
+    "cuda_assert", "index_assert",
+    r"(?P<file>[^\s:]+\.py):(?P<line>\d+):\s*\S+:\s*block:\s*\[(?P<block>[\d,\s]+)\],\s*thread:\s*\[(?P<thread>[\d,\s]+)\]\s*"
+    r"Assertion\s*`(?P<msg>.*?)`\s*failed",
+    "a Triton device assert, once per failing thread; the .py is the kernel's compile-time path")
+ATEN_ASSERT = _p(
+    "aten_cuda_assert", "extern_op",
+    r"(?P<file>[^\s:]+\.(?:cu|cuh)):(?P<line>\d+):\s*(?P<kernel>\w+):\s*block:\s*\[[\d,\s]+\],\s*thread:\s*\[[\d,\s]+\]\s*"
+    r"Assertion\s*`(?P<msg>.*?)`\s*failed",
+    "an ATen CUDA kernel's own assert (EmbeddingBag.cu, IndexKernel.cu …): an extern op failed")
+CPU_FROM = _p(
+    "cpu_check", "index_assert",
+    r"Exception raised from (?P<kernel>cpp_\w+) at (?P<file>\S+?\.cpp):(?P<line>\d+)",
+    "an AOTI_TORCH_CHECK in a CPU kernel; the line counts in the package's kernel.cpp (2.6: <hash>.cpp)")
+CPU_MSG = _p(
+    "cpu_message", "detail",
+    r"(?:RuntimeError|Error|what\(\)|c10::Error|IndexError):\s+(?P<msg>.+?)\s*$",
+    "the message of a CPU check, in one of the 3 lines above its `Exception raised from`")
+NOTICED = _p(
+    "api_call_failed", "symptom",
+    r"Error:\s+(?P<call>\w+)\(.*?\)\s+API call failed at (?P<file>\S+?\.cpp), line (?P<line>\d+)",
+    "a call in run_impl returned an error; its line counts in the wrapper")
+NOTICED_RUNNER = _p(
+    "runner_call", "detail", r"^run_func_",
+    "the runner's own call (model_container_runner.cpp): not a call of the wrapper")
+NOTICED_ERROR = _p(
+    "noticed_error", "detail",
+    r"^\s*(?:RuntimeError|IndexError|ValueError|c10::Error|what\(\)):\s+(?P<msg>.+?)\s*$",
+    "the exception printed in the 40 lines after a failed call (on CPU: the op's own error)")
+NOTICED_ECHO = _p(
+    "noticed_echo", "detail", r"API call failed",
+    "an exception line that only repeats the failed call, not the op's error")
+BARE_MSG = _p(
+    "bare_message", "index_assert", r"(index out of bounds:[^`\"\n]*?)(?:`|\"|$)",
+    "only an index-assert message was pasted (no file, no line)", re.M)
+
+LOCATED = [CUDA_ASSERT, ATEN_ASSERT, CPU_FROM, NOTICED]
+
+# ---------------------------------------------------------------------------
+# Everything else: one event per line that matches
+# ---------------------------------------------------------------------------
+
+PATTERNS: list[Pattern] = [
+    _p("input_check", "input_check",
+       r"input_handles\[(?P<input>\d+)\]:\s*(?P<what>.+?)\s*$",
+       "AOTI_RUNTIME_CHECK_INPUTS=1 rejected an input"),
+    _p("size_assert", "input_check",
+       r"expected size (?P<got>\d+)==(?P<exp>\d+), stride (?P<sgot>\d+)==(?P<sexp>\d+) at dim=(?P<dim>\d+)",
+       "the wrapper's assert_size_stride on an input: a size differs from the one another input fixed"),
+    _p("device_side_assert", "device_assert",
+       r"device-side assert triggered", "a CUDA kernel asserted; its Assertion line may be missing"),
+    _p("cublas_error", "device_assert",
+       r"CUBLAS_STATUS_\w+", "cuBLAS failed: usually a symptom of an earlier device-side assert or bad memory"),
+    _p("illegal_memory_access", "illegal_memory_access",
+       r"an illegal memory access was encountered|unspecified launch failure|misaligned address|"
+       r"an illegal instruction was encountered|CUDA_ERROR_ILLEGAL_ADDRESS",
+       "a kernel read or wrote outside its tensors (or was given host memory)"),
+    _p("device_mismatch", "device_mismatch",
+       r"resides on host memory and is not registered with any CUDA device|"
+       r"Expected \w+ tensor to have device \S+, but got \S+|unmatched device type|"
+       r"Expected all tensors to be on the same device|expected device \S+ but got device \S+",
+       "an input is on the wrong device"),
+    _p("exception_in_aoti_torch", "extern_op",
+       r"Exception in aoti_torch:\s*(?P<msg>.+?)\s*$",
+       "an ATen op called by the wrapper threw; when the call is not checked the run goes on with garbage"),
+    _p("runner_failed", "symptom",
+       r"run_func_\(.*?\) API call failed at (?P<file>\S+?model_container_runner\.cpp), line (?P<line>\d+)",
+       "the model's run returned an error (the runner, not the wrapper)"),
+    _p("isa_mismatch", "load",
+       r"Device information mismatch for (?P<key>AOTI_\w+):\s*(?P<package>.*?) vs (?P<host>.*?)\.\s",
+       "the package was compiled for another CPU ISA / GPU than this host"),
+    _p("no_kernel_image", "load",
+       r"no kernel image is available for execution on the device|CUDA driver version is insufficient|"
+       r"Found no NVIDIA driver|Torch not compiled with CUDA enabled|"
+       r"compiled for (?:CUDA|cuda).*?(?:not|no) .*available",
+       "the host cannot run the package's device code"),
+    _p("load_failure", "load",
+       r"undefined symbol:\s*\S+|cannot open shared object file|Failed to load|"
+       r"Illegal instruction|failed to dlopen|Error in dlopen|aoti_load_package.*(?:Error|failed)|"
+       r"AOTIModelPackageLoader\(|AOTIModelContainerRunner\w*\(",
+       "the package did not load"),
+    _p("segfault", "crash", r"Segmentation fault|SIGSEGV|signal 11",
+       "the process crashed: at load time a bad package/host, at run time an out-of-bounds access"),
+    _p("deprecated_api", "deprecated_api",
+       r"torch\._export\.(?P<api>aot_compile|aot_load)\b|\b(?P<api2>aot_compile|aot_load)\(|"
+       r", in (?P<api3>aot_compile|aot_load)\s*$",
+       "a deprecated AOTI entry point"),
+    _p("cpuinfo_flags", "hint", r"^flags\s*:\s*(?P<flags>.+)$",
+       "a /proc/cpuinfo flags line: the host's CPU features"),
+    _p("old_package", "hint",
+       r"Loading outdated pt2 file|Could not dlsym (?P<symbol>\w+)",
+       "the package was built by an older torch than the one loading it"),
+    _p("terminate_recursive", "hint", r"terminate called recursively",
+       "the error text was lost inside OpenMP threads"),
+]
+
+# ---------------------------------------------------------------------------
+# Anywhere in the text (LogReport.mentions)
+# ---------------------------------------------------------------------------
+
+MENTIONS: list[Pattern] = [
+    _p("at_load", "detail", r"load_package|_load_aoti|AOTIModelPackageLoader|aoti_load_package|load_pt2",
+       "a frame of the loading code: a crash happened while loading"),
+    _p("at_run", "detail", r"in __call__|boxed_run|run_impl|\bforward\b",
+       "a frame of the model's run: a crash happened while running"),
+    _p("python_traceback", "detail", r"Traceback", "a Python traceback: the process raised, not merely warned"),
+    _p("device_assert_said", "detail", r"device-side assert",
+       "the text says a device-side assert fired (trace-assert --message: then its candidates)"),
+]
+
+# ---------------------------------------------------------------------------
+# Inside a piece a rule already holds
+# ---------------------------------------------------------------------------
+
+INPUT_RANGE = _p(
+    "input_range", "detail",
+    r"dim value is too (?P<dir>small|large) at (?P<dim>\d+), expected(?: it)? to be (?P<op>[<>]=) "
+    r"(?P<limit>-?\d+), but got: (?P<got>-?\d+)",
+    "an input check's text: a dynamic dim outside its guards")
+INPUT_DTYPE = _p(
+    "input_dtype", "detail",
+    r"unmatched dtype, expected: (?P<exp>\d+)(?:\((?P<expname>[^)]*)\))?, but got: (?P<got>\d+)",
+    "an input check's text: a dtype (c10::ScalarType codes)")
+INPUT_DEVICE = _p(
+    "input_device", "detail",
+    r"unmatched device type, expected: (?P<exp>\S+?),? but got: (?P<got>\S+)",
+    "an input check's text: a device type")
+INPUT_SIZE = _p(
+    "input_size", "detail",
+    r"unmatched dim value at (?P<dim>\d+), expected: (?P<exp>-?\d+), but got: (?P<got>-?\d+)",
+    "an input check's text: a static size")
+INPUT_STRIDE = _p(
+    "input_stride", "detail",
+    r"unmatched stride value at (?P<dim>\d+), expected: (?P<exp>-?\d+), but got: (?P<got>-?\d+)",
+    "an input check's text: a stride")
+DEVICE_CODE = _p(
+    "device_code", "detail", r"^(?P<code>\d+)\((?P<name>\w+)\)",
+    "a device type as the input check prints it: ``11(cuda)``")
+ERROR_LINE = _p(
+    "error_line", "detail", r"Error|error:|Exception|failed",
+    "a line that says something failed (the evidence of a log no rule claimed)")
+EXCEPTION_LINE = _p(
+    "exception_line", "detail", r"^\s*\w*(Error|Exception)\b.*:",
+    "a raised exception's line (`RuntimeError: …`)")
+MISSING_MEMBER = _p(
+    "missing_member", "detail", r"File not found",
+    "the loader's exception names a member missing from the archive")
+NOT_ELF = _p(
+    "not_elf", "detail", r"invalid ELF header",
+    "dlopen of a file that is not a shared object (aot_load given a .pt2)")
+
+# Read by trace-assert (inspector.queries.trace) in a pasted message: the line that states the failure, and an
+# ATen op's limit in its error.
+FRAMING = _p(
+    "framing", "detail", r'Traceback \(most recent call last\):|File ".*", line \d+|frame #\d+:|\^+$',
+    "a line of a Python traceback's or a C++ stack's framing, not the failure itself")
+SAYS_FAILURE = _p(
+    "says_failure", "detail", r"index out of bounds|Assertion|Error|error|failed",
+    "a line that states a failure (the one quoted when nothing matched)")
+EXTERN_LIMIT = _p(
+    "extern_limit", "detail", r"range \[0, (\d+)\)|size (\d+)",
+    "an ATen op's error naming the size an index must stay under (group 1 or 2)")
+
+DETAILS = [CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
+           INPUT_SIZE, INPUT_STRIDE, DEVICE_CODE, ERROR_LINE, EXCEPTION_LINE, MISSING_MEMBER, NOT_ELF, FRAMING,
+           SAYS_FAILURE, EXTERN_LIMIT]
+
+REGISTRY: dict[str, Pattern] = {p.name: p for p in [*LOCATED, BARE_MSG, *PATTERNS, *MENTIONS, *DETAILS]}

@@ -1,0 +1,111 @@
+"""What `diagnose` answers, typed: ``Diagnosis`` and its parts.  ``to_dict()`` gives the JSON of
+inspector/schemas/diagnose.schema.json; the sentences inside come from inspector.explain.diagnose."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from ...explain import ENV_WHEN
+from ..candidates import Candidate, JsonKeys  # noqa: F401  (part of a Diagnosis)
+
+
+@dataclass(frozen=True)
+class Step(JsonKeys):
+    """One thing to do next, with the environment variables it sets and when they act ("run" / "compile")."""
+
+    do: str
+    env: dict = field(default_factory=dict)
+    when: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"do": self.do, "env": dict(self.env), "when": self.when}
+
+
+def step(do: str, env: dict | None = None, when: str | None = None) -> Step:
+    """A ``Step``; ``when`` defaults to the time every variable of ``env`` acts at (ENV_WHEN), when they agree."""
+    env = env or {}
+    if when is None and env:
+        whens = {ENV_WHEN.get(k) for k in env}
+        when = whens.pop() if len(whens) == 1 else None
+    return Step(do, env, when)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A line of the log, as printed (stripped), that the verdict rests on; ``pattern``: what recognised it."""
+
+    text: str
+    pattern: str | None = None
+
+    def to_dict(self) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass
+class InputCheck(JsonKeys):
+    """The input a runtime check (or the wrapper's size assert) rejected, and why."""
+
+    input: int
+    wrapper_name: str | None = None
+    user_name: str | None = None
+    kind: str | None = None  # "range" | "dtype" | "device" | "size" | "stride" | "equal" | "other"
+    dim: int | None = None
+    symbol: str | None = None
+    min: int | None = None
+    max: int | None = None
+    expected: int | str | None = None
+    got: int | str | None = None
+    message: str = ""
+    fix: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class IsaFinding:
+    """The host's CPU features against a model's AOTI_CPU_ISA.  ``kind``: "cpuinfo_lacks" / "cpuinfo_covers"
+    (from a /proc/cpuinfo flags line), "host_lacks" / "host_covers" (from torch's mismatch warning)."""
+
+    kind: str
+    model: str
+    need: tuple[str, ...]
+    missing: tuple[str, ...] = ()
+    host: tuple[str, ...] = ()
+    text: str = ""  # the warning, as printed
+
+
+@dataclass
+class Diagnosis:
+    package: str
+    category: str
+    verdict: str
+    evidence: list[Evidence] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    trace: object | None = None  # the TraceResult of an index_assert / extern_op (inspector.queries.trace)
+    candidates: list[Candidate] = field(default_factory=list)
+    input_check: InputCheck | None = None
+    suspects: list[dict] = field(default_factory=list)  # IMA: unchecked indirect accesses (inspector.queries.suspects)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def trace_result(self):
+        """The old name of ``trace``."""
+        return self.trace
+
+    def to_dict(self) -> dict:
+        return {
+            "package": self.package,
+            "category": self.category,
+            "verdict": self.verdict,
+            "evidence": [e.to_dict() for e in self.evidence],
+            "steps": [s.to_dict() for s in self.steps],
+            "trace": self.trace.to_dict() if self.trace is not None else None,
+            "candidates": [c.to_dict() for c in self.candidates],
+            "input_check": self.input_check.to_dict() if self.input_check is not None else None,
+            "suspects": [dict(s) for s in self.suspects],
+            "notes": list(self.notes),
+        }

@@ -1,0 +1,513 @@
+"""The rules of `diagnose`, one per category, tried in the order of ``RULES``: the first that claims the log
+answers it.  ``CATEGORIES`` (the same order) is the one list of categories: the JSON schema's enum, the module
+docstring and the words (inspector.explain.diagnose.CATEGORY_DOC) are checked against it
+(tests/test_diagnose_registry.py).
+
+A rule reads ``Facts`` (the parsed log, the package's small facts) and fills a ``Diagnosis`` with typed parts.
+It matches no text itself (the log's patterns are named in inspector.logs.patterns) and writes no sentence
+(they are in inspector.explain.diagnose).
+
+Adding a category: one ``Rule`` subclass here, placed in ``RULES``; its line patterns in
+inspector/logs/patterns.py (``PATTERNS``, with the category's name); its words in inspector/explain/diagnose.py
+(``CATEGORY_DOC`` and its verdict/steps); its name in the schema's enum (inspector/schemas/diagnose.schema.json).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from ... import explain as words
+from ...explain import SCALAR_TYPES
+from ...explain import diagnose as say
+from ...logs import LogEvent, LogReport, parse_log
+from ...logs import patterns as P
+from ...model import Model
+from ...package import Package
+from ..candidates import assert_candidates
+from ..match import site_for_noticed
+from .results import Diagnosis, Evidence, InputCheck, IsaFinding, Step, step
+
+# ---------------------------------------------------------------------------
+# What every rule may read
+# ---------------------------------------------------------------------------
+
+# /proc/cpuinfo flags -> the names AOTI_CPU_ISA uses.
+_ISA_FLAGS = {"AVX2": "avx2", "AVX512": "avx512f", "AVX512_VNNI": "avx512_vnni", "AMX_TILE": "amx_tile",
+              "AVX512_BF16": "avx512_bf16", "AMX_BF16": "amx_bf16", "AMX_INT8": "amx_int8", "NEON": "asimd",
+              "SVE": "sve"}
+
+# Extern calls that copy or allocate: never the failing op of a silent wrong result.
+_NOT_OPS = ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")
+
+# A located check's evidence line, by ReportedAssert.kind: the pattern that found it.
+_ASSERT_PATTERN = {"cuda": P.CUDA_ASSERT.name, "cpu": P.CPU_FROM.name, "aten": P.ATEN_ASSERT.name}
+
+
+class Facts:
+    """What the rules decide on: the log read once, the models' small facts (inputs, guards, symbols,
+    metadata: ``ModelIndex.eager``; no kernel parsed), and the trace of a located check, made when first asked."""
+
+    def __init__(self, pkg: Package, log: str, model: str | None, ep):
+        self.pkg, self.log, self.model, self.ep = pkg, log, model, ep
+        self.rep: LogReport = parse_log(log or "")
+        names = [model] if model else pkg.model_names
+        # A failed assert is traced through slices; only an illegal memory access or a device assert without its
+        # line needs every kernel (the IMA rule and assert_candidates parse the whole model).
+        self.models: list[Model] = [pkg.index(n).eager() for n in names]
+        self.device = next((m.device for m in self.models if m.device), None)
+        self.isa: list[IsaFinding] = isa_findings(self.rep, self.models)
+
+    @cached_property
+    def located(self):
+        """The failing checks with their file and line (a Triton / CPU / ATen CUDA assert)."""
+        return [r for r in self.rep.asserts if r.kind in ("cuda", "cpu", "aten")]
+
+    @cached_property
+    def trace(self):
+        """The trace-assert answer, when the log holds a located check or an extern op's failure and it matched."""
+        from ..trace import trace_assert
+
+        rep = self.rep
+        extern_text = rep.has("exception_in_aoti_torch") and not rep.has("cublas_error") and not rep.noticed
+        cpu_extern = self.device == "cpu" and any(n.error for n in rep.noticed)
+        if not (self.located or extern_text or cpu_extern):
+            return None
+        t = trace_assert(self.pkg, log=self.log, model=self.model, ep=self.ep)
+        return t if t.matches else None
+
+    @cached_property
+    def crashed_at_load(self) -> bool:
+        """A segfault whose stack shows the loader and not the model's run."""
+        return self.rep.has("segfault") and self.rep.mentions("at_load") and not self.rep.mentions("at_run")
+
+    def input_check(self) -> tuple[LogEvent, str] | None:
+        """The first runtime input check in the log and its kind (``input_check_kind``)."""
+        ev = self.rep.first("input_check")
+        return (ev, input_check_kind(ev.fields.get("what", ""))) if ev is not None else None
+
+
+def isa_findings(rep: LogReport, models: list[Model]) -> list[IsaFinding]:
+    """The host's CPU features, from a /proc/cpuinfo flags line or torch's ISA warning, against each model's."""
+    out = []
+    ev = rep.first("cpuinfo_flags")
+    if ev is not None:
+        flags = set(ev.fields.get("flags", "").split())
+        for m in models:
+            need = tuple((m.metadata.get("AOTI_CPU_ISA") or "").split())
+            missing = tuple(x for x in need if x in _ISA_FLAGS and _ISA_FLAGS[x] not in flags)
+            if missing:
+                out.append(IsaFinding("cpuinfo_lacks", m.name, need, missing))
+            elif need:
+                out.append(IsaFinding("cpuinfo_covers", m.name, need))
+    for e in rep.events:
+        if e.pattern != "isa_mismatch":
+            continue
+        a, b = e.fields.get("package", ""), e.fields.get("host", "")
+        for m in models:
+            pkg_isa = (m.metadata.get("AOTI_CPU_ISA") or "").split()
+            if not pkg_isa or e.fields.get("key") != "AOTI_CPU_ISA":
+                continue
+            host = b.split() if sorted(a.split()) == sorted(pkg_isa) else a.split()
+            missing = tuple(x for x in pkg_isa if x not in host)
+            out.append(IsaFinding("host_lacks" if missing else "host_covers", m.name, tuple(pkg_isa), missing,
+                                  tuple(host), e.text))
+            break
+    return out
+
+
+def input_check_kind(what: str) -> str:
+    """What a runtime input check rejected: "range" | "dtype" | "device" | "size" | "stride" | "other"."""
+    for kind, p in (("range", P.INPUT_RANGE), ("dtype", P.INPUT_DTYPE), ("device", P.INPUT_DEVICE),
+                    ("size", P.INPUT_SIZE), ("stride", P.INPUT_STRIDE)):
+        if p.search(what):
+            return kind
+    return "other"
+
+
+def _ev(events, limit: int | None = None) -> list[Evidence]:
+    return [Evidence(e.text, e.pattern) for e in events][:limit]
+
+
+# ---------------------------------------------------------------------------
+# The rules
+# ---------------------------------------------------------------------------
+
+
+class Rule:
+    """One category: ``claims`` says whether the log is this rule's, ``answer`` fills the diagnosis."""
+
+    category: str = ""
+
+    def claims(self, f: Facts) -> bool:
+        raise NotImplementedError
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        raise NotImplementedError
+
+
+def _checked(assertion) -> bool | None:
+    return assertion.get("checked") if isinstance(assertion, dict) else getattr(assertion, "checked", None)
+
+
+class _Traced(Rule):
+    """A located failing check the trace found in the package: the full trace-assert answer."""
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        t, rep = f.trace, f.rep
+        d.trace = t
+        d.verdict = t.verdict
+        for r in f.located[:3]:
+            if r.kind == "cpu" and r.message:
+                d.evidence.append(Evidence(r.message, P.CPU_MSG.name))
+            d.evidence.append(Evidence(r.first_text, _ASSERT_PATTERN[r.kind]))
+        d.evidence += [Evidence(n.text, P.NOTICED.name) for n in rep.noticed][:2]
+        d.evidence += [Evidence(f"{n.error}", P.NOTICED_ERROR.name) for n in rep.noticed[:1] if n.error]
+        self.more(f, d)
+        d.steps = [step(say.TRACE_CHECK_INDEX)]
+        if f.device == "cuda":
+            d.steps.append(step(say.TRACE_LAUNCH_BLOCKING, {"CUDA_LAUNCH_BLOCKING": "1"}))
+        d.notes += t.hints + t.context
+
+    def more(self, f: Facts, d: Diagnosis) -> None:
+        pass
+
+
+class ExternOp(_Traced):
+    category = "extern_op"
+
+    def claims(self, f: Facts) -> bool:
+        return f.trace is not None and f.trace.matches[0].kernel_kind == "extern"
+
+    def more(self, f: Facts, d: Diagnosis) -> None:
+        ev = f.rep.first("exception_in_aoti_torch")
+        if ev:
+            d.evidence.append(Evidence(ev.text, ev.pattern))
+        if any(m.kernel_kind == "extern" and _checked(m.assertion) is False for m in f.trace.matches):
+            d.notes.append(say.UNCHECKED_EXTERN)
+
+
+class IndexAssert(_Traced):
+    category = "index_assert"
+
+    def claims(self, f: Facts) -> bool:
+        return f.trace is not None and f.trace.matches[0].kernel_kind != "extern"
+
+
+class DeprecatedApi(Rule):
+    category = "deprecated_api"
+
+    def claims(self, f: Facts) -> bool:
+        return f.rep.has("deprecated_api")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        rep = f.rep
+        ev = [e for e in rep.events if e.pattern == "deprecated_api"]
+        called = [e for e in ev if e.fields.get("api3")]
+        apis = sorted({e.fields.get("api") or e.fields.get("api2") or e.fields.get("api3") for e in (called or ev)} - {None})
+        d.verdict = say.deprecated_verdict(apis)
+        d.evidence = _ev(ev, 3) + _ev([e for e in rep.events if e.pattern == "load_failure"], 2)
+        if rep.events_say(P.NOT_ELF.name):
+            d.notes.append(say.NOT_ELF)
+        d.steps = [step(say.DEPRECATED_COMPILE), step(say.DEPRECATED_LOAD)]
+
+
+def _device_name(text: str) -> str:
+    """``11(cuda)`` -> cuda; ``0`` -> cpu (the AOTI device-type code the check prints without a name)."""
+    mm = P.DEVICE_CODE.search(text)
+    if mm:
+        return mm.group("name")
+    return {"0": "cpu"}.get(text, text)
+
+
+def _ep_for(f: Facts, m: Model):
+    """The exported program to name inputs with: --ep when it fits the model, else the packaged one."""
+    from ...exported_program import packaged_ep
+
+    ep = f.ep
+    if ep is None and f.pkg is not None:
+        ep = packaged_ep(f.pkg, m.name)
+    if ep is not None and len(ep.user_inputs) != len(m.inputs):  # its inputs are not the model's
+        return None
+    return ep
+
+
+def _answer_runtime_check(f: Facts, d: Diagnosis, ev: LogEvent, kind: str) -> None:
+    """A runtime input check (AOTI_RUNTIME_CHECK_INPUTS=1) named the input: what it is, what it must be."""
+    models = f.models
+    m = models[0]
+    idx = int(ev.fields["input"])
+    what = ev.fields.get("what", "")
+    if len(models) > 1:
+        m = next((x for x in models if idx < len(x.inputs)), models[0])
+    inp = next((i for i in m.inputs if i.index == idx), None)
+    ic = InputCheck(input=idx, wrapper_name=inp.name if inp else None, message=what, kind=kind)
+    d.evidence = [Evidence(ev.text, ev.pattern)]
+    ep = _ep_for(f, m)
+    if ep is not None:
+        ic.user_name = ep.user_name(idx)
+    label = say.input_label(idx, ic.wrapper_name, ic.user_name)
+    if kind == "range":
+        mm = P.INPUT_RANGE.search(what)
+        dim, got = int(mm.group("dim")), int(mm.group("got"))
+        sym = next((s for s in m.symbols.values() if s.input == idx and s.dim == dim and not s.alias_of), None)
+        ic.dim, ic.got, ic.expected = dim, got, f"{mm.group('op')} {mm.group('limit')}"
+        if sym:
+            ic.symbol, ic.min, ic.max = sym.name, sym.min, sym.max
+        rng = f"{ic.min}..{ic.max}" if sym else ic.expected
+        ic.fix = say.range_fix(dim, got, rng, mm.group("dir") == "large", ic.max if sym else mm.group("limit"))
+        d.verdict = say.range_verdict(label, dim, ic.symbol, got, rng)
+    elif kind == "dtype":
+        mm = P.INPUT_DTYPE.search(what)
+        exp, got = int(mm.group("exp")), int(mm.group("got"))
+        ic.expected, ic.got = SCALAR_TYPES.get(exp, str(exp)), SCALAR_TYPES.get(got, str(got))
+        ic.fix = say.dtype_fix(ic.expected)
+        d.verdict = say.dtype_verdict(label, ic.got, got, ic.expected, exp)
+    elif kind == "device":
+        mm = P.INPUT_DEVICE.search(what)
+        ic.expected, ic.got = _device_name(mm.group("exp")), _device_name(mm.group("got"))
+        ic.fix = say.device_fix(m.device)
+        d.verdict = say.device_verdict(label, ic.got, mm.group("got"), ic.expected, mm.group("exp"), m.device)
+    elif kind in ("size", "stride"):
+        mm = (P.INPUT_SIZE if kind == "size" else P.INPUT_STRIDE).search(what)
+        ic.dim, ic.expected, ic.got = int(mm.group("dim")), int(mm.group("exp")), int(mm.group("got"))
+        ic.fix = say.static_fix(kind)
+        d.verdict = say.static_verdict(label, kind, ic.dim, ic.got, ic.expected)
+    else:
+        d.verdict = say.other_check_verdict(label, what)
+    d.input_check = ic
+    d.steps = [step(ic.fix or say.FIX_INPUT), step(say.CHECK_ALL_INPUTS),
+               step(say.KEEP_CHECKS_ON, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
+
+
+def _answer_size_assert(f: Facts, d: Diagnosis, ev: LogEvent) -> None:
+    """``expected size 3==4, stride 8==8 at dim=0`` names no input: the inputs whose dim shares a symbol
+    (or a static size) with another input are the candidates."""
+    dim, got, exp = int(ev.fields["dim"]), int(ev.fields["got"]), int(ev.fields["exp"])
+    cands = []
+    for m in f.models:
+        for inp in m.inputs:
+            if dim >= len(inp.shape):
+                continue
+            s = inp.shape[dim]
+            sym = m.symbols.get(str(s))
+            while sym is not None and sym.alias_of:
+                sym = m.symbols.get(sym.alias_of)
+            if sym is not None and sym.input is not None and sym.input != inp.index:
+                cands.append((inp, sym))
+            elif isinstance(s, int) and s == exp:
+                cands.append((inp, None))
+    d.evidence = [Evidence(ev.text, ev.pattern)]
+    if cands:
+        inp, sym = cands[0]
+        other = say.equal_other(sym.input if sym else None, sym.dim if sym else None)
+        d.input_check = InputCheck(
+            input=inp.index, wrapper_name=inp.name, kind="equal", dim=dim, symbol=sym.name if sym else None,
+            min=sym.min if sym else None, max=sym.max if sym else None, expected=exp, got=got, message=ev.text,
+            fix=say.equal_fix(inp.index, dim, other, exp))
+        d.verdict = say.equal_verdict(inp.index, inp.name, dim, got, other, exp, sym.name if sym else None)
+    else:
+        d.verdict = say.unnamed_size_verdict(dim, got, exp)
+    d.steps = [step(d.input_check.fix if d.input_check else say.SIZES_AGREE), step(say.CHECK_ALL_INPUTS)]
+
+
+class InputCheckRule(Rule):
+    """The runtime input checks (or the wrapper's size assert) rejected an input; one on the wrong device is
+    ``device_mismatch``'s."""
+
+    category = "input_check"
+
+    def claims(self, f: Facts) -> bool:
+        check = f.input_check()
+        return check[1] != "device" if check else f.rep.has("size_assert")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        check = f.input_check()
+        if check:
+            _answer_runtime_check(f, d, *check)
+        else:
+            _answer_size_assert(f, d, f.rep.first("size_assert"))
+
+
+class DeviceMismatch(Rule):
+    category = "device_mismatch"
+
+    def claims(self, f: Facts) -> bool:
+        check = f.input_check()
+        return (check is not None and check[1] == "device") or f.rep.has("device_mismatch")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        check = f.input_check()
+        if check is not None and check[1] == "device":
+            return _answer_runtime_check(f, d, *check)
+        key = next((m.device for m in f.models if m.device), "?")
+        d.evidence = _ev([e for e in f.rep.events if e.pattern == "device_mismatch"], 3)
+        d.verdict = say.mismatch_verdict(key)
+        d.steps = [step(say.mismatch_move(key, f.models[0])),
+                   step(say.CONFIRM_WITH_CHECKS, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
+
+
+class IllegalMemoryAccess(Rule):
+    """An illegal memory access, or a crash while the model ran: the package's unchecked indirect accesses."""
+
+    category = "illegal_memory_access"
+
+    def claims(self, f: Facts) -> bool:
+        if f.rep.has("segfault"):
+            return not f.crashed_at_load
+        return f.rep.has("illegal_memory_access")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        from ..suspects import unchecked_indirect
+
+        pkg = f.pkg
+        d.evidence = _ev([e for e in f.rep.events
+                          if e.pattern in ("illegal_memory_access", "runner_failed", "segfault")], 3)
+        key = next((m.device for m in f.models if m.device), "cuda")
+        steps: list[Step] = []
+        if key == "cuda":
+            steps.append(step(say.ima_on_cuda(key), {"AOTI_RUNTIME_CHECK_INPUTS": "1"}))
+            steps.append(step(say.IMA_DETERMINISTIC, {"CUDA_LAUNCH_BLOCKING": "1", "PYTORCH_NO_CUDA_MEMORY_CACHING": "1"},
+                              "run"))
+        else:
+            steps.append(step(say.IMA_GDB, {"OMP_NUM_THREADS": "1"}, "run"))
+        steps.append(step(say.IMA_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3"}, "compile"))
+        d.suspects = []
+        for m in f.models:  # every kernel: any unchecked load may be the one
+            for s in unchecked_indirect(pkg.model(m.name), pkg.graph(m.name)):
+                d.suspects.append(dict(s, model=m.name))
+        names = list(dict.fromkeys(s["kernel"] for s in d.suspects)) or [
+            k for m in f.models for k in list(pkg.model(m.name).kernels)[:8]]
+        steps.append(step(say.IMA_PRINT_SUSPECTS, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3",
+                                                   "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": ",".join(names)},
+                          "compile"))
+        if d.suspects:
+            steps.append(step(say.IMA_ASSERTS_ON, None, "compile"))
+        d.steps = steps
+        if d.suspects:
+            s = d.suspects[0]
+            d.verdict = say.ima_verdict(len(d.suspects), s, words.table_words(s["table"]), key == "cuda")
+        else:
+            d.verdict = say.ima_no_suspect_verdict(key == "cuda")
+
+
+class DeviceAssert(Rule):
+    """A device-side assert (or its symptom: a cuBLAS error, a failed call) without its Assertion line."""
+
+    category = "device_assert"
+
+    def claims(self, f: Facts) -> bool:
+        rep = f.rep
+        return (f.device != "cpu" and not rep.has("segfault")
+                and (rep.has("device_side_assert", "cublas_error") or bool(rep.noticed)))
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        rep = f.rep
+        d.evidence = _ev([e for e in rep.events if e.pattern in ("device_side_assert", "cublas_error")], 3)
+        d.evidence += [Evidence(n.text, P.NOTICED.name) for n in rep.noticed][:2]
+        d.candidates = assert_candidates(f.pkg, rep, f.model)
+        symptom = ("cublas_error" if rep.has("cublas_error") else
+                   "device_side_assert" if rep.has("device_side_assert") else "noticed")
+        target = line = None
+        for n in rep.noticed:
+            hit = site_for_noticed(f.pkg, n, f.model)
+            if hit:
+                target, line = hit[1].target, hit[1].line
+                d.notes.append(say.noticed_symptom(n.call, n.line))
+                break
+        d.verdict = say.device_assert_verdict(symptom, target, line, len(d.candidates),
+                                              d.candidates[0].kernel if d.candidates else None)
+        d.steps = [step(say.RERUN_FOR_LINE, {"CUDA_LAUNCH_BLOCKING": "1"}), step(say.CHECK_NOW)]
+
+
+class Load(Rule):
+    """The package did not load: the host lacks its device or ISA, a symbol, a member; or it crashed loading."""
+
+    category = "load"
+
+    def claims(self, f: Facts) -> bool:
+        rep = f.rep
+        return (f.crashed_at_load or rep.has("load_failure", "no_kernel_image")
+                or (rep.has("isa_mismatch") and not rep.mentions("python_traceback"))
+                or any(x.kind == "cpuinfo_lacks" for x in f.isa))
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        rep = f.rep
+        ev = [e for e in rep.events if e.category in ("load", "crash")]
+        d.evidence = _ev(ev, 4)
+        m = f.models[0]
+        dev = m.device or "?"
+        cc = m.metadata.get("AOTI_COMPUTE_CAPABILITY")
+        isa = m.metadata.get("AOTI_CPU_ISA")
+        if any(e.pattern == "no_kernel_image" for e in ev):
+            d.verdict = say.no_device_verdict(dev, cc, next(e.text for e in ev if e.pattern == "no_kernel_image"))
+            d.steps = [step(say.no_device_step(dev, cc))]
+        elif (any(e.pattern == "isa_mismatch" for e in ev) or any(x.kind == "cpuinfo_lacks" for x in f.isa)) \
+                and not any(e.pattern in ("load_failure", "segfault") for e in ev):
+            d.verdict = say.isa_verdict(isa)
+            d.evidence += [Evidence(e.text[:200], e.pattern) for e in rep.events
+                           if e.pattern in ("isa_mismatch", "cpuinfo_flags")][:2]
+            d.steps = [step(say.RECOMPILE_ON_HOST)]
+        else:
+            err = [e for e in rep.events if e.pattern == "load_failure"]
+            raised = rep.lines_saying(P.EXCEPTION_LINE.name)
+            last = raised[-1].strip() if raised else None
+            d.verdict = say.not_loaded_verdict(last or (err[0].text if err else None))
+            if last and last not in [e.text for e in d.evidence]:
+                d.evidence.append(Evidence(last, P.EXCEPTION_LINE.name))
+            if last and P.MISSING_MEMBER.search(last):
+                d.notes.append(say.MISSING_MEMBER)
+            d.steps = [step(say.same_torch_step(dev)),
+                       step(say.CPP_STACK_LOAD, {"TORCH_SHOW_CPP_STACKTRACES": "1"})]
+
+
+class Unknown(Rule):
+    """None of the above: the general first steps, and the extern calls that would fail silently."""
+
+    category = "unknown"
+
+    def claims(self, f: Facts) -> bool:
+        return True
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        d.verdict = say.UNKNOWN_VERDICT
+        for m in f.models:
+            bare = [(target, st.line) for st, target, kind in f.pkg.index(m.name).calls()
+                    if kind == "extern" and st.kind != "checked_call" and not target.startswith(_NOT_OPS)]
+            if bare:
+                d.notes.append(say.bare_extern_note(m.name, bare))
+        d.evidence = [Evidence(ln, P.ERROR_LINE.name) for ln in f.rep.lines_saying(P.ERROR_LINE.name)[:5]]
+        d.steps = general_steps(f.models)
+
+
+def general_steps(models: list[Model]) -> list[Step]:
+    dev = next((m.device for m in models if m.device), "cpu")
+    out = [step(say.GENERAL_COMPARE), step(say.GENERAL_CHECKS, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
+    if dev == "cuda":
+        out.append(step(say.GENERAL_SYNC, {"CUDA_LAUNCH_BLOCKING": "1"}))
+    else:
+        out.append(step(say.GENERAL_ONE_THREAD, {"OMP_NUM_THREADS": "1"}))
+    out.append(step(say.GENERAL_CPP_STACK, {"TORCH_SHOW_CPP_STACKTRACES": "1"}))
+    return out
+
+
+# The order rules are tried in: a located, traced check first (index_assert and extern_op exclude each other); "unknown" last (it claims every log).
+RULES: list[Rule] = [IndexAssert(), ExternOp(), DeprecatedApi(), InputCheckRule(), DeviceMismatch(),
+                     IllegalMemoryAccess(), DeviceAssert(), Load(), Unknown()]
+CATEGORIES: tuple[str, ...] = tuple(r.category for r in RULES)
+
+
+def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagnosis:
+    """Classify ``log`` against ``pkg`` and say what to do next: the first rule of ``RULES`` that claims it answers."""
+    if model is not None:
+        pkg.files(model)
+    f = Facts(pkg, log, model, ep)
+    d = Diagnosis(package=str(pkg.path), category="unknown", verdict="")
+    d.notes += list(dict.fromkeys(say.isa_note(x) for x in f.isa))
+    if f.rep.has("old_package"):
+        d.notes.append(say.OLD_PACKAGE)
+    for rule in RULES:
+        if rule.claims(f):
+            d.category = rule.category
+            rule.answer(f, d)
+            break
+    return d

@@ -17,11 +17,11 @@ import sys
 
 from .._version import __version__
 from ..errors import INTERNAL_ERROR_EXIT, STRICT_EXIT, InspectorError, UsageError
-from . import check, diagnose, doctor, extract, graph, report, scan, show, source, trace_assert
+from . import check, diagnose, doctor, extract, graph, locate, report, scan, show, source, trace_assert
 from ._args import EXIT_CODES, FORMATTER, add_global_flags
 from ._io import ProgressBar as _Progress, silence_stdout as _silence_stdout
 
-COMMANDS = (show, trace_assert, diagnose, check, doctor, scan, graph, report, source, extract)
+COMMANDS = (show, trace_assert, diagnose, check, doctor, scan, locate, graph, report, source, extract)
 
 MAIN_HELP = f"""Inspect PyTorch AOTInductor .pt2 packages and trace their failures,
 from the package alone: nothing inside it is run, loaded or unpickled.
@@ -37,6 +37,7 @@ examples:
   pt2-inspect check model.pt2 --input 0=float32[0,8]@cuda --input 1=int64[3]@cuda
   pt2-inspect doctor model.pt2 --gpu auto --host-cpuinfo auto --torch 2.13
   pt2-inspect scan /models --json > registry.jsonl
+  pt2-inspect locate model.pt2 --source model.py:84
   pt2-inspect graph model.pt2 --around triton_poi_fused_index_1 --format dot | dot -Tsvg > n.svg
   pt2-inspect source model.pt2 --wrapper --line 1029
   pt2-inspect report model.pt2 --log error.txt -o report.html

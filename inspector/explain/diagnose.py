@@ -14,8 +14,16 @@ CATEGORY_DOC = {
     "extern_op": "an ATen op called by the wrapper failed (CPU exception at the call, ATen CUDA kernel assert, "
                  "a swallowed ``Exception in aoti_torch``): a trace with kind extern;",
     "deprecated_api": "torch._export.aot_compile / aot_load;",
+    "symbolic_assert": "a runtime assertion on a symbolic size failed (``Expected u0 >= 10 but received 2``): the symbol, "
+                       "the input dim or the op behind it;",
+    "nan_inf": "the compiled-in NaN/Inf check fired: the input, or the kernel or op that wrote the buffer;",
+    "constants": "load_constants / update_constant_buffer refused a key or missed a constant;",
+    "custom_op": "the package calls a custom op the serving process has not registered;",
+    "torch_version": "the loading torch lacks a C-shim symbol the .so calls, or cannot read the archive's layout;",
+    "wrong_artifact": "a torch.export.save archive given to aoti_load_package, or the reverse;",
     "input_check": "AOTI_RUNTIME_CHECK_INPUTS=1 (or the wrapper's size/stride assert) rejected an input;",
     "device_mismatch": "the text names an input on the wrong device;",
+    "weights_not_loaded": "a crash while running a package whose weights were left out of the .so and never loaded;",
     "illegal_memory_access": "IMA / unspecified launch failure: steps and unchecked-indirect-access suspects;",
     "device_assert": "a device-side assert whose ``Assertion`` line is missing: candidates;",
     "load": "the package did not load (host lacks the device, ISA, symbols…);",
@@ -303,3 +311,123 @@ GENERAL_CHECKS = "Rerun with the runtime input checks on: they name the first in
 GENERAL_SYNC = "Make CUDA errors synchronous so the failing call is the one reported."
 GENERAL_ONE_THREAD = "Run with one OpenMP thread so a failing check prints its message."
 GENERAL_CPP_STACK = "Get the C++ stack of the error."
+
+
+# ---------------------------------------------------------------------------
+# issue 15: symbolic_assert, nan_inf, constants, custom_op, torch_version, wrong_artifact, weights_not_loaded
+# ---------------------------------------------------------------------------
+
+def symbolic_verdict(cond: str, got: str, line: int | None, symbol: str | None, origin: str | None) -> str:
+    where = f" (wrapper.cpp line {line})" if line else ""
+    about = f"; {symbol} is {origin}" if symbol and origin else ""
+    return f"the runtime assertion `{cond}` failed with {got}{where}{about}"
+
+
+def unbacked_origin(call: str, line: int) -> str:
+    return f"a data-dependent size, read from a tensor's values by {call} at wrapper.cpp line {line}"
+
+
+def backed_origin(label: str, dim: int, rng: str) -> str:
+    return f"{label} dim {dim} (guards allow {rng})"
+
+
+SYMBOLIC_FIX_UNBACKED = ("The value comes from the data (.item(), nonzero, a count): make the input data satisfy "
+                         "the condition, or relax the torch._check / constraint in the model and re-export.")
+SYMBOLIC_FIX_BACKED = ("Give an input whose size satisfies the condition (the export's Dim constraints or "
+                       "torch._check on it), or re-export with the constraint you need.")
+SYMBOLIC_CHECK = "Check the sizes first: `pt2-inspect check PKG --input …` names the input."
+
+
+def nan_word(what: str | None) -> str:
+    """The log's ``NaN`` / ``INF`` as a person writes it."""
+    return {"INF": "Inf", "Inf": "Inf", "NaN": "NaN"}.get(what or "", "NaN or Inf")
+
+
+def nan_input_verdict(what: str, label: str) -> str:
+    return f"{label} holds {what} when the model is called: the NaN/Inf check compiled in refused it before any kernel ran"
+
+
+def nan_buffer_verdict(what: str, buf: str, writer: str | None, line: int | None, nodes: list[str]) -> str:
+    if writer is None:
+        return f"{buf} holds {what}: the NaN/Inf check compiled in fired on it; no call in the wrapper writes it"
+    fx = f" (FX nodes {', '.join(nodes)})" if nodes else ""
+    return f"{buf} holds {what}, written by {writer} at wrapper.cpp line {line}{fx}: that op made it or passed it on"
+
+
+NAN_CHECK_INPUT = "Check the input for NaN/Inf before calling the model (torch.isfinite(x).all())."
+NAN_CPU_NOTE = ("on CPU builds the NaN/Inf checks guard the graph's inputs only: a NaN made inside runs silently; "
+                "the intermediate value printer finds the first kernel that makes one")
+NAN_PRINTER = "Find the first kernel that makes it: recompile with the intermediate value printer, then rerun."
+
+
+def constant_not_found_verdict(key: str, why: str) -> str:
+    return f"load_constants was given {key!r}, which is not a constant of this package: {why}"
+
+
+def constant_missing_verdict(name: str, fqn: str | None) -> str:
+    about = f" ({fqn})" if fqn else ""
+    return (f"a full constants update (check_full_update=True) lacks the package's constant {name}{about}: every "
+            "constant must be in the map")
+
+
+def constant_device_verdict(name: str, got: str, exp: str) -> str:
+    return f"the new value of constant {name!r} is on device type {got}; the package expects device type {exp}"
+
+
+CONSTANTS_CORRUPT = "the weights blob is damaged or misaligned: the package was truncated or rewritten"
+WHY_PREFIX = "its keys carry a prefix (DDP's `module.`) the package's FQNs do not"
+WHY_INLINED = ("a 0-d tensor or a 1-D one of at most 8 elements is folded into kernel code by Inductor (a small "
+               "bias, num_batches_tracked): it cannot be replaced and must be left out of the map")
+WHY_UNKNOWN = ("the package has no constant of that name (a small tensor folded into kernel code, a renamed module, "
+               "or weights of another model)")
+CONSTANTS_DOCTOR = ("Check the whole weights file against the package's constants, names, dtypes, shapes and strides "
+                    "(load_constants checks none of them): `pt2-inspect doctor PKG --weights FILE`.")
+
+
+def custom_op_verdict(op: str, calls: list[int]) -> str:
+    where = f" (called through the proxy executor at wrapper.cpp line{'s' if len(calls) > 1 else ''} " \
+            f"{', '.join(map(str, calls))})" if calls else ""
+    return f"the package calls the custom op {op}{where}, which the serving process has not registered"
+
+
+def custom_op_step(op: str | None) -> str:
+    op = op or "the custom op"
+    ns = op.split("::")[0] if "::" in op else "mylib"
+    return (f"Import the Python module that defines {op} (its torch.library.custom_op) before aoti_load_package, in "
+            f"the same process; without Python, register it in C++ with TORCH_LIBRARY({ns}, m) and load that "
+            "library first.")
+
+
+NO_PROXY = "this runtime has no proxy executor: a package that calls custom ops needs one (load it from Python)"
+
+
+def torch_symbol_verdict(symbol: str, first: str | None) -> str:
+    since = f" (first exported by torch {first})" if first else ""
+    return (f"the loading torch does not export {symbol}{since}, which the package's .so calls: it was built by a "
+            "newer torch")
+
+
+def torch_symbol_step(first: str | None) -> str:
+    return (f"Serve it with torch {first} or newer, or rebuild it with the serving torch; `pt2-inspect doctor PKG "
+            "--torch X.Y` lists every symbol a release lacks." if first else
+            "Rebuild it with the serving torch; `pt2-inspect doctor PKG --torch X.Y` lists every symbol a release lacks.")
+
+
+ROOTLESS_VERDICT = ("an old loader (torch 2.6) looked for data/aotinductor/ at the archive's top; this package keeps "
+                    "its members under a root folder, as every newer torch writes them")
+ROOTLESS_STEP = "Serve it with the torch release that built it (or a newer one)."
+WRONG_EXPORT_TO_AOTI = ("aoti_load_package was given an archive with no compiled model: a torch.export.save file (an "
+                        "exported program) is loaded with torch.export.load, and compiled first with "
+                        "torch._inductor.aoti_compile_and_package to run it here")
+WRONG_AOTI_TO_EXPORT = ("torch.export.load could not read the file: an AOTInductor package (.pt2 from "
+                        "aoti_compile_and_package) is loaded with torch._inductor.aoti_load_package")
+WRONG_KIND_STEP = "Load each kind with its own loader; `pt2-inspect show FILE` says which kind a .pt2 is."
+
+
+def weights_not_loaded_verdict(n: int, nbytes: int) -> str:
+    return (f"the package was built without its weights (package_constants_in_so=False: {n} constants, "
+            f"{nbytes:,} bytes, not in the .so) and the run crashed: its constants were never loaded")
+
+
+WEIGHTS_LOAD_STEP = ("Call load_constants with every constant (check_full_update=True) before the first run; "
+                     "`pt2-inspect doctor PKG --weights FILE` checks the file first.")

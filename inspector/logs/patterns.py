@@ -89,6 +89,39 @@ LOCATED = [CUDA_ASSERT, ATEN_ASSERT, CPU_FROM, NOTICED]
 # ---------------------------------------------------------------------------
 
 PATTERNS: list[Pattern] = [
+    # -- issue 15: the guide's other failures (exact texts from real runs: sample_packages/harvest/issue15*,
+    #    sample_packages/cpu/embedding/weights/*.log, sample_packages/cpu/jagged/logs/torch26_*.log) --------
+    _p("symbolic_assert", "symbolic_assert",
+       r"Expected (?P<cond>.+?)(?: to be True)? but received (?P<got>-?\d+)",
+       "a runtime assertion on a symbolic size (torch._check, an export constraint, an unbacked symbol's range)"),
+    _p("nan_inf_input", "nan_inf", r"At least one (?P<what>NaN|INF|Inf) in (?P<buf>\w+)",
+       "the NaN/Inf check compiled in (nan_asserts) found one in a buffer or input"),
+    _p("nan_inf_call", "nan_inf",
+       r"aoti_torch_check_inf_and_nan\(\s*\"(?P<buf>\w+)\".*?API call failed at (?P<file>\S+?\.cpp), line (?P<line>\d+)",
+       "the NaN/Inf check's call in the wrapper, with its line"),
+    _p("nan_inf_triton", "nan_inf", r"NaN or Inf found", "a Triton kernel's NaN/Inf device assert"),
+    _p("constant_not_found", "constants", r"Constant not found: (?P<fqn>\S+)",
+       "load_constants / update_constant_buffer got a key that is not a constant of the package"),
+    _p("constants_map_missing", "constants", r"Cannot find constants (?P<name>\w+) in constants_map",
+       "a full update (check_full_update=True) lacks one of the package's constants (internal name)"),
+    _p("constant_device", "constants",
+       r"constant '(?P<name>[^']+)' is on device type (?P<got>\d+) but expected device type (?P<exp>\d+)",
+       "a new constant is on another device than the package's"),
+    _p("weights_corrupt", "constants", r"Weights data seems corrupt",
+       "the weights blob (in the .so or beside it) is damaged or misaligned"),
+    _p("custom_op_missing", "custom_op", r"Could not find schema for (?P<op>[\w:.]+)",
+       "the package calls a custom op that is not registered in the serving process"),
+    _p("no_proxy_executor", "custom_op", r"Unable to find a proxy executor",
+       "the package calls ops through the proxy executor, which this runtime lacks"),
+    _p("undefined_shim_symbol", "torch_version", r"undefined symbol:\s*(?P<symbol>aoti_\w+)",
+       "the .so calls a C-shim function the loading torch does not export (built by a newer torch)"),
+    _p("rootless_loader", "torch_version", r"No AOTInductor generate cpp file or so file found in zip archive",
+       "an old loader (torch 2.6) looking for data/aotinductor/ at the archive's top"),
+    _p("no_aoti_model", "wrong_artifact",
+       r"Failed to find a generated cpp file or so file for model '(?P<model>[^']*)'",
+       "aoti_load_package was given an archive with no compiled model (a torch.export.save file?)"),
+    _p("export_load_failed", "wrong_artifact", r"We ran into an error when deserializing the saved file",
+       "torch.export.load was given something it cannot read (an AOTInductor package?)"),
     _p("input_check", "input_check",
        r"input_handles\[(?P<input>\d+)\]:\s*(?P<what>.+?)\s*$",
        "AOTI_RUNTIME_CHECK_INPUTS=1 rejected an input"),
@@ -209,7 +242,11 @@ EXTERN_LIMIT = _p(
     "extern_limit", "detail", r"range \[0, (\d+)\)|size (\d+)",
     "an ATen op's error naming the size an index must stay under (group 1 or 2)")
 
-DETAILS = [CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
+SYMBOL_NAME = _p(
+    "symbol_name", "detail", r"\b(?P<symbol>[us]\d+)\b",
+    "a size symbol in a runtime assertion's condition: s<N> backed by an input dim, u<N> read from data")
+
+DETAILS = [SYMBOL_NAME, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
            INPUT_SIZE, INPUT_STRIDE, DEVICE_CODE, ERROR_LINE, EXCEPTION_LINE, MISSING_MEMBER, NOT_ELF, FRAMING,
            SAYS_FAILURE, EXTERN_LIMIT]
 

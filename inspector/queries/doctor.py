@@ -413,16 +413,25 @@ def _layout(name, pkg, release) -> list[Finding]:
                     "serve it with the torch release that built it (or a newer one)")]
 
 
-def _weights(name, f, pkg, fact) -> list[Finding]:
-    out = []
-    for so in f.shared_objects:
+def weights_blob_bytes(pkg, name: str) -> int | None:
+    """The size of the constants blob compiled into a model's .so (``_binary_constants_bin_start`` … ``_end``):
+    1 byte when it was built with package_constants_in_so=False; None when the .so says nothing."""
+    for so in pkg.files(name).shared_objects:
         try:
             syms = {s.name: s.value for s in elf.dynamic_symbols(_so_reader(pkg, so))}
         except elf.ElfError:
             continue
-        if "_binary_constants_bin_start" not in syms:
+        if "_binary_constants_bin_start" in syms:
+            return syms.get("_binary_constants_bin_end", 0) - syms["_binary_constants_bin_start"]
+    return None
+
+
+def _weights(name, f, pkg, fact) -> list[Finding]:
+    out = []
+    for so in f.shared_objects[:1]:
+        blob = weights_blob_bytes(pkg, name)
+        if blob is None:
             continue
-        blob = syms.get("_binary_constants_bin_end", 0) - syms["_binary_constants_bin_start"]
         fact["weights_in_so_bytes"] = blob
         try:
             consts = pkg.index(name).constants()

@@ -208,6 +208,12 @@ def _fused_words(kernel: str) -> set[str]:
     return set(m.group("ops").split("_")) if m else set()
 
 
+def calls_naming(ix, name: str) -> list[tuple[object, str]]:
+    """(statement, target) of every run_impl call whose arguments name ``name`` (a buffer, an input), in order."""
+    rx = re.compile(rf"\b{re.escape(name)}\b")
+    return [(st, target) for st, target, _kind in sorted(ix.calls(), key=lambda c: c[0].line) if rx.search(st.text)]
+
+
 def _comments_above_calls(ix, rx) -> list[tuple[str, int, "re.Match"]]:
     """(target, call line, match) for the last comment matching ``rx`` between the previous run_impl call and
     each call (declarations of sizes and arrays may sit between a comment and its call)."""

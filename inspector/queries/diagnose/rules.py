@@ -134,9 +134,12 @@ def _ev(events, limit: int | None = None) -> list[Evidence]:
 
 
 class Rule:
-    """One category: ``claims`` says whether the log is this rule's, ``answer`` fills the diagnosis."""
+    """One category: ``claims`` says whether the log is this rule's, ``answer`` fills the diagnosis.
+    ``by_package``: claimed from what the package is (with a symptom such as a segfault), not from a line
+    pattern of its own."""
 
     category: str = ""
+    by_package: bool = False
 
     def claims(self, f: Facts) -> bool:
         raise NotImplementedError
@@ -464,6 +467,7 @@ class Unknown(Rule):
     """None of the above: the general first steps, and the extern calls that would fail silently."""
 
     category = "unknown"
+    by_package = True
 
     def claims(self, f: Facts) -> bool:
         return True
@@ -479,6 +483,239 @@ class Unknown(Rule):
         d.steps = general_steps(f.models)
 
 
+# ---------------------------------------------------------------------------
+# issue 15: the guide's other failures
+# ---------------------------------------------------------------------------
+
+
+def _wrapper_line_saying(f: Facts, text: str) -> int | None:
+    """The 1-based wrapper line that holds ``text`` (the runtime assertion's own message), in the first model."""
+    for m in f.models:
+        wm = f.pkg.index(m.name).wmap
+        for i, line in enumerate(wm.lines):
+            if text in line:
+                return i + 1
+    return None
+
+
+class SymbolicAssert(Rule):
+    """``Expected u0 >= 10 but received 2``: a runtime assertion the wrapper throws on a symbolic size."""
+
+    category = "symbolic_assert"
+
+    def claims(self, f: Facts) -> bool:
+        return f.rep.has("symbolic_assert")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        ev = f.rep.first("symbolic_assert")
+        cond, got = ev.fields.get("cond", ""), ev.fields.get("got", "")
+        d.evidence = [Evidence(ev.text, ev.pattern)]
+        line = _wrapper_line_saying(f, f'"Expected {cond} ')
+        syms = [m.group("symbol") for m in P.SYMBOL_NAME.regex.finditer(cond)]
+        symbol = syms[0] if syms else None
+        origin = None
+        unbacked = bool(symbol and symbol.startswith("u"))
+        if symbol and unbacked:
+            for m in f.models:
+                for st, target, _kind in f.pkg.index(m.name).calls():
+                    if f"&{symbol}_raw" in st.text or f"&{symbol})" in st.text:
+                        origin = say.unbacked_origin(target, st.line)
+                        break
+        elif symbol:
+            for m in f.models:
+                sym = m.symbols.get(symbol)
+                if sym is not None and sym.input is not None:
+                    inp = m.inputs[sym.input] if sym.input < len(m.inputs) else None
+                    label = say.input_label(sym.input, inp.name if inp else None,
+                                              f.ep.user_name(sym.input) if f.ep else None)
+                    rng = f"{sym.min if sym.min is not None else '?'}..{sym.max if sym.max is not None else '?'}"
+                    origin = say.backed_origin(label, sym.dim, rng)
+                    break
+        d.verdict = say.symbolic_verdict(cond, got, line, symbol, origin)
+        d.steps = [step(say.SYMBOLIC_FIX_UNBACKED if unbacked else say.SYMBOLIC_FIX_BACKED)]
+        if not unbacked:
+            d.steps.append(step(say.SYMBOLIC_CHECK))
+
+
+class NanInf(Rule):
+    """``At least one NaN in buf3`` / ``aoti_torch_check_inf_and_nan("buf3", …) API call failed``."""
+
+    category = "nan_inf"
+
+    def claims(self, f: Facts) -> bool:
+        return f.rep.has("nan_inf_input", "nan_inf_call", "nan_inf_triton")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        rep = f.rep
+        evs = [e for e in rep.events if e.pattern in ("nan_inf_input", "nan_inf_call", "nan_inf_triton")]
+        d.evidence = _ev(evs, 3)
+        buf = next((e.fields["buf"] for e in evs if e.fields.get("buf")), None)
+        what = say.nan_word(next((e.fields["what"] for e in evs if e.fields.get("what")), None))
+        m = f.models[0]
+        inp = next((i for i in m.inputs if i.name == buf), None) if buf else None
+        if inp is not None:
+            label = say.input_label(inp.index, inp.name, f.ep.user_name(inp.index) if f.ep else None)
+            d.verdict = say.nan_input_verdict(what, label)
+            d.steps = [step(say.NAN_CHECK_INPUT)]
+        else:
+            writer = line = None
+            nodes: list[str] = []
+            check_line = next((int(e.fields["line"]) for e in evs if e.fields.get("line")), None)
+            from ..locate import calls_naming
+
+            for st, target in calls_naming(f.pkg.index(m.name), buf) if buf else []:
+                if not target.startswith("aoti_torch_check") and (check_line is None or st.line < check_line):
+                    writer, line = target, st.line
+            if writer:
+                from ..locate import locate
+
+                try:
+                    nodes = [n for x in locate(f.pkg, kernel=writer, model=m.name).found for n in x.nodes][:8]
+                except Exception:  # noqa: BLE001 - FX nodes are a bonus; the writer stands without them
+                    nodes = []
+            d.verdict = say.nan_buffer_verdict(what, buf or "a buffer", writer, line, nodes)
+            d.steps = [step(say.NAN_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "2",
+                                              **({"AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": writer} if writer else {})},
+                            "compile")]
+        if f.device == "cpu":
+            d.notes.append(say.NAN_CPU_NOTE)
+
+
+# Tensors Inductor folds into kernel code when they are 0-d or at most 8 elements (a head's bias, a
+# BatchNorm's num_batches_tracked): a key ending so, of a module whose other tensors are constants, was one.
+INLINED_LEAVES = ("bias", "num_batches_tracked")
+
+
+class Constants(Rule):
+    """load_constants / update_constant_buffer refused the map."""
+
+    category = "constants"
+
+    def claims(self, f: Facts) -> bool:
+        return f.rep.has("constant_not_found", "constants_map_missing", "constant_device", "weights_corrupt")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        rep = f.rep
+        evs = [e for e in rep.events if e.category == "constants"]
+        d.evidence = _ev(evs, 3)
+        m = f.models[0]
+        consts = f.pkg.index(m.name).constants()
+        by_fqn = {c.fqn or c.name: c for c in consts}
+        by_name = {c.name: c for c in consts}
+        e = evs[0]
+        if e.pattern == "constant_not_found":
+            key = e.fields.get("fqn", "")
+            owner = key.rsplit(".", 1)[0] if "." in key else ""
+            if "." in key and key.split(".", 1)[1] in by_fqn:
+                why = say.WHY_PREFIX
+            elif key.rsplit(".", 1)[-1] in INLINED_LEAVES and any(c.startswith(owner + ".") for c in by_fqn):
+                why = say.WHY_INLINED  # a module whose other tensors are constants: its small bias was folded
+            else:
+                why = say.WHY_UNKNOWN
+            d.verdict = say.constant_not_found_verdict(key, why)
+        elif e.pattern == "constants_map_missing":
+            name = e.fields.get("name", "")
+            c = by_name.get(name)
+            d.verdict = say.constant_missing_verdict(name, c.fqn if c else None)
+        elif e.pattern == "constant_device":
+            d.verdict = say.constant_device_verdict(e.fields.get("name", ""), e.fields.get("got", "?"),
+                                                    e.fields.get("exp", "?"))
+        else:
+            d.verdict = say.CONSTANTS_CORRUPT
+        d.steps = [step(say.CONSTANTS_DOCTOR)]
+
+
+class CustomOp(Rule):
+    """``Could not find schema for mylib::op``: a custom op the serving process has not registered."""
+
+    category = "custom_op"
+
+    def claims(self, f: Facts) -> bool:
+        return f.rep.has("custom_op_missing", "no_proxy_executor")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        evs = [e for e in f.rep.events if e.category == "custom_op"]
+        d.evidence = _ev(evs, 2)
+        op = next((e.fields["op"].rstrip(".") for e in evs if e.fields.get("op")), None)
+        calls = [st.line for m in f.models for st, target, _k in f.pkg.index(m.name).calls()
+                 if target == "aoti_torch_proxy_executor_call_function"]
+        if op:
+            d.verdict = say.custom_op_verdict(op, calls)
+            d.steps = [step(say.custom_op_step(op))]
+        else:
+            d.verdict = say.NO_PROXY
+            d.steps = [step(say.custom_op_step(None))]
+
+
+class TorchVersion(Rule):
+    """The loading torch lacks a C-shim symbol the .so calls, or reads an older archive layout."""
+
+    category = "torch_version"
+
+    def claims(self, f: Facts) -> bool:
+        return f.rep.has("undefined_shim_symbol", "rootless_loader")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        evs = [e for e in f.rep.events if e.category == "torch_version"]
+        d.evidence = _ev(evs, 2)
+        sym = next((e.fields["symbol"] for e in evs if e.fields.get("symbol")), None)
+        if sym:
+            from ..doctor import shim_table
+
+            first = (shim_table()["symbols"].get(sym) or [None])[0]
+            d.verdict = say.torch_symbol_verdict(sym, first)
+            d.steps = [step(say.torch_symbol_step(first))]
+        else:
+            d.verdict = say.ROOTLESS_VERDICT
+            d.steps = [step(say.ROOTLESS_STEP)]
+
+
+class WrongArtifact(Rule):
+    """An exported program given to aoti_load_package, or an AOTInductor package to torch.export.load."""
+
+    category = "wrong_artifact"
+
+    def claims(self, f: Facts) -> bool:
+        return f.rep.has("no_aoti_model", "export_load_failed")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        evs = [e for e in f.rep.events if e.category == "wrong_artifact"]
+        d.evidence = _ev(evs, 2)
+        d.verdict = say.WRONG_EXPORT_TO_AOTI if evs[0].pattern == "no_aoti_model" else say.WRONG_AOTI_TO_EXPORT
+        d.steps = [step(say.WRONG_KIND_STEP)]
+
+
+class WeightsNotLoaded(Rule):
+    """A crash while running a package built without its weights (a segfault on CPU, an illegal memory access on
+    CUDA): load_constants was never called."""
+
+    category = "weights_not_loaded"
+    by_package = True
+
+    def claims(self, f: Facts) -> bool:
+        crashed = (f.rep.has("segfault") and not f.crashed_at_load) or f.rep.has("illegal_memory_access")
+        return crashed and bool(self._weightless(f))
+
+    @staticmethod
+    def _weightless(f: Facts) -> list[tuple[int, int]]:
+        from ..doctor import weights_blob_bytes
+
+        out = []
+        for m in f.models:
+            blob = weights_blob_bytes(f.pkg, m.name)
+            if blob is not None and blob <= 64:
+                consts = f.pkg.index(m.name).constants()
+                if consts:
+                    out.append((len(consts), sum(c.nbytes or 0 for c in consts)))
+        return out
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        d.evidence = _ev([e for e in f.rep.events if e.pattern in ("segfault", "illegal_memory_access")], 2)
+        n, nbytes = self._weightless(f)[0]
+        d.verdict = say.weights_not_loaded_verdict(n, nbytes)
+        d.steps = [step(say.WEIGHTS_LOAD_STEP)]
+
+
 def general_steps(models: list[Model]) -> list[Step]:
     dev = next((m.device for m in models if m.device), "cpu")
     out = [step(say.GENERAL_COMPARE), step(say.GENERAL_CHECKS, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
@@ -491,7 +728,8 @@ def general_steps(models: list[Model]) -> list[Step]:
 
 
 # The order rules are tried in: a located, traced check first (index_assert and extern_op exclude each other); "unknown" last (it claims every log).
-RULES: list[Rule] = [IndexAssert(), ExternOp(), DeprecatedApi(), InputCheckRule(), DeviceMismatch(),
+RULES: list[Rule] = [IndexAssert(), ExternOp(), DeprecatedApi(), SymbolicAssert(), NanInf(), Constants(), CustomOp(),
+                     TorchVersion(), WrongArtifact(), InputCheckRule(), DeviceMismatch(), WeightsNotLoaded(),
                      IllegalMemoryAccess(), DeviceAssert(), Load(), Unknown()]
 CATEGORIES: tuple[str, ...] = tuple(r.category for r in RULES)
 

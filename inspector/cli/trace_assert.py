@@ -67,8 +67,21 @@ def run(a) -> int:
         render_trace(console(a.wide), r)
     if not r.matches and not r.candidates:
         print(f"pt2-inspect: nothing found: no assertion in {a.package} matches {r.looked_for}{there}", file=sys.stderr)
+        kind = _other_failure(log) if log else None
+        if kind:
+            print(f"pt2-inspect: the log is not an assertion's but a {kind!r} failure: "
+                  f"`pt2-inspect diagnose {a.package} --log {a.log or '-'}` answers it", file=sys.stderr)
         return NothingFound.exit_code
     return 0
+
+
+def _other_failure(log: str) -> str | None:
+    """The diagnose category the log's lines point to, when it is not an assertion's (nothing parsed)."""
+    from ..logs import parse_log
+    from ..queries.diagnose.rules import CATEGORIES
+
+    cats = [e.category for e in parse_log(log).events if e.category in CATEGORIES]
+    return next((c for c in cats if c not in ("index_assert", "extern_op")), None)
 
 
 def _what_is_there(pkg, a, limit: int = 30) -> str:

@@ -167,7 +167,9 @@ class _Traced(Rule):
         d.evidence += [Evidence(f"{n.error}", P.NOTICED_ERROR.name) for n in rep.noticed[:1] if n.error]
         self.more(f, d)
         d.steps = [step(say.TRACE_CHECK_INDEX)]
-        if f.device == "cuda":
+        # A device assert's own line (file, line, block, thread) already names the failing kernel: rerunning with
+        # CUDA_LAUNCH_BLOCKING=1 would tell nothing new.
+        if f.device == "cuda" and not any(r.kind == "cuda" for r in f.located):
             d.steps.append(step(say.TRACE_LAUNCH_BLOCKING, {"CUDA_LAUNCH_BLOCKING": "1"}))
         d.notes += t.hints + t.context
 

@@ -25,6 +25,10 @@ CASES = [
     (H / "issue15_cpu213/nan_asserts_cpu", "nan_input", "nan_inf", ["input 0 (arg2_1)", "NaN"]),
     (H / "issue15_cpu213/nan_asserts_cpu", "inf_input", "nan_inf", ["input 0 (arg2_1)", "Inf"]),
     (H / "issue15_cpu213/nan_asserts_cpu", "nan_y", "nan_inf", ["(arg3_1)", "NaN"]),
+    (H / "issue15_cpu213/printer2_cpu", "neg_input", "printer",
+     ["first kernel whose output holds NaN", "cpp_fused_add_log_mul_relu_sum_0", "wrote buf1"]),
+    (H / "issue15_cpu213/printer2_cpu", "good", "printer", ["no printed output holds NaN/Inf"]),
+    (H / "issue15_cpu213/printer3_cpu", "neg_input", "printer", ["cpp_fused_add_log_mul_relu_sum_0"]),
     (H / "issue15_cpu213/constants_cpu", "unknown_fqn", "constants", ["'lin.nope'", "no constant of that name"]),
     (H / "issue15_cpu213/constants_cpu", "missing_full_update", "constants", ["lin_bias (lin.bias)"]),
     (S / "cpu/embedding", "weights/full", "constants", ["'proj.bias'", "folded into kernel code"]),
@@ -82,3 +86,30 @@ def test_every_harvested_run_with_a_right_category_of_these_is_answered_with_it(
             assert d.category == want, (log, d.category, d.verdict)
             checked += 1
     assert checked >= 10
+
+
+def test_printer_against_a_good_run():
+    """Level 2 logs of the same package, a good input and one that makes a NaN inside (log of -1): the first
+    kernel whose output differs is the fused log kernel, judged after it ran (before_launch outputs hold
+    uninitialised memory: the addmm's buf0 prints inf there in both runs and is not blamed)."""
+    folder = H / "issue15_cpu213/printer2_cpu"
+    bad, good = (folder / "logs/neg_input.log").read_text(), (folder / "logs/good.log").read_text()
+    assert "Mean value: inf" in bad.split("after_launch")[0]  # the uninitialised output before the addmm ran
+    with inspector.open_package(folder / "printer2_cpu.pt2") as pkg:
+        d = diagnose(pkg, bad, against=good)
+        assert d.category == "printer" and "differs from the good run" in d.verdict
+        assert "cpp_fused_add_log_mul_relu_sum_0" in d.verdict and "-nan" in d.verdict
+        same = diagnose(pkg, good, against=good)
+        assert "matches the good run" in same.verdict
+
+
+def test_printer_blocks_parse():
+    from inspector.logs import printer_blocks
+
+    blocks = printer_blocks((H / "issue15_cpu213/printer2_cpu/logs/neg_input.log").read_text())
+    whens = {b.when for b in blocks}
+    assert whens == {"aoti_model_inputs", "before_launch", "after_launch"}
+    after = [b for b in blocks if b.when == "after_launch"]
+    assert [(b.kernel, b.arg, b.bad) for b in after if b.bad] == [
+        ("cpp_fused_add_log_mul_relu_sum_0", "buf1", "NaN"), ("cpp_fused_add_log_mul_relu_sum_0", "buf2", "NaN")]
+    assert all(b.stats.get("Dtype") == "float32" for b in after)

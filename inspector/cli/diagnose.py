@@ -9,18 +9,36 @@ from ._args import command_parser
 from ._io import console, read_log
 
 HELP = """Classify a failure from its real log text and answer with next steps that fit
-this package: an index assert (the full trace), a device-side assert whose line
-is missing (candidate assertions), an illegal memory access (steps and the
-package's unchecked indirect accesses), inputs on the wrong device, a
-runtime input check (AOTI_RUNTIME_CHECK_INPUTS=1), an extern ATen op failure,
-a load failure, a deprecated API. Every environment variable in a step says
-whether it acts at compile time or at run time. Unknown logs get the general
-first steps.
+this package. The categories, tried in this order:
+  index_assert           a device assert / CPU check with its line: the full trace
+  extern_op              an ATen op called by the wrapper failed
+  deprecated_api         torch._export.aot_compile / aot_load
+  symbolic_assert        `Expected u0 >= 10 but received 2`: the symbol, its input
+                         dim or the op that read it from data
+  nan_inf                the NaN/Inf check compiled in fired: the input, or the
+                         call that wrote the buffer and its FX nodes
+  printer                the intermediate value printer's output: the first kernel
+                         that wrote NaN/Inf, or with --against good.log the first
+                         whose output differs from a good run
+  constants              load_constants refused a key or missed a constant
+  custom_op              a custom op the serving process has not registered
+  torch_version          the loading torch lacks a C-shim symbol the .so calls
+  wrong_artifact         an exported program given to aoti_load_package, or back
+  input_check            AOTI_RUNTIME_CHECK_INPUTS=1 rejected an input
+  device_mismatch        an input on the wrong device
+  weights_not_loaded     a crash on a package built without its weights
+  illegal_memory_access  the package's unchecked indirect accesses (suspects)
+  device_assert          a device-side assert whose line is missing: candidates
+  load                   the package did not load (device, ISA, members)
+  unknown                the general first steps
+Every environment variable in a step says whether it acts at compile time or
+at run time.
 
 examples:
   pt2-inspect diagnose sample_packages/cpu/ima_embedding/ima_embedding.pt2 --log sample_packages/cpu/ima_embedding/logs/segfault_unchecked_index.log
   python serve.py 2>&1 | pt2-inspect diagnose model.pt2 --log -
   pt2-inspect diagnose model.pt2 --log crash.log --json | jq .category
+  pt2-inspect diagnose model.pt2 --log printer_bad.log --against printer_good.log
 """
 
 
@@ -30,6 +48,8 @@ def add_parser(sub):
     p.add_argument("--log", metavar="FILE", help="the log ('-' for stdin; default: stdin when piped)")
     p.add_argument("--model", metavar="NAME", help="only this model of the package")
     p.add_argument("--ep", metavar="FILE", help="the exported program (torch.export.save) for user names and lines")
+    p.add_argument("--against", metavar="FILE", help="a good run's log: the intermediate value printer's output is "
+                   "compared kernel by kernel, and the first kernel whose output differs is named")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
@@ -49,7 +69,7 @@ def run(a) -> int:
 
     ep = load_ep_option(a.ep)
     with open_package(a.package) as pkg:
-        d = diagnose(pkg, log, model=a.model, ep=ep)
+        d = diagnose(pkg, log, model=a.model, ep=ep, against=read_log(a.against) if a.against else None)
     if a.json:
         print(json.dumps(d.to_dict(), indent=2))
     else:

@@ -17,6 +17,8 @@ CATEGORY_DOC = {
     "symbolic_assert": "a runtime assertion on a symbolic size failed (``Expected u0 >= 10 but received 2``): the symbol, "
                        "the input dim or the op behind it;",
     "nan_inf": "the compiled-in NaN/Inf check fired: the input, or the kernel or op that wrote the buffer;",
+    "printer": "the intermediate value printer's output: the first kernel whose output holds NaN/Inf, or (with "
+               "--against a good run's log) the first whose output differs;",
     "constants": "load_constants / update_constant_buffer refused a key or missed a constant;",
     "custom_op": "the package calls a custom op the serving process has not registered;",
     "torch_version": "the loading torch lacks a C-shim symbol the .so calls, or cannot read the archive's layout;",
@@ -431,3 +433,42 @@ def weights_not_loaded_verdict(n: int, nbytes: int) -> str:
 
 WEIGHTS_LOAD_STEP = ("Call load_constants with every constant (check_full_update=True) before the first run; "
                      "`pt2-inspect doctor PKG --weights FILE` checks the file first.")
+
+
+def _call(kernel: str, call: int, line: int | None) -> str:
+    nth = f" (call {call})" if call > 1 else ""
+    return f"{kernel}{nth}" + (f" at wrapper.cpp line {line}" if line else "")
+
+
+def printer_bad_verdict(kernel: str, arg: str | None, what: str, call: int, line: int | None, nodes: list[str]) -> str:
+    fx = f" (FX nodes {', '.join(nodes)})" if nodes else ""
+    return f"the first kernel whose output holds {what}: {_call(kernel, call, line)} wrote {arg}{fx}"
+
+
+def printer_input_verdict(arg: str, what: str) -> str:
+    return f"the model's input {arg} already holds {what} when it is called"
+
+
+def printer_diff_verdict(kernel: str, arg: str | None, call: int, line: int | None, bad: tuple, good: tuple,
+                         nodes: list[str]) -> str:
+    fx = f" (FX nodes {', '.join(nodes)})" if nodes else ""
+    return (f"the first kernel whose output differs from the good run: {_call(kernel, call, line)} wrote {arg}{fx}: "
+            f"mean/min/max {' / '.join(map(str, bad))} here, {' / '.join(map(str, good))} in the good run")
+
+
+def printer_level3_verdict(kernel: str | None, unfinished: bool, line: int | None) -> str:
+    if kernel is None:
+        return "the printer (level 3) printed no kernel: the run failed before the first launch"
+    if unfinished:
+        return f"the last kernel that started and never finished: {_call(kernel, 1, line)}"
+    return f"every kernel that started finished; the last was {_call(kernel, 1, line)}"
+
+
+PRINTER_CLEAN = "no printed output holds NaN/Inf: compare with a good run's printer log (--against) to find a wrong value"
+PRINTER_NO_DIFF = "every kernel's output matches the good run's statistics: the difference is not in this model's kernels"
+PRINTER_AGAINST = ("Compare with a good run (another input, the previous package, the CPU build): "
+                   "`pt2-inspect diagnose PKG --log bad.log --against good.log`.")
+PRINTER_LOCATE = "Find the user's line behind the kernel: `pt2-inspect locate PKG --kernel K`."
+PRINTER_LEVEL2 = "Recompile with the printer at level 2 to see each kernel's values."
+PRINTER_BEFORE_LAUNCH = ("an output printed before_launch holds whatever memory it got (inf, 3e35): a kernel is "
+                         "judged by what it wrote, after_launch")

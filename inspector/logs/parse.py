@@ -165,3 +165,63 @@ def parse_log(text: str) -> LogReport:
         for msg in dict.fromkeys(m.group(1).strip() for m in P.BARE_MSG.regex.finditer(text)):
             rep.asserts.append(ReportedAssert(kind="message", message=msg, first_text=msg))
     return rep
+
+
+@dataclass
+class PrinterBlock:
+    """One block of the intermediate value printer: ``when`` ("before_launch" | "after_launch" |
+    "aoti_model_inputs" | "mark" at level 3), the kernel (or extern op), the argument, its statistics, and the
+    how-manieth call of that kernel this is (extern ops print the same name at every call)."""
+
+    when: str
+    kernel: str
+    arg: str | None
+    stats: dict[str, str] = field(default_factory=dict)
+    call: int = 0
+    line_no: int = 0
+
+    def number(self, key: str) -> float | None:
+        """A statistic as a float (``-nan`` and ``inf`` included), None when absent or unreadable."""
+        v = self.stats.get(key)
+        if v is None:
+            return None
+        try:
+            return float(v)
+        except ValueError:
+            return None
+
+    @property
+    def bad(self) -> str | None:
+        """"NaN" or "Inf" when the statistics hold one."""
+        vals = [self.number(k) for k in ("Mean value", "Min value", "Max value")]
+        if any(v is not None and v != v for v in vals):
+            return "NaN"
+        if any(v is not None and v in (float("inf"), float("-inf")) for v in vals):
+            return "Inf"
+        return None
+
+
+def printer_blocks(text: str) -> list[PrinterBlock]:
+    """Every printer block of a log, in order, with its statistics (level 2) or as a bare mark (level 3)."""
+    out: list[PrinterBlock] = []
+    calls: dict[tuple[str, str], int] = {}
+    cur: PrinterBlock | None = None
+    for i, line in enumerate(text.splitlines()):
+        m = P.REGISTRY["printer_block"].search(line) or P.REGISTRY["printer_mark"].search(line)
+        if m:
+            when, kernel = m.group("when"), m.group("kernel")
+            arg = m.groupdict().get("arg")
+            key = (kernel, arg or "")
+            if when == "before_launch":
+                calls[key] = calls.get(key, 0) + 1
+            n = max(calls.get(key, 1), 1)
+            level3 = m.re is P.REGISTRY["printer_mark"].regex
+            cur = PrinterBlock(f"mark:{when}" if level3 else when, kernel, arg, call=n, line_no=i + 1)
+            out.append(cur)
+            continue
+        s = P.PRINTER_STAT.search(line)
+        if s and cur is not None:
+            cur.stats[s.group("key")] = s.group("value")
+        elif not line.strip():
+            cur = None
+    return out

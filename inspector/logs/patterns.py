@@ -100,6 +100,11 @@ PATTERNS: list[Pattern] = [
        r"aoti_torch_check_inf_and_nan\(\s*\"(?P<buf>\w+)\".*?API call failed at (?P<file>\S+?\.cpp), line (?P<line>\d+)",
        "the NaN/Inf check's call in the wrapper, with its line"),
     _p("nan_inf_triton", "nan_inf", r"NaN or Inf found", "a Triton kernel's NaN/Inf device assert"),
+    _p("printer_block", "printer",
+       r"^\[\s+(?P<when>before_launch|after_launch|aoti_model_inputs) - (?P<kernel>\w+)(?: - (?P<arg>\w+))?\s+\]:",
+       "the intermediate value printer at level 2: the statistics of one kernel argument before or after it ran"),
+    _p("printer_mark", "printer", r"^\[ (?P<when>before_launch|after_launch): (?P<kernel>\w+) \]\s*$",
+       "the intermediate value printer at level 3: a kernel starting or ending, no values"),
     _p("constant_not_found", "constants", r"Constant not found: (?P<fqn>\S+)",
        "load_constants / update_constant_buffer got a key that is not a constant of the package"),
     _p("constants_map_missing", "constants", r"Cannot find constants (?P<name>\w+) in constants_map",
@@ -242,11 +247,15 @@ EXTERN_LIMIT = _p(
     "extern_limit", "detail", r"range \[0, (\d+)\)|size (\d+)",
     "an ATen op's error naming the size an index must stay under (group 1 or 2)")
 
+PRINTER_STAT = _p(
+    "printer_stat", "detail", r"^(?P<key>Number of elements|Dtype|Mean value|Min value|Max value|Size|Stride|Device):\s*(?P<value>.*?)\s*$",
+    "a statistic line of the printer's block (level 2)")
+
 SYMBOL_NAME = _p(
     "symbol_name", "detail", r"\b(?P<symbol>[us]\d+)\b",
     "a size symbol in a runtime assertion's condition: s<N> backed by an input dim, u<N> read from data")
 
-DETAILS = [SYMBOL_NAME, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
+DETAILS = [SYMBOL_NAME, PRINTER_STAT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
            INPUT_SIZE, INPUT_STRIDE, DEVICE_CODE, ERROR_LINE, EXCEPTION_LINE, MISSING_MEMBER, NOT_ELF, FRAMING,
            SAYS_FAILURE, EXTERN_LIMIT]
 

@@ -47,8 +47,8 @@ class Facts:
     """What the rules decide on: the log read once, the models' small facts (inputs, guards, symbols,
     metadata: ``ModelIndex.eager``; no kernel parsed), and the trace of a located check, made when first asked."""
 
-    def __init__(self, pkg: Package, log: str, model: str | None, ep):
-        self.pkg, self.log, self.model, self.ep = pkg, log, model, ep
+    def __init__(self, pkg: Package, log: str, model: str | None, ep, against: str | None = None):
+        self.pkg, self.log, self.model, self.ep, self.against = pkg, log, model, ep, against
         self.rep: LogReport = parse_log(log or "")
         names = [model] if model else pkg.model_names
         # A failed assert is traced through slices; only an illegal memory access or a device assert without its
@@ -588,6 +588,94 @@ class NanInf(Rule):
 INLINED_LEAVES = ("bias", "num_batches_tracked")
 
 
+class Printer(Rule):
+    """The intermediate value printer's output: the first kernel whose output holds NaN/Inf (judged after it ran:
+    an output printed before_launch is uninitialised memory), or, given a good run (``against``), the first
+    kernel whose output differs materially; at level 3 the last kernel that started."""
+
+    category = "printer"
+
+    def claims(self, f: Facts) -> bool:
+        return f.rep.has("printer_block", "printer_mark")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        from ...logs import printer_blocks
+
+        blocks = printer_blocks(f.log)
+        d.evidence = _ev([e for e in f.rep.events if e.category == "printer"], 2)
+        if not any(b.stats for b in blocks):  # level 3: names only
+            started = [b for b in blocks if b.when == "mark:before_launch"]
+            ended = {(b.kernel, b.call) for b in blocks if b.when == "mark:after_launch"}
+            open_ = [b for b in started if (b.kernel, b.call) not in ended]
+            last = open_[-1] if open_ else (started[-1] if started else None)
+            d.verdict = say.printer_level3_verdict(last.kernel if last else None, bool(open_), self._line(f, last))
+            d.steps = [step(say.PRINTER_LEVEL2, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "2"}, "compile")]
+            return
+        bad_in = next((b for b in blocks if b.when == "aoti_model_inputs" and b.bad), None)
+        if f.against is not None:
+            good = {(b.kernel, b.arg, b.call): b for b in printer_blocks(f.against) if b.when == "after_launch"}
+            diff = next((b for b in blocks if b.when == "after_launch" and (b.kernel, b.arg, b.call) in good
+                         and _differs(b, good[(b.kernel, b.arg, b.call)])), None)
+            if diff is not None:
+                g = good[(diff.kernel, diff.arg, diff.call)]
+                d.verdict = say.printer_diff_verdict(diff.kernel, diff.arg, diff.call, self._line(f, diff),
+                                                     _stats(diff), _stats(g), self._nodes(f, diff.kernel))
+            else:
+                d.verdict = say.PRINTER_NO_DIFF
+        elif bad_in is not None:
+            d.verdict = say.printer_input_verdict(bad_in.arg or bad_in.kernel, bad_in.bad)
+        else:
+            first = next((b for b in blocks if b.when == "after_launch" and b.bad and not _was_bad_before(b, blocks)),
+                         None)
+            if first is not None:
+                d.verdict = say.printer_bad_verdict(first.kernel, first.arg, first.bad, first.call,
+                                                    self._line(f, first), self._nodes(f, first.kernel))
+            else:
+                d.verdict = say.PRINTER_CLEAN
+        d.steps = [step(say.PRINTER_AGAINST)] if f.against is None else []
+        d.steps.append(step(say.PRINTER_LOCATE))
+        d.notes.append(say.PRINTER_BEFORE_LAUNCH)
+
+    @staticmethod
+    def _line(f: Facts, b) -> int | None:
+        if b is None:
+            return None
+        lines = [st.line for m in f.models for st, target, _k in f.pkg.index(m.name).calls() if target == b.kernel]
+        return lines[b.call - 1] if 0 < b.call <= len(lines) else (lines[0] if lines else None)
+
+    @staticmethod
+    def _nodes(f: Facts, kernel: str) -> list[str]:
+        from ..locate import locate
+
+        try:
+            return [n for x in locate(f.pkg, kernel=kernel, model=f.models[0].name).found for n in x.nodes][:8]
+        except Exception:  # noqa: BLE001 - FX nodes are a bonus
+            return []
+
+
+def _was_bad_before(b, blocks) -> bool:
+    """The same argument already held NaN/Inf when the kernel was launched (an input it passed on, not made)."""
+    before = next((x for x in blocks if x.when == "before_launch" and x.kernel == b.kernel and x.arg == b.arg
+                   and x.call == b.call), None)
+    return bool(before and before.bad and b.arg and not b.arg.startswith("buf"))
+
+
+def _stats(b) -> tuple:
+    return tuple(b.stats.get(k) for k in ("Mean value", "Min value", "Max value"))
+
+
+def _differs(a, b, rel: float = 1e-3) -> bool:
+    for k in ("Mean value", "Min value", "Max value"):
+        x, y = a.number(k), b.number(k)
+        if x is None or y is None:
+            continue
+        if (x != x) != (y != y):
+            return True
+        if x == x and y == y and abs(x - y) > rel * max(1.0, abs(x), abs(y)):
+            return True
+    return False
+
+
 class Constants(Rule):
     """load_constants / update_constant_buffer refused the map."""
 
@@ -730,17 +818,18 @@ def general_steps(models: list[Model]) -> list[Step]:
 
 
 # The order rules are tried in: a located, traced check first (index_assert and extern_op exclude each other); "unknown" last (it claims every log).
-RULES: list[Rule] = [IndexAssert(), ExternOp(), DeprecatedApi(), SymbolicAssert(), NanInf(), Constants(), CustomOp(),
+RULES: list[Rule] = [IndexAssert(), ExternOp(), DeprecatedApi(), SymbolicAssert(), NanInf(), Printer(), Constants(), CustomOp(),
                      TorchVersion(), WrongArtifact(), InputCheckRule(), DeviceMismatch(), WeightsNotLoaded(),
                      IllegalMemoryAccess(), DeviceAssert(), Load(), Unknown()]
 CATEGORIES: tuple[str, ...] = tuple(r.category for r in RULES)
 
 
-def diagnose(pkg: Package, log: str, model: str | None = None, ep=None) -> Diagnosis:
-    """Classify ``log`` against ``pkg`` and say what to do next: the first rule of ``RULES`` that claims it answers."""
+def diagnose(pkg: Package, log: str, model: str | None = None, ep=None, against: str | None = None) -> Diagnosis:
+    """Classify ``log`` against ``pkg`` and say what to do next: the first rule of ``RULES`` that claims it answers.
+    ``against``: the log of a good run (the printer's output is compared kernel by kernel)."""
     if model is not None:
         pkg.files(model)
-    f = Facts(pkg, log, model, ep)
+    f = Facts(pkg, log, model, ep, against)
     d = Diagnosis(package=str(pkg.path), category="unknown", verdict="")
     d.notes += list(dict.fromkeys(say.isa_note(x) for x in f.isa))
     if f.rep.has("old_package"):

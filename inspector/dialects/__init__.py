@@ -48,6 +48,7 @@ class Dialect:
     # -- where the kernel source is ----------------------------------------------------------
     triton_open: re.Pattern = field(default=re.compile(r"async_compile\.triton\('(\w+)',\s*'''"))
     triton_close: str = "''', device_str"
+    device_assert: str = "tl.device_assert("  # a Triton assert statement (stripped line prefix)
     # The `.py` line a device assert prints, counted from the `async_compile.triton(` line as 1.
     triton_line_base: int = 1
     # "kernel.cpp": a `<hash>.kernel.cpp` beside the wrapper; "inline": in the same `<hash>.cpp` above run_impl

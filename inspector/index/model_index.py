@@ -108,6 +108,7 @@ class ModelIndex:
         self._eager_stmts: set[int] | None = None
         self._globals_: set[str] | None = None
         self._constants: list[Constant] | None = None
+        self._facts: dict = {}  # "kernels", "sites", "calls": see `_fact`
         self._live = False  # True once `full` ran: every kernel parsed here, none read from the cache
         doc = self._read_part("scan")
         if doc is not None:
@@ -118,6 +119,8 @@ class ModelIndex:
                 self._note(f"index cache part ignored and rebuilt: {e}")
         self._summarize()
         self._write_part("scan", self._summary_doc())
+        for part in self._ENCODE:
+            self._write_part(part, self._ENCODE[part](self._facts[part]))
 
     @property
     def parse(self) -> StatementParser:
@@ -180,10 +183,18 @@ class ModelIndex:
                         key=key, stack_traces=list(v.get("stack_traces") or []),
                         pre_grad_nodes=list(v.get("pre_grad_nodes") or []),
                         post_grad_nodes=list(v.get("post_grad_nodes") or []))
+        kinds, sites, calls = self._scan_facts()
+        self._facts.update(kernels=kinds, sites=sites, calls=calls)
+        missing = dict.fromkeys(t for _, t, kind in calls if kind == "kernel" and t not in kinds)
+        self.warnings += [f"kernel {n} is called in run_impl but its source was not found" for n in missing]
+        self.eager()
+
+    def _scan_facts(self):
+        """(kernel kinds, assert sites, calls): what the scan says about the kernels, nothing parsed."""
+        wm = self.wmap
         kinds = {n: ("triton", kernel_flavor(n, r.decorator)) for n, r in wm.launchers.items()}
         for n in self.cpp_regions:
             kinds.setdefault(n, ("cpp", "cpp"))
-        self._kinds = kinds
         sites = []
         base = wm.dialect.triton_line_base
         for r in wm.launchers.values():
@@ -191,32 +202,55 @@ class ModelIndex:
                 sites += [AssertSite(r.name, j - r.triton[0] + base, wm.lines[j].strip(), j + 1) for j in r.asserts]
         for name, (_, _, checks) in self.cpp_regions.items():
             sites += [AssertSite(name, j + 1, self.cpp_lines[j].strip(), None) for j in checks]
-        self._sites = sites
         calls = []
         for st in wm.run:
             if st.callee and not st.callee.startswith("aoti_torch_empty"):
                 tk = wm.dialect.call_target(st.callee, wm.cpp_kernels)
                 if tk:
                     calls.append((st, tk[0], tk[1]))
-        self._calls = calls
-        missing = dict.fromkeys(t for _, t, kind in calls if kind == "kernel" and t not in kinds)
-        self.warnings += [f"kernel {n} is called in run_impl but its source was not found" for n in missing]
-        self.eager()
+        return kinds, sites, calls
+
+    # The scan's facts about kernels, each its own cache part, read only when a question needs it: a cached
+    # trace of one kernel reads the assert sites, not the list of 20,000 kernels nor run_impl's calls.
+    _ENCODE = {
+        "kernels": lambda v: [[n, k, fl] for n, (k, fl) in v.items()],
+        "sites": lambda v: [[s.kernel, s.line, s.text, s.wrapper_line] for s in v],
+        "calls": lambda v: [[st.line, st.kind, st.callee, t, kind] for st, t, kind in v],
+    }
+    _DECODE = {
+        "kernels": lambda d: {n: (k, fl) for n, k, fl in d},
+        "sites": lambda d: [AssertSite(*x) for x in d],
+        "calls": lambda d: [(RunStatement(line, "", rule, callee), t, kind) for line, rule, callee, t, kind in d],
+    }
+
+    def _fact(self, part: str):
+        v = self._facts.get(part)
+        if v is not None:
+            return v
+        doc = self._read_part(part)
+        if doc is not None:
+            try:
+                v = self._facts[part] = self._DECODE[part](doc)
+                return v
+            except (CacheError, KeyError, TypeError, ValueError) as e:
+                self._note(f"index cache part ignored and rebuilt: {e}")
+        kinds, sites, calls = self._scan_facts()
+        self._facts.update(kernels=kinds, sites=sites, calls=calls)
+        self._write_part(part, self._ENCODE[part](self._facts[part]))
+        return self._facts[part]
+
+    @property
+    def _kinds(self) -> dict[str, tuple[str, str]]:
+        return self._fact("kernels")
 
     def _summary_doc(self) -> dict:
         return {"metadata": self.metadata, "warnings": [w for w in self.warnings if not w.startswith(_CACHE_NOTES)],
-                "kernels": [[n, k, fl] for n, (k, fl) in self._kinds.items()],
-                "sites": [[s.kernel, s.line, s.text, s.wrapper_line] for s in self._sites],
-                "calls": [[st.line, st.kind, st.callee, t, kind] for st, t, kind in self._calls],
                 "eager": cache.dump(self._eager), "eager_aliases": self._eager_aliases,
                 "coverage": cache.dump(self.coverage)}
 
     def _load_summary(self, doc: dict) -> None:
         self.metadata = doc["metadata"]
         self.warnings += doc["warnings"]
-        self._kinds = {n: (k, fl) for n, k, fl in doc["kernels"]}
-        self._sites = [AssertSite(*x) for x in doc["sites"]]
-        self._calls = [(RunStatement(line, "", rule, callee), t, kind) for line, rule, callee, t, kind in doc["calls"]]
         self.coverage.update(cache.load(dict[str, Coverage], doc["coverage"]))
         self._eager = cache.load(Model, doc["eager"])
         self._eager_aliases = dict(doc["eager_aliases"])
@@ -264,11 +298,11 @@ class ModelIndex:
 
     def calls(self) -> list[tuple[RunStatement, str, str]]:
         """Every run_impl kernel launch and extern op call, from the scan: (statement, target, "kernel"|"extern")."""
-        return self._calls
+        return self._fact("calls")
 
     def assert_sites(self) -> list[AssertSite]:
         """Every assert of every kernel, found by the scan (nothing parsed)."""
-        return self._sites
+        return self._fact("sites")
 
     def parsed_kernels(self) -> int:
         """How many kernels this index has parsed (or read back from the index cache) so far."""
@@ -278,9 +312,7 @@ class ModelIndex:
         """One kernel, parsed from its region on first use (or read from the index cache)."""
         if name in self._kernels:
             return self._kernels[name]
-        kind = self.kernel_kind(name)
-        if kind is None:
-            return None
+        # its cached part first: a kernel parsed by an earlier run needs not the list of every kernel
         part = "k-" + _digest(name)
         doc = None if self._live else self._read_part(part)
         if doc is not None:
@@ -290,6 +322,9 @@ class ModelIndex:
                 return k
             except (CacheError, KeyError, TypeError, ValueError) as e:
                 self._note(f"index cache part ignored and rebuilt: {e}")
+        kind = self.kernel_kind(name)
+        if kind is None:
+            return None
         from ..parse.cpp_kernel import parse_kernel_region
         from ..parse.wrapper import parse_launcher
 
@@ -314,11 +349,12 @@ class ModelIndex:
         their device assert names, before any of them is parsed."""
         if name in self._kernels:
             return self._kernels[name].cubin
-        if self.kernel_kind(name) != "triton":
-            return None
         doc = None if self._live else self._read_part("k-" + _digest(name))
         if doc is not None:  # parsed by an earlier run: no need to scan the wrapper for one line
-            return self.kernel(name).cubin
+            k = self.kernel(name)
+            return k.cubin if k is not None else None
+        if self.kernel_kind(name) != "triton":
+            return None
         r = self.wmap.launchers.get(name)
         if r is None or r.load_line is None:
             return None

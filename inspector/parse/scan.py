@@ -11,6 +11,10 @@ again, and never imports lark.
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
+import operator
 import re
 from dataclasses import dataclass
 
@@ -71,6 +75,7 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
     it declares, and run_impl's statements.  Cost grows with the file's size only, ~1 s for 137 MB."""
     d = dialect or sniff(text, member)
     lines = text.split("\n")
+    tx = _Text(text, lines) if d.launcher_start else None
     wm = WrapperMap(member=member, dialect=d, lines=lines, launchers={}, cpp_kernels=set(), constructor=[],
                     check_inputs=[], run=[])
     i, n = 0, len(lines)
@@ -81,7 +86,7 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
             tick = i
             progress(i, n)
         if d.launcher_start and s.startswith(d.launcher_start):
-            i = _scan_launcher(wm, i)
+            i = _scan_launcher(wm, i, tx)
             continue
         if s.startswith(d.check_input_start):
             k = int(re.search(r"check_input_(\d+)", s).group(1))
@@ -107,35 +112,101 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
     return wm
 
 
-def _scan_launcher(wm: WrapperMap, i: int) -> int:
-    d, lines = wm.dialect, wm.lines
+class _Text:
+    """The wrapper text with the offset of every line, so a region is searched with `str.find` over its text
+    (C speed) instead of a Python loop over its lines, and what is found is turned back into a line index."""
+
+    _BLANK = " \t\r\f\v"
+
+    def __init__(self, text: str, lines: list[str]):
+        self.text = text
+        # offsets[i]: where line i starts (line lengths plus their newlines, summed); one past the end last
+        self.offsets = list(map(operator.add, itertools.accumulate(map(len, lines), initial=0), range(len(lines) + 1)))
+        self.n = len(lines)
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.offsets, offset) - 1
+
+    def _span(self, start: int, end: int | None) -> tuple[int, int]:
+        return self.offsets[start], (self.offsets[min(end, self.n)] if end is not None else len(self.text))
+
+    def starting(self, marker: str, start: int, end: int | None = None) -> int | None:
+        """The first line in [start, end) that starts with ``marker`` after blanks (as a stripped line would)."""
+        if start >= self.n:
+            return None
+        pos, stop = self._span(start, end)
+        text = self.text
+        while True:
+            k = text.find(marker, pos, stop)
+            if k < 0:
+                return None
+            line = self.line_of(k)
+            if not text[self.offsets[line]:k].strip(self._BLANK):
+                return line
+            pos = k + 1
+
+    def all_starting(self, marker: str, start: int, end: int) -> list[int]:
+        out = []
+        while True:
+            line = self.starting(marker, start, end)
+            if line is None:
+                return out
+            out.append(line)
+            start = line + 1
+
+    def last_containing(self, marker: str, start: int, end: int) -> int | None:
+        if start >= min(end, self.n):
+            return None
+        k = self.text.rfind(marker, *self._span(start, end))
+        return None if k < 0 else self.line_of(k)
+
+    def matching(self, pattern: re.Pattern, start: int, end: int) -> int | None:
+        """The first line in [start, end) where ``pattern`` matches (lines are searched whole)."""
+        if start >= min(end, self.n):
+            return None
+        m = pattern.search(self.text, *self._span(start, end))
+        return None if m is None else self.line_of(m.start())
+
+    def column0(self, char: str, start: int) -> int:
+        """The first line at or after ``start`` that starts with ``char`` (the number of lines when none)."""
+        if start >= self.n:
+            return self.n
+        if self.text.startswith(char, self.offsets[start]):
+            return start
+        k = self.text.find("\n" + char, self.offsets[start])
+        return self.n if k < 0 else self.line_of(k + 1)
+
+
+def _scan_launcher(wm: WrapperMap, i: int, tx: _Text) -> int:
+    """One launcher region, found with a few `str.find` calls over its text (the same answers as reading its
+    lines one by one): the parameters up to the `){` line, the embedded Triton source with its asserts and
+    decorator, the last `loadKernel(` line after the source, and the `}` at column 0 that closes it."""
+    d, lines, n = wm.dialect, wm.lines, tx.n
     name = re.search(r"call_(triton_\w+)\(", lines[i]).group(1)
     start = i
-    i += 1
-    while i < len(lines) and not lines[i].strip().startswith(d.launcher_params_end):
-        i += 1
-    r = LauncherRegion(name=name, start=start, params_end=i, end=i)
-    asserts = []
-    while i < len(lines) and not lines[i].startswith("}"):
-        line = lines[i]
-        if d.triton_open.search(line):
-            j = i + 1
-            in_def = False
-            while j < len(lines) and not lines[j].lstrip().startswith(d.triton_close):
-                s = lines[j].lstrip()
-                if s.startswith("tl.device_assert("):
-                    asserts.append(j)
-                elif not in_def:
-                    if s.startswith("def "):
-                        in_def = True
-                    elif s.startswith("@"):
-                        r.decorator = decorator_flavor(s) or r.decorator
-                j += 1
-            r.triton = (i, j + 1)
-            i = j
-        elif d.load_kernel_marker in line and r.triton is not None:
-            r.load_line = i
-        i += 1
+    params_end = tx.starting(d.launcher_params_end, i + 1)
+    params_end = n if params_end is None else params_end
+    r = LauncherRegion(name=name, start=start, params_end=params_end, end=params_end)
+    asserts: list[int] = []
+    i = params_end
+    while i < n:
+        end = tx.column0("}", i)
+        o = tx.matching(d.triton_open, i, end)
+        if r.triton is not None:
+            load = tx.last_containing(d.load_kernel_marker, i, end if o is None else o)
+            if load is not None:
+                r.load_line = load
+        if o is None:
+            i = end
+            break
+        c = tx.starting(d.triton_close, o + 1)
+        c = n if c is None else c
+        asserts += tx.all_starting(d.device_assert, o + 1, c)
+        dl = tx.starting("def ", o + 1, c)
+        for j in tx.all_starting("@", o + 1, c if dl is None else dl):
+            r.decorator = decorator_flavor(lines[j].lstrip()) or r.decorator
+        r.triton = (o, c + 1)
+        i = c + 1
     r.end = i
     r.asserts = tuple(asserts)
     wm.launchers[name] = r

@@ -121,6 +121,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--all-kernels", action="store_true",
                    help="a row for every kernel (by default the table shows 60, those with assertions first; "
                         "--json always lists all)")
+    s.add_argument("--constants", action="store_true", help="list the constants (by default: their count and bytes by dtype and device; --json always lists all)")
     s.add_argument("--full", action="store_true",
                    help="parse every statement, so the coverage line counts the whole package (by default show "
                         "scans the kernels and parses only the statements its facts need); --strict implies it")
@@ -240,7 +241,7 @@ def cmd_show(a) -> int:
     from .summary import summarize
 
     with open_package(a.package) as pkg:
-        s = summarize(pkg, a.model, full=a.full or a.strict)
+        s = summarize(pkg, a.model, full=a.full or a.strict, constants=a.json or a.constants)
         from .exported_program import annotate_summary
 
         annotate_summary(pkg, s, a.ep)

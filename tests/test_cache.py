@@ -137,7 +137,7 @@ def test_corrupt_cache_is_ignored_with_a_warning(damage, cache_dir, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("part", ["scan", "k-", "s-", "constants"])
+@pytest.mark.parametrize("part", ["scan", "kernels", "sites", "calls", "k-", "s-", "constants"])
 @pytest.mark.parametrize("damage", [
     lambda t: t[: len(t) // 2],  # truncated
     lambda t: json.dumps({**json.loads(t), "tool": "someone else"}),  # foreign
@@ -191,9 +191,10 @@ def test_concurrent_writers_leave_one_whole_file(tmp_path, cache_dir):
     files = sorted(cache_dir.iterdir())
     # the whole model, and the lazy index's parts (the scan's summary): no temporary file left behind
     assert [f.suffix for f in files] == [".json", ".lazy"]
-    parts = list(files[1].iterdir())
-    assert [p.name for p in parts] == ["scan.json"]
-    assert cache.read_part(files[1].stem, "scan")["kernels"]
+    parts = sorted(p.name for p in files[1].iterdir())
+    # the scan's summary, and its kernel list, assert sites and calls, each read only when a question needs it
+    assert parts == ["calls.json", "kernels.json", "scan.json", "sites.json"]
+    assert cache.read_part(files[1].stem, "kernels")
     doc = json.loads(files[0].read_text())
     assert doc["tool"] == cache.TOOL and cache.load_model(doc["model"]).name == "model"
     with inspector.open_package(pkg, cache=True) as p:

@@ -37,6 +37,11 @@ class Dialect:
     check_input_start: str = "AOTI_NOINLINE static void check_input_"
     cpp_kernel_decl: str = 'extern "C"'
     constructor_facts: tuple[str, ...] = ("inputs_info_[", "outputs_info_[", "constants_info_[", "in_spec_", "out_spec_")
+    constant_info: str = "constants_info_["  # `constants_info_[3].data_size = 4096;`: one fact of constant 3
+    constant_binding: str = "constants_->at("  # run_impl: `[[maybe_unused]] auto& w = constants_->at(3);`
+    # the dtype and device of a constant in its `constants_info_[i].dtype` / `.device_type` value
+    constant_dtype: re.Pattern = field(default=re.compile(r"dtype_(\w+)"))
+    constant_device: re.Pattern = field(default=re.compile(r"device_type_(\w+)"))
     # -- launch style ------------------------------------------------------------------------
     # "call_triton": run_impl calls `call_triton_<k>(…)`, a static launcher above run_impl that
     #   embeds the Triton source and loads the cubin;  "cpp": run_impl calls `cpp_fused_<k>(…)`.
@@ -47,6 +52,7 @@ class Dialect:
     load_kernel_marker: str = "loadKernel("
     # -- where the kernel source is ----------------------------------------------------------
     triton_open: re.Pattern = field(default=re.compile(r"async_compile\.triton\('(\w+)',\s*'''"))
+    triton_open_marker: str = "async_compile.triton("  # a plain string every `triton_open` line holds
     triton_close: str = "''', device_str"
     device_assert: str = "tl.device_assert("  # a Triton assert statement (stripped line prefix)
     # The `.py` line a device assert prints, counted from the `async_compile.triton(` line as 1.

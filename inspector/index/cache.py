@@ -62,6 +62,7 @@ def _producer() -> str:
     fix changes what an index holds, so it must change the key even when the version string does not."""
     here = Path(__file__).resolve().parents[1]  # inspector/
     files = [*sorted((here / "parse").glob("*.py")), *sorted((here / "dialects").glob("*.py")),
+             *sorted((here / "index").glob("*.py")),
              here / "package.py", here / "archive.py"]
     grammars = here / "grammars"  # installed copy; the source tree keeps them at the top
     files += sorted((grammars if grammars.is_dir() else here.parent / "grammars").glob("*.lark"))

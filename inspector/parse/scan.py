@@ -11,14 +11,10 @@ again, and never imports lark.
 
 from __future__ import annotations
 
-import bisect
-import functools
-import itertools
-import operator
 import re
 from dataclasses import dataclass
 
-from ..dialects import Dialect, sniff
+from ..dialects import FALLBACK, Dialect, sniff
 
 _DECORATOR = re.compile(r"@triton_heuristics\.(\w+)\(")
 
@@ -63,6 +59,14 @@ class WrapperMap:
     check_inputs: list[tuple[int, int, int]]  # (K, first body line index, closing `}` index)
     run: list[RunStatement]
     saw_run_impl: bool = False
+    _constant_of: list | None = None
+
+    def constant_of(self) -> list[int | None]:
+        """For each constructor statement, the constant it describes (``constants_info_[12].… = …`` -> 12),
+        else None; by plain slicing, once."""
+        if self._constant_of is None:
+            self._constant_of = [_constant_index(s, self.dialect) for _, s in self.constructor]
+        return self._constant_of
 
     def call_target(self, callee: str) -> str | None:
         tk = self.dialect.call_target(callee, self.cpp_kernels)
@@ -75,7 +79,6 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
     it declares, and run_impl's statements.  Cost grows with the file's size only, ~1 s for 137 MB."""
     d = dialect or sniff(text, member)
     lines = text.split("\n")
-    tx = _Text(text, lines) if d.launcher_start else None
     wm = WrapperMap(member=member, dialect=d, lines=lines, launchers={}, cpp_kernels=set(), constructor=[],
                     check_inputs=[], run=[])
     i, n = 0, len(lines)
@@ -86,7 +89,7 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
             tick = i
             progress(i, n)
         if d.launcher_start and s.startswith(d.launcher_start):
-            i = _scan_launcher(wm, i, tx)
+            i = _scan_launcher(wm, i)
             continue
         if s.startswith(d.check_input_start):
             k = int(re.search(r"check_input_(\d+)", s).group(1))
@@ -112,105 +115,57 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
     return wm
 
 
-class _Text:
-    """The wrapper text with the offset of every line, so a region is searched with `str.find` over its text
-    (C speed) instead of a Python loop over its lines, and what is found is turned back into a line index."""
-
-    _BLANK = " \t\r\f\v"
-
-    def __init__(self, text: str, lines: list[str]):
-        self.text = text
-        # offsets[i]: where line i starts (line lengths plus their newlines, summed); one past the end last
-        self.offsets = list(map(operator.add, itertools.accumulate(map(len, lines), initial=0), range(len(lines) + 1)))
-        self.n = len(lines)
-
-    def line_of(self, offset: int) -> int:
-        return bisect.bisect_right(self.offsets, offset) - 1
-
-    def _span(self, start: int, end: int | None) -> tuple[int, int]:
-        return self.offsets[start], (self.offsets[min(end, self.n)] if end is not None else len(self.text))
-
-    def starting(self, marker: str, start: int, end: int | None = None) -> int | None:
-        """The first line in [start, end) that starts with ``marker`` after blanks (as a stripped line would)."""
-        if start >= self.n:
-            return None
-        pos, stop = self._span(start, end)
-        text = self.text
-        while True:
-            k = text.find(marker, pos, stop)
-            if k < 0:
-                return None
-            line = self.line_of(k)
-            if not text[self.offsets[line]:k].strip(self._BLANK):
-                return line
-            pos = k + 1
-
-    def all_starting(self, marker: str, start: int, end: int) -> list[int]:
-        out = []
-        while True:
-            line = self.starting(marker, start, end)
-            if line is None:
-                return out
-            out.append(line)
-            start = line + 1
-
-    def last_containing(self, marker: str, start: int, end: int) -> int | None:
-        if start >= min(end, self.n):
-            return None
-        k = self.text.rfind(marker, *self._span(start, end))
-        return None if k < 0 else self.line_of(k)
-
-    def matching(self, pattern: re.Pattern, start: int, end: int) -> int | None:
-        """The first line in [start, end) where ``pattern`` matches (lines are searched whole)."""
-        if start >= min(end, self.n):
-            return None
-        m = pattern.search(self.text, *self._span(start, end))
-        return None if m is None else self.line_of(m.start())
-
-    def column0(self, char: str, start: int) -> int:
-        """The first line at or after ``start`` that starts with ``char`` (the number of lines when none)."""
-        if start >= self.n:
-            return self.n
-        if self.text.startswith(char, self.offsets[start]):
-            return start
-        k = self.text.find("\n" + char, self.offsets[start])
-        return self.n if k < 0 else self.line_of(k + 1)
-
-
-def _scan_launcher(wm: WrapperMap, i: int, tx: _Text) -> int:
-    """One launcher region, found with a few `str.find` calls over its text (the same answers as reading its
-    lines one by one): the parameters up to the `){` line, the embedded Triton source with its asserts and
-    decorator, the last `loadKernel(` line after the source, and the `}` at column 0 that closes it."""
-    d, lines, n = wm.dialect, wm.lines, tx.n
+def _scan_launcher(wm: WrapperMap, i: int) -> int:
+    d, lines = wm.dialect, wm.lines
     name = re.search(r"call_(triton_\w+)\(", lines[i]).group(1)
     start = i
-    params_end = tx.starting(d.launcher_params_end, i + 1)
-    params_end = n if params_end is None else params_end
-    r = LauncherRegion(name=name, start=start, params_end=params_end, end=params_end)
-    asserts: list[int] = []
-    i = params_end
-    while i < n:
-        end = tx.column0("}", i)
-        o = tx.matching(d.triton_open, i, end)
-        if r.triton is not None:
-            load = tx.last_containing(d.load_kernel_marker, i, end if o is None else o)
-            if load is not None:
-                r.load_line = load
-        if o is None:
-            i = end
-            break
-        c = tx.starting(d.triton_close, o + 1)
-        c = n if c is None else c
-        asserts += tx.all_starting(d.device_assert, o + 1, c)
-        dl = tx.starting("def ", o + 1, c)
-        for j in tx.all_starting("@", o + 1, c if dl is None else dl):
-            r.decorator = decorator_flavor(lines[j].lstrip()) or r.decorator
-        r.triton = (o, c + 1)
-        i = c + 1
+    i += 1
+    n, params_end, opens = len(lines), d.launcher_params_end, d.triton_open_marker
+    while i < n and not (params_end in lines[i] and lines[i].strip().startswith(params_end)):
+        i += 1
+    r = LauncherRegion(name=name, start=start, params_end=i, end=i)
+    asserts = []
+    while i < n and not lines[i].startswith("}"):
+        line = lines[i]
+        if opens in line and d.triton_open.search(line):
+            j = _scan_triton(wm, r, i + 1, asserts)
+            r.triton = (i, j + 1)
+            i = j
+        elif d.load_kernel_marker in line and r.triton is not None:
+            r.load_line = i
+        i += 1
     r.end = i
     r.asserts = tuple(asserts)
     wm.launchers[name] = r
     return i + 1
+
+
+def _scan_triton(wm: WrapperMap, r: LauncherRegion, j: int, asserts: list[int]) -> int:
+    """The embedded Triton source from line ``j`` on: its decorator (before ``def``) and the lines of its asserts
+    (added to ``asserts``); returns the index of its closing line.  Most of a wrapper's lines are these, so
+    after the ``def`` line a line is stripped only when it holds a marker at all."""
+    d, lines, n = wm.dialect, wm.lines, len(wm.lines)
+    close, check = d.triton_close, d.device_assert
+    while j < n:  # the decorator and the def line
+        s = lines[j].lstrip()
+        if s.startswith(close):
+            return j
+        if s.startswith(check):
+            asserts.append(j)
+        elif s.startswith("def "):
+            j += 1
+            break
+        elif s.startswith("@"):
+            r.decorator = decorator_flavor(s) or r.decorator
+        j += 1
+    while j < n:  # the body
+        line = lines[j]
+        if close in line and line.lstrip().startswith(close):
+            return j
+        if check in line and line.lstrip().startswith(check):
+            asserts.append(j)
+        j += 1
+    return j
 
 
 def _scan_run_impl(wm: WrapperMap, i: int) -> int:
@@ -278,11 +233,36 @@ def scan_warnings(wm: WrapperMap) -> list[str]:
     return out
 
 
-def _constant_index(s: str) -> int | None:
+def constant_totals(wm: WrapperMap) -> dict:
+    """How many constants the constructor declares, and their bytes by dtype and device, by plain slicing of
+    its ``constants_info_[i].<field> = <value>;`` lines (nothing parsed: `show` prints this; the grammar reads
+    each constant only when they are listed).  ``{"count", "nbytes", "by": [[dtype, device, count, nbytes]…]}``;
+    dtype or device None when the dialect's lines do not say (torch 2.6 writes no device_type)."""
+    d = wm.dialect
+    prefix = re.escape(d.constant_info)
+    text = "\n".join(s for _, s in wm.constructor)  # one regex call over them all, not a loop over lines
+    facts: dict[int, dict[str, str]] = {int(k): {} for k in re.findall(rf"^{prefix}(\d+)\]", text, re.M)}
+    for k, field, value in re.findall(rf"^{prefix}(\d+)\]\.(dtype|device_type|data_size)\s*=\s*(.*?)\s*;?\s*$",
+                                      text, re.M):
+        facts[int(k)][field] = value
+    groups: dict[tuple, list[int]] = {}
+    for f in facts.values():
+        dt = d.constant_dtype.search(f.get("dtype", ""))
+        dev = d.constant_device.search(f.get("device_type", ""))
+        size = f.get("data_size", "").rstrip("Ll")
+        g = groups.setdefault((dt.group(1) if dt else None, dev.group(1) if dev else None), [0, 0])
+        g[0] += 1
+        g[1] += int(size) if size.isdigit() else 0
+    by = sorted(([dt, dev, c, b] for (dt, dev), (c, b) in groups.items()), key=lambda x: (-x[3], str(x[0]), str(x[1])))
+    return {"count": len(facts), "nbytes": sum(x[3] for x in by), "by": by}
+
+
+def _constant_index(s: str, d: Dialect | None = None) -> int | None:
     """``constants_info_[12].name = …`` -> 12 (plain slicing; None for any other constructor statement)."""
-    if not s.startswith("constants_info_["):
+    prefix = (d or FALLBACK).constant_info
+    if not s.startswith(prefix):
         return None
-    k = s[len("constants_info_["): s.find("]")]
+    k = s[len(prefix): s.find("]")]
     return int(k) if k.isdigit() else None
 
 

@@ -38,7 +38,7 @@ from ..model import (
 )
 from ..dialects import embedded_source
 from .grammar import ExprTransformer, parse_one
-from .scan import LauncherRegion, WrapperMap, _constant_index
+from .scan import LauncherRegion, WrapperMap
 from .triton import kernel_flavor, parse_triton_source
 
 STARTS = ("declaration", "handle_decl", "assignment", "call", "checked_call", "guard", "launcher_param", "load_kernel")
@@ -209,8 +209,7 @@ class WrapperScanner:
     def facts(self, constants=None):
         """The constructor's facts and the input guards.  ``constants``: the ``constants_info_`` indices to
         read (None: all; a model with thousands of constants parses them only when asked)."""
-        for idx, (line, s) in enumerate(self.w.constructor):
-            k = _constant_index(s)
+        for idx, ((line, s), k) in enumerate(zip(self.w.constructor, self.w.constant_of())):
             if k is None or constants is None or k in constants:
                 self._constructor_fact(idx, s, line)
         for k, start, end in self.w.check_inputs:
@@ -219,8 +218,7 @@ class WrapperScanner:
     def read_constants(self, indices=None) -> None:
         """The ``constants_info_`` facts of these constant indices (None: all), after `facts(constants=...)`
         skipped them."""
-        for idx, (line, s) in enumerate(self.w.constructor):
-            k = _constant_index(s)
+        for idx, ((line, s), k) in enumerate(zip(self.w.constructor, self.w.constant_of())):
             if k is not None and (indices is None or k in indices):
                 self._constructor_fact(idx, s, line)
 

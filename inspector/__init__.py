@@ -1,8 +1,8 @@
 """pt2-inspect: read AOTInductor `.pt2` packages and trace their failures, without running them."""
 
-__version__ = "0.1.0"
+from ._version import __version__
 
-__all__ = ["__version__", "open_package", "Package", "InspectorError", "NothingFound", "UnreadablePackage", "UsageError"]
+__all__ = ["__version__", "open_package", "Package", "Options", "InspectorError", "NothingFound", "UnreadablePackage", "UsageError"]
 
 
 def __getattr__(name: str):
@@ -12,6 +12,10 @@ def __getattr__(name: str):
         from . import package
 
         return getattr(package, name)
+    if name == "Options":
+        from .options import Options
+
+        return Options
     if name in ("InspectorError", "NothingFound", "UnreadablePackage", "UsageError"):
         from . import errors
 

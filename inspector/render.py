@@ -51,8 +51,10 @@ def _models_table(console: Console, s: ShowResult) -> None:
     for m in s.models:
         tot = m.constant_totals
         consts = f"{tot.count:,} ({_bytes(tot.nbytes)})" if tot else str(len(m.constants))
+        asserting = sum(1 for k in m.kernels if k.assertions)
         _row(t, m.name, m.device or "?", _inputs_cell(m), f"{len(m.kernels):,}",
-             f"{sum(1 for k in m.kernels if k.assertions):,} ({m.assertions:,} assertions)", consts)
+             f"{asserting:,} ({m.assertions:,} assertion{'' if m.assertions == 1 else 's'})" if asserting else "-",
+             consts)
     console.print(t)
     console.print()
 

@@ -3,6 +3,7 @@ files ignored with a warning, concurrent writers leave one whole file."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -206,7 +207,9 @@ def test_no_cache_flag_writes_nothing(cache_dir, capsys):
 
     assert main(["show", str(ROOT / "sample_packages/cpu/jagged/jagged.pt2"), "--no-cache"]) == 0
     assert not cache_dir.exists() or not list(cache_dir.iterdir())
-    assert cache.ENABLED is False  # main() leaves the library's default as it found it
+    from inspector.options import current
+
+    assert current().cache is False  # main() leaves the library's default as it found it
     assert main(["show", str(ROOT / "sample_packages/cpu/jagged/jagged.pt2")]) == 0
     assert list(cache_dir.glob("*.lazy/scan.json"))  # show reads the lazy index: its summary is kept
 
@@ -224,13 +227,17 @@ def test_folder_input_is_keyed_by_content(tmp_path, cache_dir):
         assert [s.max for s in p.model().symbols.values() if s.name == "s59"] == [77]
 
 
-def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch):
+def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch, request):
     """Lark tables kept as JSON (shipped in grammars/tables.json, or built and cached when those are stale):
     the loaded parsers give the same trees on every statement of a real wrapper; a damaged file is rebuilt."""
     from inspector.parse import grammar
     from inspector.parse.wrapper import STARTS
 
-    monkeypatch.setattr(cache, "ENABLED", True)
+    from inspector.options import Options, using
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(using(Options(cache=True)))  # the Lark tables cache is on when the options say cache
+    request.addfinalizer(stack.close)
     grammar.parser.cache_clear()
     shipped = grammar.parser("wrapper", STARTS)  # from grammars/tables.json: nothing built, nothing written
     assert not list(cache_dir.glob("lark-*.json"))
@@ -271,8 +278,8 @@ def test_indexing_reports_progress_to_whoever_asks(monkeypatch):
         def close(self):
             seen.append("closed")
 
-    monkeypatch.setattr(package, "PROGRESS", Recorder)
-    with inspector.open_package(ROOT / "sample_packages/cuda/transformer/transformer.pt2", cache=False) as p:
+    with inspector.open_package(ROOT / "sample_packages/cuda/transformer/transformer.pt2",
+                                options=inspector.Options(progress=Recorder)) as p:
         m = p.model()
     assert seen[0] == "indexing model" and seen[-1] == "closed"
     ticks = [x for x in seen if isinstance(x, tuple)]

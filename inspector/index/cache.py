@@ -28,7 +28,7 @@ import types
 import typing
 from pathlib import Path
 
-from .. import __version__
+from .._version import __version__
 from .. import model as M
 
 FORMAT = 2
@@ -257,9 +257,6 @@ def load(tp, data):
 # -- Lark's parse tables ---------------------------------------------------------------------------
 # Lark can serialize a built LALR parser to plain data (dicts with int keys, tuples); tagged so that
 # JSON keeps both, and loaded with Lark's own loader from a dict (no pickle involved).
-
-ENABLED = False  # the CLI turns the cache on unless --no-cache; library callers pass cache=True
-
 
 def _tag(o):
     if isinstance(o, dict):

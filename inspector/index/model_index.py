@@ -241,7 +241,7 @@ class ModelIndex:
             sites += [AssertSite(name, j + 1, self.cpp_lines[j].strip(), None) for j in checks]
         calls = []
         for st in wm.run:
-            if st.callee and not st.callee.startswith("aoti_torch_empty"):
+            if st.callee and not st.callee.startswith(wm.dialect.allocation_prefix):
                 tk = wm.dialect.call_target(st.callee, wm.cpp_kernels)
                 if tk:
                     calls.append((st, tk[0], tk[1]))

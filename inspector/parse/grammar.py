@@ -39,12 +39,14 @@ def parser(name: str, starts: tuple[str, ...]) -> Lark:
     """An LALR parser for ``<name>.lark`` (with the shared expression rules in front).
 
     Building the LALR tables costs ~0.15 s a process; with the index cache on they are kept as
-    JSON beside it (`inspector.index.cache.read_tables`), keyed by the grammar text, the start
+    JSON beside it (`inspector.index.cache.read_tables`; when the current `inspector.options.Options` say
+    cache), keyed by the grammar text, the start
     rules and the Lark version, and rebuilt when missing or unusable."""
     from ..index import cache
+    from ..options import current
 
     text = _full_text(name)
-    key = cache.make_key(["lark-tables", lark.__version__, text, *starts]) if cache.ENABLED else None
+    key = cache.make_key(["lark-tables", lark.__version__, text, *starts]) if current().cache else None
     if key is not None:
         p = cache.read_tables(key)
         if p is not None:
@@ -147,19 +149,30 @@ def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, t
     Anything else (a `VisitError` wrapping a KeyError…) is a bug in pt2-inspect and propagates:
     the CLI reports it as an internal error (exit 4), never as a bad package.
     """
-    try:
-        tree = parser(grammar, starts).parse(text, start=start)
-    except UnexpectedInput:
-        if cov is not None:
-            cov.skip(line, text)
-        return None
-    r = transformer.transform(tree)
+    key = (grammar, start, type(transformer), text)
+    r = _MEMO.get(key, _MISSING)
+    if r is _MISSING:
+        try:
+            r = transformer.transform(parser(grammar, starts).parse(text, start=start))
+        except UnexpectedInput:
+            r = None
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[key] = r
     if cov is not None:
         if r is None:
             cov.skip(line, text)
         else:
             cov.ok()
     return r
+
+
+# Statement text -> what it parsed to.  Generated code repeats itself (`xoffset = tl.program_id(0) * XBLOCK` in
+# every kernel, the same launcher parameters in every launcher), and the transformers are pure functions of
+# the text whose results nobody mutates, so a statement seen before is not parsed again (it is still counted).
+_MEMO: dict = {}
+_MEMO_MAX = 500_000
+_MISSING = object()
 
 
 class ExprTransformer(Transformer):

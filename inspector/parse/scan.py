@@ -92,7 +92,7 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
             i = _scan_launcher(wm, i)
             continue
         if s.startswith(d.check_input_start):
-            k = int(re.search(r"check_input_(\d+)", s).group(1))
+            k = int(d.check_input_index.search(s).group(1))
             j = i + 1
             while j < n and not lines[j].startswith("}"):
                 j += 1
@@ -103,10 +103,8 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
             wm.saw_run_impl = True
             i = _scan_run_impl(wm, i)
             continue
-        if s.startswith(d.cpp_kernel_decl) and "cpp_" in s:
-            m = re.search(r"\b(cpp_\w+)\(", s)
-            if m:
-                wm.cpp_kernels.add(m.group(1))
+        if s.startswith(d.cpp_kernel_decl) and d.cpp_kernel_name.search(s):
+            wm.cpp_kernels.add(d.cpp_kernel_name.search(s).group(1))
         elif s.startswith(d.constructor_facts):
             wm.constructor.append((i + 1, s))
         i += 1
@@ -117,7 +115,7 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
 
 def _scan_launcher(wm: WrapperMap, i: int) -> int:
     d, lines = wm.dialect, wm.lines
-    name = re.search(r"call_(triton_\w+)\(", lines[i]).group(1)
+    name = d.launcher_name.search(lines[i]).group(1)
     start = i
     i += 1
     n, params_end, opens = len(lines), d.launcher_params_end, d.triton_open_marker
@@ -182,8 +180,8 @@ def _scan_run_impl(wm: WrapperMap, i: int) -> int:
         if s.startswith("//"):
             wm.run.append(RunStatement(i, s, "comment"))
             continue
-        if s.startswith("if (") and "assert_size_stride(" in s:
-            wm.run.append(RunStatement(i, s[s.index("assert_size_stride("): s.rindex(";") + 1], "size_stride"))
+        if s.startswith("if (") and d.size_stride_check in s:
+            wm.run.append(RunStatement(i, s[s.index(d.size_stride_check): s.rindex(";") + 1], "size_stride"))
             continue
         rule = d.start_rule(s)
         callee = None
@@ -213,7 +211,7 @@ def declared_name(st: RunStatement) -> str | None:
 def consumes_comments(wm: WrapperMap, st: RunStatement) -> bool:
     """A call that takes the Source Nodes / provenance comments above it (a kernel launch or an extern op;
     allocations and runtime helpers leave them for the next call)."""
-    return bool(st.callee) and not st.callee.startswith("aoti_torch_empty") and wm.call_target(st.callee) is not None
+    return bool(st.callee) and not st.callee.startswith(wm.dialect.allocation_prefix) and wm.call_target(st.callee) is not None
 
 
 def scan_warnings(wm: WrapperMap) -> list[str]:

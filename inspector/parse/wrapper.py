@@ -290,12 +290,12 @@ class WrapperScanner:
                     # `if (x_size[0] < 2)` rejects below 2: the allowed minimum is 2 (and `> 64` a maximum of 64).
                     kind = "stride" if ref.endswith("_stride") else {"<": "min", ">": "max"}.get(op, "eq")
                     guards.append(Guard(input=k, dim=dim, kind=kind, value=value, line=i + 1))
-            elif "_expected_dtype = aoti_torch_dtype_" in s:
-                m = re.search(r"aoti_torch_dtype_(\w+)\(", s)
+            elif self.d.guard_dtype_marker in s:
+                m = self.d.guard_dtype.search(s)
                 guards.append(Guard(input=k, dim=None, kind="dtype", value=m.group(1), line=i + 1))
-            elif "_expected_device_type = " in s:
-                m = re.search(r"= (-?\d+);", s)
-                dev = {"0": "cpu", "1": "cuda"}.get(m.group(1), m.group(1)) if m else None
+            elif self.d.guard_device_marker in s:
+                m = self.d.guard_device.search(s)
+                dev = dict(self.d.device_type_codes).get(m.group(1), m.group(1)) if m else None
                 guards.append(Guard(input=k, dim=None, kind="device", value=dev, line=i + 1))
             i += 1
         self.guards[k] = guards
@@ -399,7 +399,7 @@ class WrapperScanner:
         return None
 
     def _call(self, callee: str, args: list[Expr], line: int, checked: bool = False):
-        if callee == "aoti_torch_empty_strided" or callee.startswith("aoti_torch_empty"):
+        if callee.startswith(self.d.allocation_prefix):
             for a in args:
                 for n in a.names:
                     if n.endswith("_handle"):

@@ -17,6 +17,7 @@ from .archive import MAX_CUBIN_BYTES, Archive, ModelFiles
 from .errors import UnreadablePackage, UsageError
 from .model import Model
 from .options import Options, current
+from .parse import forget_statements
 
 _ASSERT_FILE = re.compile(rb"assertFile_\d+\[\d+\]\s*=\s*\{([\d,\s]+)\}")
 
@@ -25,6 +26,7 @@ class Package:
 
     def __init__(self, archive: Archive, cache: bool | None = None, options: Options | None = None):
         self.archive = archive
+        forget_statements()  # the statement memo serves one package at a time
         # when not told: the options in force (`inspector.options.using`: the CLI's), else no cache
         self.options = (options or current()).with_cache(cache)
         self.use_cache = self.options.cache

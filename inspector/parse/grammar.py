@@ -16,6 +16,7 @@ from lark import Lark, Transformer
 from lark.exceptions import UnexpectedInput
 
 from ..model import Coverage, Expr
+from . import STATEMENTS
 
 _SOURCE_TREE = Path(__file__).resolve().parents[2] / "grammars"
 
@@ -167,10 +168,9 @@ def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, t
     return r
 
 
-# Statement text -> what it parsed to.  Generated code repeats itself (`xoffset = tl.program_id(0) * XBLOCK` in
-# every kernel, the same launcher parameters in every launcher), and the transformers are pure functions of
-# the text whose results nobody mutates, so a statement seen before is not parsed again (it is still counted).
-_MEMO: dict = {}
+# The transformers are pure functions of the text whose results nobody mutates: a statement seen before in
+# this package is not parsed again (`inspector.parse.STATEMENTS`), only counted.
+_MEMO = STATEMENTS
 _MEMO_MAX = 500_000
 _MISSING = object()
 

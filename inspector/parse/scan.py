@@ -204,7 +204,12 @@ def declared_name(st: RunStatement) -> str | None:
     what the statement means)."""
     if st.kind not in ("declaration", "handle_decl"):
         return None
-    m = _DECLARED.search(st.text.replace("decltype(auto)", "").replace("[[maybe_unused]]", ""))
+    text = st.text
+    if "decltype(auto)" in text:
+        text = text.replace("decltype(auto)", "")
+    if "[[maybe_unused]]" in text:
+        text = text.replace("[[maybe_unused]]", "")
+    m = _DECLARED.search(text)
     return m.group(1) if m else None
 
 

@@ -2,7 +2,7 @@
 
 from ._version import __version__
 
-__all__ = ["__version__", "open_package", "Package", "InspectorError", "NothingFound", "UnreadablePackage", "UsageError"]
+__all__ = ["__version__", "open_package", "Package", "Options", "InspectorError", "NothingFound", "UnreadablePackage", "UsageError"]
 
 
 def __getattr__(name: str):
@@ -12,6 +12,10 @@ def __getattr__(name: str):
         from . import package
 
         return getattr(package, name)
+    if name == "Options":
+        from .options import Options
+
+        return Options
     if name in ("InspectorError", "NothingFound", "UnreadablePackage", "UsageError"):
         from . import errors
 

@@ -1,4 +1,4 @@
-"""The version, in a module of its own: the package root imports the library lazily, so a module that needs
-only the version (the index cache's key, `--version`) imports this and never the root."""
+"""The version, in a module of its own: what the index cache keys on and `--version` prints, importable
+without the package root (no import circle through ``inspector/__init__``)."""
 
 __version__ = "0.1.0"

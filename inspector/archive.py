@@ -18,6 +18,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from .dialects.members import AOTI_DIR, role
 from .errors import UnreadablePackage
 
 # Caps against zip bombs and mistaken inputs, not against real packages: a production package with
@@ -26,7 +27,6 @@ from .errors import UnreadablePackage
 MAX_TEXT_BYTES = 1024 * 1024 * 1024  # one wrapper/kernel/json member
 MAX_CUBIN_BYTES = 256 * 1024 * 1024
 MAX_MEMBERS = 1_000_000
-AOTI_DIR = "data/aotinductor/"
 
 
 @dataclass
@@ -45,29 +45,23 @@ class ModelFiles:
     other: list[str] = field(default_factory=list)
 
     def add(self, fn: str, member: str) -> None:
-        """File ``member`` (file name ``fn`` inside the model folder) under what it is."""
-        if fn.endswith(".wrapper.cpp"):
-            self.wrapper = member
-        elif fn.endswith(".kernel.cpp"):
-            self.kernel_cpp = member
-        elif fn.endswith(".wrapper_metadata.json"):
-            self.wrapper_metadata = member
-        elif fn.endswith(".cpp") and "." not in fn[: -len(".cpp")] and "/" not in fn:
-            # torch 2.6: one `<hash>.cpp` holds the wrapper and the cpp_fused_* kernels above run_impl
+        """File ``member`` (file name ``fn`` inside the model folder) under what it is (`inspector.dialects.members`)."""
+        r = role(fn)
+        if r in ("wrapper", "kernel_cpp", "wrapper_metadata", "kernel_information"):
+            setattr(self, r, member)
+        elif r == "inline_cpp":  # torch 2.6: one `<hash>.cpp` holds the wrapper and the cpp_fused_* kernels
             if self.wrapper is None:
                 self.wrapper = member
             if self.kernel_cpp is None:
                 self.kernel_cpp = member
-        elif fn.endswith("_metadata.json") and "." not in fn[: -len("_metadata.json")] and "/" not in fn:
+        elif r == "inline_metadata":
             if self.wrapper_metadata is None:  # torch 2.6: `<hash>_metadata.json`
                 self.wrapper_metadata = member
-        elif fn == "kernel_information.json":
-            self.kernel_information = member
-        elif fn.endswith((".cubin", ".hsaco", ".spv")):
+        elif r == "cubin":
             self.cubins.append(member)
-        elif fn.endswith(".so"):
+        elif r == "shared_object":
             self.shared_objects.append(member)
-        elif "weight" in fn or fn.endswith(".bin"):
+        elif r == "weights":
             self.weights.append(member)
         else:
             self.other.append(member)

@@ -16,39 +16,20 @@ from pathlib import Path
 from .archive import MAX_CUBIN_BYTES, Archive, ModelFiles
 from .errors import UnreadablePackage, UsageError
 from .model import Model
+from .options import Options, current
+from .parse import forget_statements
 
 _ASSERT_FILE = re.compile(rb"assertFile_\d+\[\d+\]\s*=\s*\{([\d,\s]+)\}")
-
-# (package, model, coverage by region) for every model read in this process: `skipped()` sums the
-# statements no grammar rule accepted, what `pt2-inspect --strict` fails on, whichever command read them
-# (an index parses on demand, so the count is taken when the command ends).
-SEEN: list[tuple[str, str, dict]] = []
-
-
-def skipped() -> list[tuple[str, str, int]]:
-    """(package, model, statements skipped) for every model read in this process that skipped some."""
-    out = {}
-    for path, name, coverage in SEEN:
-        n = sum(c.missed for c in coverage.values())
-        if n:
-            out[(path, name)] = n
-    return [(p, m, n) for (p, m), n in out.items()]
-
-
-# label -> a progress callable (lines done, lines total) with .close(); the CLI installs a rich bar on
-# stderr that shows only once indexing has taken a second.  None: no progress reporting.
-PROGRESS = None
-
 
 class Package:
     """What `open_package` returns.  Models are parsed lazily and cached on the instance."""
 
-    def __init__(self, archive: Archive, cache: bool | None = None):
+    def __init__(self, archive: Archive, cache: bool | None = None, options: Options | None = None):
         self.archive = archive
-        from .index import cache as index_cache
-
-        # when not told: the CLI turns the cache on unless --no-cache; library callers pass cache=True
-        self.use_cache = index_cache.ENABLED if cache is None else cache
+        forget_statements()  # the statement memo serves one package at a time
+        # when not told: the options in force (`inspector.options.using`: the CLI's), else no cache
+        self.options = (options or current()).with_cache(cache)
+        self.use_cache = self.options.cache
         self._lines: dict[str, list[str]] = {}
         self.path = archive.path
         self._files = archive.model_files()
@@ -100,7 +81,7 @@ class Package:
         name = self._name(name)
         if name not in self._models:
             m = self._load(self.files(name))
-            SEEN.append((str(self.path), m.name, m.coverage))
+            self.options.seen.append((str(self.path), m.name, m.coverage))
             self._models[name] = m
         return self._models[name]
 
@@ -166,12 +147,13 @@ class Package:
         if name not in self._indexes:
             from .index.model_index import ModelIndex
 
-            bar = PROGRESS(f"indexing {name}") if PROGRESS else None
+            progress = self.options.progress
+            bar = progress(f"indexing {name}") if progress else None
             try:
                 f = self.files(name)
                 key = self._cache_key(f) if self.use_cache else None
                 ix = self._indexes[name] = ModelIndex(self.archive, f, progress=bar, key=key)
-                SEEN.append((str(self.path), name, ix.coverage))
+                self.options.seen.append((str(self.path), name, ix.coverage))
             finally:
                 if bar is not None:
                     bar.close()
@@ -179,7 +161,8 @@ class Package:
 
     def _index(self, f: ModelFiles) -> Model:
         ix = self.index(f.name)
-        bar = PROGRESS(f"indexing {f.name}") if PROGRESS else None
+        progress = self.options.progress
+        bar = progress(f"indexing {f.name}") if progress else None
         try:
             return ix.full(progress=bar)
         finally:
@@ -222,8 +205,9 @@ class Package:
         self.close()
 
 
-def open_package(path: str | os.PathLike, cache: bool | None = None) -> Package:
+def open_package(path: str | os.PathLike, cache: bool | None = None, options: Options | None = None) -> Package:
     """Open a `.pt2`, an extracted package folder or a bare ``*.wrapper.cpp``; nothing is parsed yet.
 
-    ``cache=True`` reads and writes the on-disk index cache (`inspector.index.cache`)."""
-    return Package(Archive.open(Path(path)), cache=cache)
+    ``options`` (`inspector.options.Options`): the index cache, a progress hook, where coverage is collected;
+    ``cache=True`` reads and writes the on-disk index cache (`inspector.index.cache`) whatever they say."""
+    return Package(Archive.open(Path(path)), cache=cache, options=options)

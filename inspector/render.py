@@ -28,8 +28,51 @@ def _row(t: Table, *cells) -> None:
     t.add_row(*(c if isinstance(c, Text) else Text(str(c)) for c in cells))
 
 
-def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None = MAX_KERNEL_ROWS) -> None:
-    """``max_kernel_rows``: the kernel table's cap (None: every kernel)."""
+def _bytes(n: int | None) -> str:
+    if n is None:
+        return "?"
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
+
+
+def _inputs_cell(m: ModelSummary, most: int = 3) -> str:
+    cells = [f"{i.dtype or '?'}{_fmt_shape(i.shape).plain}" for i in m.inputs[:most]]
+    more = len(m.inputs) - most
+    return ", ".join(cells) + (f" +{more} more" if more > 0 else "") if cells else "-"
+
+
+def _models_table(console: Console, s: ShowResult) -> None:
+    """The lead: one row per model (what it is, what it takes, where its assertions are, how big its weights)."""
+    t = Table(title=f"models ({len(s.models)})", title_justify="left", show_edge=False)
+    for col in ("model", "device", "inputs", "kernels", "with assertions", "constants"):
+        t.add_column(col)
+    for m in s.models:
+        tot = m.constant_totals
+        consts = f"{tot.count:,} ({_bytes(tot.nbytes)})" if tot else str(len(m.constants))
+        asserting = sum(1 for k in m.kernels if k.assertions)
+        _row(t, m.name, m.device or "?", _inputs_cell(m), f"{len(m.kernels):,}",
+             f"{asserting:,} ({m.assertions:,} assertion{'' if m.assertions == 1 else 's'})" if asserting else "-",
+             consts)
+    console.print(t)
+    console.print()
+
+
+def _constants_line(console: Console, m: ModelSummary) -> None:
+    """The scan's count of the constants: how many, their bytes by dtype and device."""
+    tot = m.constant_totals
+    if tot is None or not tot.count:
+        return
+    parts = [f"{dt or '?'}" + (f" on {dev}" if dev else "") + f" {c:,} ({_bytes(b)})" for dt, dev, c, b in tot.by]
+    console.print(f"  constants {tot.count:,} ({_bytes(tot.nbytes)}): " + ", ".join(parts)
+                  + ("" if m.constants_listed else "; `show --constants` lists them"))
+
+
+def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None = MAX_KERNEL_ROWS,
+                   max_constant_rows: int | None = MAX_KERNEL_ROWS) -> None:
+    """The models first (one row each), then each model's details.  ``max_kernel_rows`` /
+    ``max_constant_rows``: the caps of the kernel and constant tables (None: every row)."""
     head = Text.assemble(("package ", "bold"), s.package, "\n",
                          ("format ", "bold"), f"{s.format}  ", ("archive_version ", "bold"), f"{s.archive_version}")
     if s.exported_programs:
@@ -37,6 +80,7 @@ def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None 
         head.append("exported programs ", style="bold")
         head.append(", ".join(s.exported_programs))
     console.print(Panel(head, title="pt2-inspect show", expand=False))
+    _models_table(console, s)
     for m in s.models:
         dev = "  ".join(m.device_parts())
         console.print(Text.assemble(("model ", "bold"), (m.name, "bold cyan"), f"  device {dev}"))
@@ -69,14 +113,18 @@ def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None 
             _row(t, str(o.index), o.name, o.source or "?")
         console.print(t)
 
-        if m.constants:
+        _constants_line(console, m)
+        if m.constants and m.constants_listed:
+            rows = m.constants if max_constant_rows is None else m.constants[:max_constant_rows]
             t = Table(title=f"constants ({len(m.constants)})", title_justify="left", show_edge=False)
             for col in ("name", "fqn", "dtype", "shape", "bytes"):
                 t.add_column(col)
-            for c in m.constants:
+            for c in rows:
                 _row(t, c.name, c.fqn or "-", c.dtype or "?", _fmt_shape(c.shape),
                      str(c.nbytes) if c.nbytes is not None else "?")
             console.print(t)
+            if len(rows) < len(m.constants):
+                console.print(f"  … {len(m.constants) - len(rows):,} more constants not shown: `show --json` lists all")
 
         _kernel_table(console, m, max_kernel_rows)
         if m.extern_ops:

@@ -63,6 +63,15 @@ class ConstantSummary:
 
 
 @dataclass
+class ConstantTotals:
+    """The constants as the scan counts them, nothing parsed: how many, and their bytes by dtype and device
+    (``by``: ``[dtype, device, count, bytes]``, most bytes first; None where the wrapper does not say)."""
+    count: int
+    nbytes: int
+    by: list[list]
+
+
+@dataclass
 class KernelSummary:
     name: str
     kind: str
@@ -146,6 +155,15 @@ class ModelSummary:
     # Set by `exported_program.annotate_summary` (`show` always calls it).
     exported_program: str | None = None
     exported_program_disagreements: list[str] = field(default_factory=list)
+    # For the terminal only (not in --json, which lists every constant): the scan's count of the constants,
+    # and whether ``constants`` lists them (`summarize(constants=False)` leaves them unparsed).
+    constant_totals: ConstantTotals | None = None
+    constants_listed: bool = True
+
+    _TERMINAL_ONLY = ("constant_totals", "constants_listed")
+
+    def to_dict(self) -> dict:
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in self._TERMINAL_ONLY}
 
     def device_parts(self) -> list[str]:
         """``["cuda", "compute capability 90"]`` / ``["cpu", "CPU ISA AVX512 …"]``: the device as renderers word it."""
@@ -167,27 +185,30 @@ class ShowResult:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
 
 
-def summarize(pkg: Package, model: str | None = None, full: bool = False) -> ShowResult:
+def summarize(pkg: Package, model: str | None = None, full: bool = False, constants: bool = True) -> ShowResult:
     """By default from the scan (kernels, asserts, calls: nothing parsed) and the small facts (inputs, guards,
-    symbols, constants, outputs: their statements parsed); ``full``: every statement parsed, so the coverage
-    counts the whole wrapper and kernel.cpp.  The answers are the same (tests/test_lazy.py)."""
+    symbols, outputs: their statements parsed); ``full``: every statement parsed, so the coverage counts the
+    whole wrapper and kernel.cpp.  The answers are the same (tests/test_lazy.py).  ``constants=False``: the
+    constants are counted by the scan (`ModelSummary.constant_totals`), not parsed one by one nor listed
+    (a model may hold thousands)."""
     names = [model] if model else pkg.model_names
     if model:
         pkg.files(model)
     return ShowResult(package=str(pkg.path), format=pkg.format, archive_version=pkg.archive_version,
                       exported_programs=pkg.exported_programs, guard_note=GUARD_NOTE,
-                      models=[summarize_model(pkg, n, full) for n in names])
+                      models=[summarize_model(pkg, n, full, constants) for n in names])
 
 
-def summarize_model(pkg: Package, name: str, full: bool = False) -> ModelSummary:
+def summarize_model(pkg: Package, name: str, full: bool = False, list_constants: bool = True) -> ModelSummary:
     f = pkg.files(name)
+    totals = ConstantTotals(**pkg.index(name).constant_totals())  # the scan (before the whole parse: see SEEN)
     if full:
         m = pkg.model(name)
         kernels = [(k.name, k.kind, k.flavor, k.source_file.rsplit("/", 1)[-1], [a.line for a in k.assertions])
                    for k in m.kernels.values()]
         calls = [(c.target, c.kind, c.line, c.checked) for c in m.calls]
         parsed = None
-        constants = m.constants
+        constants = m.constants if list_constants else []
     else:  # the scan: nothing parsed but the small facts (`ModelIndex.eager`)
         ix = pkg.index(name)
         m = ix.eager()
@@ -199,7 +220,7 @@ def summarize_model(pkg: Package, name: str, full: bool = False) -> ModelSummary
                     lines.get(n, [])) for n in ix.kernel_names()]
         calls = [(target, kind, st.line, st.kind == "checked_call") for st, target, kind in ix.calls()]
         parsed = (ix.parsed_kernels(), len(kernels))
-        constants = ix.constants()
+        constants = ix.constants() if list_constants else []
     calls_per_kernel = Counter(t for t, kind, _, _ in calls if kind == "kernel")
     externs = Counter(t for t, kind, _, _ in calls if kind == "extern")
     ks = [KernelSummary(name=n, kind=kind, flavor=flavor, assertions=len(al), launches=calls_per_kernel.get(n, 0),
@@ -237,6 +258,8 @@ def summarize_model(pkg: Package, name: str, full: bool = False) -> ModelSummary
         out_spec=m.out_spec,
         coverage=cov,
         warnings=m.warnings,
+        constant_totals=totals,
+        constants_listed=list_constants,
     )
 
 

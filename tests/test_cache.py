@@ -3,6 +3,7 @@ files ignored with a warning, concurrent writers leave one whole file."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -131,7 +132,7 @@ def test_corrupt_cache_is_ignored_with_a_warning(damage, cache_dir, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("part", ["scan", "k-", "s-", "constants"])
+@pytest.mark.parametrize("part", ["scan", "kernels", "sites", "calls", "k-", "s-", "constants"])
 @pytest.mark.parametrize("damage", [
     lambda t: t[: len(t) // 2],  # truncated
     lambda t: json.dumps({**json.loads(t), "tool": "someone else"}),  # foreign
@@ -185,9 +186,10 @@ def test_concurrent_writers_leave_one_whole_file(tmp_path, cache_dir):
     files = sorted(cache_dir.iterdir())
     # the whole model, and the lazy index's parts (the scan's summary): no temporary file left behind
     assert [f.suffix for f in files] == [".json", ".lazy"]
-    parts = list(files[1].iterdir())
-    assert [p.name for p in parts] == ["scan.json"]
-    assert cache.read_part(files[1].stem, "scan")["kernels"]
+    parts = sorted(p.name for p in files[1].iterdir())
+    # the scan's summary, and its kernel list, assert sites and calls, each read only when a question needs it
+    assert parts == ["calls.json", "kernels.json", "scan.json", "sites.json"]
+    assert cache.read_part(files[1].stem, "kernels")
     doc = json.loads(files[0].read_text())
     assert doc["tool"] == cache.TOOL and cache.load_model(doc["model"]).name == "model"
     with inspector.open_package(pkg, cache=True) as p:
@@ -199,7 +201,9 @@ def test_no_cache_flag_writes_nothing(cache_dir, capsys):
 
     assert main(["show", str(ROOT / "sample_packages/cpu/jagged/jagged.pt2"), "--no-cache"]) == 0
     assert not cache_dir.exists() or not list(cache_dir.iterdir())
-    assert cache.ENABLED is False  # main() leaves the library's default as it found it
+    from inspector.options import current
+
+    assert current().cache is False  # main() leaves the library's default as it found it
     assert main(["show", str(ROOT / "sample_packages/cpu/jagged/jagged.pt2")]) == 0
     assert list(cache_dir.glob("*.lazy/scan.json"))  # show reads the lazy index: its summary is kept
 
@@ -217,13 +221,17 @@ def test_folder_input_is_keyed_by_content(tmp_path, cache_dir):
         assert [s.max for s in p.model().symbols.values() if s.name == "s59"] == [77]
 
 
-def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch):
+def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch, request):
     """Lark tables kept as JSON (shipped in grammars/tables.json, or built and cached when those are stale):
     the loaded parsers give the same trees on every statement of a real wrapper; a damaged file is rebuilt."""
     from inspector.parse import grammar
     from inspector.parse.wrapper import STARTS
 
-    monkeypatch.setattr(cache, "ENABLED", True)
+    from inspector.options import Options, using
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(using(Options(cache=True)))  # the Lark tables cache is on when the options say cache
+    request.addfinalizer(stack.close)
     grammar.parser.cache_clear()
     shipped = grammar.parser("wrapper", STARTS)  # from grammars/tables.json: nothing built, nothing written
     assert not list(cache_dir.glob("lark-*.json"))
@@ -264,8 +272,8 @@ def test_indexing_reports_progress_to_whoever_asks(monkeypatch):
         def close(self):
             seen.append("closed")
 
-    monkeypatch.setattr(package, "PROGRESS", Recorder)
-    with inspector.open_package(ROOT / "sample_packages/cuda/transformer/transformer.pt2", cache=False) as p:
+    with inspector.open_package(ROOT / "sample_packages/cuda/transformer/transformer.pt2",
+                                options=inspector.Options(progress=Recorder)) as p:
         m = p.model()
     assert seen[0] == "indexing model" and seen[-1] == "closed"
     ticks = [x for x in seen if isinstance(x, tuple)]

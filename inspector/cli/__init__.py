@@ -68,23 +68,16 @@ def main(argv: list[str] | None = None) -> int:
         p.print_help()
         return UsageError.exit_code
     debug = a.debug or bool(os.environ.get("PT2_INSPECT_DEBUG"))
-    from .. import package
+    from ..options import Options, using
 
-    from ..index import cache
-
-    saved = cache.ENABLED, package.PROGRESS
-    package.SEEN.clear()
-    cache.ENABLED = not a.no_cache
-    package.PROGRESS = _Progress if sys.stderr.isatty() and not getattr(a, "json", False) else None
-    try:
+    # every package the command opens gets these (main() may be called in-process: nothing global is set)
+    a.options = Options(cache=not a.no_cache,
+                        progress=_Progress if sys.stderr.isatty() and not getattr(a, "json", False) else None)
+    with using(a.options):
         return _run(a, debug)
-    finally:  # main() may be called in-process (tests, scripts): leave the library as it was
-        cache.ENABLED, package.PROGRESS = saved
 
 
 def _run(a, debug: bool) -> int:
-    from .. import package
-
     try:
         rc = a.run(a)  # set by _parser from the command's module
     except InspectorError as e:
@@ -102,7 +95,7 @@ def _run(a, debug: bool) -> int:
         print(f"pt2-inspect: internal error ({type(e).__name__}{': ' + msg if msg else ''}): a bug in pt2-inspect, "
               "not a problem with the package; rerun with --debug for the traceback and report it", file=sys.stderr)
         return INTERNAL_ERROR_EXIT
-    skipped = package.skipped() if a.strict else []
+    skipped = a.options.skipped() if a.strict else []
     if skipped and rc == 0:
         what = "; ".join(f"{p} model {m!r}: {n}" for p, m, n in skipped)
         print(f"pt2-inspect: --strict: statements no grammar rule understood were skipped ({what}); "

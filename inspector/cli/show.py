@@ -7,13 +7,17 @@ import json
 from ._args import command_parser
 from ._io import console
 
-SHOW_HELP = """Summarize a package: device (cuda/cpu, compute capability, CPU ISA), inputs with
-dtypes and symbolic shapes, symbols and the range their guards allow, outputs,
-constants, kernels by kind with how many assertions each holds (the table shows
-60 kernels, those with assertions first; --all-kernels or --json for all).
+SHOW_HELP = """Summarize a package: first its models (device, inputs, kernels, kernels with
+assertions, constants and their bytes), then each model: device (cuda/cpu,
+compute capability, CPU ISA), inputs with dtypes and symbolic shapes, symbols
+and the range their guards allow, outputs, constants counted by dtype and
+device (--constants lists them), kernels by kind with how many assertions each
+holds (the table shows 60 kernels, those with assertions first; --all-kernels
+for all). --json always lists every constant and kernel.
 
-example:
+examples:
   pt2-inspect show sample_packages/cuda/jagged/jagged.pt2
+  pt2-inspect show bench/multi_model.pt2 --model resnet50 --constants
   pt2-inspect show pkg.pt2 --json | jq '.models[0].symbols'
 """
 
@@ -28,6 +32,9 @@ def add_parser(sub):
     s.add_argument("--all-kernels", action="store_true",
                    help="a row for every kernel (by default the table shows 60, those with assertions first; "
                         "--json always lists all)")
+    s.add_argument("--constants", action="store_true",
+                   help="list the constants (by default: their count and bytes by dtype and device; --json always "
+                        "lists all)")
     s.add_argument("--full", action="store_true",
                    help="parse every statement, so the coverage line counts the whole package (by default show "
                         "scans the kernels and parses only the statements its facts need); --strict implies it")
@@ -39,7 +46,7 @@ def run(a) -> int:
     from ..summary import summarize
 
     with open_package(a.package) as pkg:
-        s = summarize(pkg, a.model, full=a.full or a.strict)
+        s = summarize(pkg, a.model, full=a.full or a.strict, constants=a.json or a.constants)
         from ..exported_program import annotate_summary
 
         annotate_summary(pkg, s, a.ep)

@@ -62,6 +62,7 @@ def _producer() -> str:
     fix changes what an index holds, so it must change the key even when the version string does not."""
     here = Path(__file__).resolve().parents[1]  # inspector/
     files = [*sorted((here / "parse").glob("*.py")), *sorted((here / "dialects").glob("*.py")),
+             *sorted((here / "index").glob("*.py")),
              here / "package.py", here / "archive.py"]
     grammars = here / "grammars"  # installed copy; the source tree keeps them at the top
     files += sorted((grammars if grammars.is_dir() else here.parent / "grammars").glob("*.lark"))
@@ -256,9 +257,6 @@ def load(tp, data):
 # -- Lark's parse tables ---------------------------------------------------------------------------
 # Lark can serialize a built LALR parser to plain data (dicts with int keys, tuples); tagged so that
 # JSON keeps both, and loaded with Lark's own loader from a dict (no pickle involved).
-
-ENABLED = False  # the CLI turns the cache on unless --no-cache; library callers pass cache=True
-
 
 def _tag(o):
     if isinstance(o, dict):

@@ -24,15 +24,17 @@ are built from it.  A slice is a plain `Model`: the graph and the walks do not k
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import hashlib
+import itertools
 import json
 import os
 from collections import defaultdict
 
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
-from ..parse.scan import (TOKEN, RunStatement, WrapperMap, consumes_comments, declared_name, kernel_flavor,
+from ..parse.scan import (TOKEN, RunStatement, WrapperMap, constant_totals, consumes_comments, declared_name, kernel_flavor,
                           scan_kernel_cpp, scan_warnings, scan_wrapper)
 from . import cache
 from .cache import CacheError
@@ -80,6 +82,39 @@ class AssertSite:
         return f"<AssertSite {self.kernel}:{self.line}>"
 
 
+class _Postings:
+    """The run_impl statements each name appears in (as a whole identifier, as `TOKEN` reads them), looked up
+    per name with `str.find` over the statements' joined text when a slice asks: a slice follows a few dozen
+    names, so tokenizing every statement of a 20,000-kernel wrapper up front costs more than it saves.  A name
+    in more than `HOT` statements answers with HOT + 1 of them (the caller then follows its declaration only)."""
+
+    def __init__(self, run: list[RunStatement]):
+        texts = [st.text if st.kind not in (None, "comment") else "" for st in run]
+        self.text = "\n".join(texts)
+        self.starts = list(itertools.accumulate((len(t) + 1 for t in texts), initial=0))
+        self.memo: dict[str, list[int]] = {}
+
+    def __getitem__(self, name: str) -> list[int]:
+        hit = self.memo.get(name)
+        if hit is not None:
+            return hit
+        text, starts, out = self.text, self.starts, []
+        size, end, k = len(name), len(text), text.find(name)
+        while k >= 0 and len(out) <= HOT:
+            after = k + size
+            if (k == 0 or not _word(text[k - 1])) and (after == end or not _word(text[after])):
+                i = bisect.bisect_right(starts, k) - 1
+                if not out or out[-1] != i:
+                    out.append(i)
+            k = text.find(name, after)
+        self.memo[name] = out
+        return out
+
+
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
 class ModelIndex:
     """``key``: the index cache key (None: no cache).  With a key, what the scan found (kernels, assert sites,
     calls, the small facts) and every kernel and slice parsed are kept as parts under ``<cache>/<key>.lazy/``:
@@ -102,12 +137,14 @@ class ModelIndex:
         self._launcher_params: dict[str, list[KernelParam]] = {}
         self._eager: Model | None = None
         self._full: Model | None = None
+        self._comments = None  # `_comment_groups`
         self._names = None  # (declared name -> statement indices, token postings, prologue end)
         self._cpp = None  # (kernel.cpp lines, regions)
         self._slices: dict[str, Model] = {}
         self._eager_stmts: set[int] | None = None
         self._globals_: set[str] | None = None
         self._constants: list[Constant] | None = None
+        self._facts: dict = {}  # "kernels", "sites", "calls": see `_fact`
         self._live = False  # True once `full` ran: every kernel parsed here, none read from the cache
         doc = self._read_part("scan")
         if doc is not None:
@@ -118,6 +155,8 @@ class ModelIndex:
                 self._note(f"index cache part ignored and rebuilt: {e}")
         self._summarize()
         self._write_part("scan", self._summary_doc())
+        for part in self._ENCODE:
+            self._write_part(part, self._ENCODE[part](self._facts[part]))
 
     @property
     def parse(self) -> StatementParser:
@@ -180,10 +219,19 @@ class ModelIndex:
                         key=key, stack_traces=list(v.get("stack_traces") or []),
                         pre_grad_nodes=list(v.get("pre_grad_nodes") or []),
                         post_grad_nodes=list(v.get("post_grad_nodes") or []))
+        self._constant_totals = constant_totals(wm)
+        kinds, sites, calls = self._scan_facts()
+        self._facts.update(kernels=kinds, sites=sites, calls=calls)
+        missing = dict.fromkeys(t for _, t, kind in calls if kind == "kernel" and t not in kinds)
+        self.warnings += [f"kernel {n} is called in run_impl but its source was not found" for n in missing]
+        self.eager()
+
+    def _scan_facts(self):
+        """(kernel kinds, assert sites, calls): what the scan says about the kernels, nothing parsed."""
+        wm = self.wmap
         kinds = {n: ("triton", kernel_flavor(n, r.decorator)) for n, r in wm.launchers.items()}
         for n in self.cpp_regions:
             kinds.setdefault(n, ("cpp", "cpp"))
-        self._kinds = kinds
         sites = []
         base = wm.dialect.triton_line_base
         for r in wm.launchers.values():
@@ -191,35 +239,59 @@ class ModelIndex:
                 sites += [AssertSite(r.name, j - r.triton[0] + base, wm.lines[j].strip(), j + 1) for j in r.asserts]
         for name, (_, _, checks) in self.cpp_regions.items():
             sites += [AssertSite(name, j + 1, self.cpp_lines[j].strip(), None) for j in checks]
-        self._sites = sites
         calls = []
         for st in wm.run:
-            if st.callee and not st.callee.startswith("aoti_torch_empty"):
+            if st.callee and not st.callee.startswith(wm.dialect.allocation_prefix):
                 tk = wm.dialect.call_target(st.callee, wm.cpp_kernels)
                 if tk:
                     calls.append((st, tk[0], tk[1]))
-        self._calls = calls
-        missing = dict.fromkeys(t for _, t, kind in calls if kind == "kernel" and t not in kinds)
-        self.warnings += [f"kernel {n} is called in run_impl but its source was not found" for n in missing]
-        self.eager()
+        return kinds, sites, calls
+
+    # The scan's facts about kernels, each its own cache part, read only when a question needs it: a cached
+    # trace of one kernel reads the assert sites, not the list of 20,000 kernels nor run_impl's calls.
+    _ENCODE = {
+        "kernels": lambda v: [[n, k, fl] for n, (k, fl) in v.items()],
+        "sites": lambda v: [[s.kernel, s.line, s.text, s.wrapper_line] for s in v],
+        "calls": lambda v: [[st.line, st.kind, st.callee, t, kind] for st, t, kind in v],
+    }
+    _DECODE = {
+        "kernels": lambda d: {n: (k, fl) for n, k, fl in d},
+        "sites": lambda d: [AssertSite(*x) for x in d],
+        "calls": lambda d: [(RunStatement(line, "", rule, callee), t, kind) for line, rule, callee, t, kind in d],
+    }
+
+    def _fact(self, part: str):
+        v = self._facts.get(part)
+        if v is not None:
+            return v
+        doc = self._read_part(part)
+        if doc is not None:
+            try:
+                v = self._facts[part] = self._DECODE[part](doc)
+                return v
+            except (CacheError, KeyError, TypeError, ValueError) as e:
+                self._note(f"index cache part ignored and rebuilt: {e}")
+        kinds, sites, calls = self._scan_facts()
+        self._facts.update(kernels=kinds, sites=sites, calls=calls)
+        self._write_part(part, self._ENCODE[part](self._facts[part]))
+        return self._facts[part]
+
+    @property
+    def _kinds(self) -> dict[str, tuple[str, str]]:
+        return self._fact("kernels")
 
     def _summary_doc(self) -> dict:
         return {"metadata": self.metadata, "warnings": [w for w in self.warnings if not w.startswith(_CACHE_NOTES)],
-                "kernels": [[n, k, fl] for n, (k, fl) in self._kinds.items()],
-                "sites": [[s.kernel, s.line, s.text, s.wrapper_line] for s in self._sites],
-                "calls": [[st.line, st.kind, st.callee, t, kind] for st, t, kind in self._calls],
                 "eager": cache.dump(self._eager), "eager_aliases": self._eager_aliases,
-                "coverage": cache.dump(self.coverage)}
+                "coverage": cache.dump(self.coverage), "constant_totals": self._constant_totals}
 
     def _load_summary(self, doc: dict) -> None:
         self.metadata = doc["metadata"]
         self.warnings += doc["warnings"]
-        self._kinds = {n: (k, fl) for n, k, fl in doc["kernels"]}
-        self._sites = [AssertSite(*x) for x in doc["sites"]]
-        self._calls = [(RunStatement(line, "", rule, callee), t, kind) for line, rule, callee, t, kind in doc["calls"]]
         self.coverage.update(cache.load(dict[str, Coverage], doc["coverage"]))
         self._eager = cache.load(Model, doc["eager"])
         self._eager_aliases = dict(doc["eager_aliases"])
+        self._constant_totals = dict(doc["constant_totals"])
         self.provenance = self._eager.provenance
         self._share(self._eager)
 
@@ -264,11 +336,11 @@ class ModelIndex:
 
     def calls(self) -> list[tuple[RunStatement, str, str]]:
         """Every run_impl kernel launch and extern op call, from the scan: (statement, target, "kernel"|"extern")."""
-        return self._calls
+        return self._fact("calls")
 
     def assert_sites(self) -> list[AssertSite]:
         """Every assert of every kernel, found by the scan (nothing parsed)."""
-        return self._sites
+        return self._fact("sites")
 
     def parsed_kernels(self) -> int:
         """How many kernels this index has parsed (or read back from the index cache) so far."""
@@ -278,9 +350,7 @@ class ModelIndex:
         """One kernel, parsed from its region on first use (or read from the index cache)."""
         if name in self._kernels:
             return self._kernels[name]
-        kind = self.kernel_kind(name)
-        if kind is None:
-            return None
+        # its cached part first: a kernel parsed by an earlier run needs not the list of every kernel
         part = "k-" + _digest(name)
         doc = None if self._live else self._read_part(part)
         if doc is not None:
@@ -290,6 +360,9 @@ class ModelIndex:
                 return k
             except (CacheError, KeyError, TypeError, ValueError) as e:
                 self._note(f"index cache part ignored and rebuilt: {e}")
+        kind = self.kernel_kind(name)
+        if kind is None:
+            return None
         from ..parse.cpp_kernel import parse_kernel_region
         from ..parse.wrapper import parse_launcher
 
@@ -314,11 +387,12 @@ class ModelIndex:
         their device assert names, before any of them is parsed."""
         if name in self._kernels:
             return self._kernels[name].cubin
-        if self.kernel_kind(name) != "triton":
-            return None
         doc = None if self._live else self._read_part("k-" + _digest(name))
         if doc is not None:  # parsed by an earlier run: no need to scan the wrapper for one line
-            return self.kernel(name).cubin
+            k = self.kernel(name)
+            return k.cubin if k is not None else None
+        if self.kernel_kind(name) != "triton":
+            return None
         r = self.wmap.launchers.get(name)
         if r is None or r.load_line is None:
             return None
@@ -341,21 +415,26 @@ class ModelIndex:
 
     # -- run_impl: which statements a question needs -----------------------------------------------
     def _name_tables(self):
+        """(declared name -> its statements, postings, prologue end).  The postings (every statement a name
+        appears in) are built on first use (`_postings`): the small facts follow declarations only."""
         if self._names is None:
             run, wm = self.wmap.run, self.wmap
             decls: dict[str, list[int]] = defaultdict(list)
-            postings: dict[str, list[int]] = defaultdict(list)
             prologue_end = next((i for i, st in enumerate(run) if consumes_comments(wm, st)), len(run))
             for i, st in enumerate(run):
-                if st.kind in (None, "comment"):
-                    continue
-                n = declared_name(st)
-                if n:
-                    decls[n].append(i)
-                for t in set(TOKEN.findall(st.text)):
-                    postings[t].append(i)
-            self._names = (decls, postings, prologue_end)
+                if st.kind in ("declaration", "handle_decl"):
+                    n = declared_name(st)
+                    if n:
+                        decls[n].append(i)
+            self._names = (decls, None, prologue_end)
         return self._names
+
+    def _postings(self) -> "_Postings":
+        decls, postings, prologue_end = self._name_tables()
+        if postings is None:
+            postings = _Postings(self.wmap.run)
+            self._names = (decls, postings, prologue_end)
+        return postings
 
     def _eager_statements(self) -> set[int]:
         """The run_impl statements of the small facts: their seeds and the declarations those need."""
@@ -380,7 +459,8 @@ class ModelIndex:
         """``seeds`` plus, for every declared name they mention, the statements before that declare it and
         (``follow_calls``) every earlier statement that names it (its writers among them), transitively."""
         run = self.wmap.run
-        decls, postings, _ = self._name_tables()
+        decls = self._name_tables()[0]
+        postings = self._postings() if follow_calls else {}
         included = set(seeds)
         work = list(included)
         while work:
@@ -394,21 +474,32 @@ class ModelIndex:
                         included.add(j)
                         work.append(j)
         # The comments above each included call (Source Nodes, provenance) since the previous call that took some.
-        comments: list[int] = []
-        for i, st in enumerate(run):
-            if st.kind == "comment":
-                comments.append(i)
-            elif consumes_comments(self.wmap, st):
-                if i in included:
-                    included.update(comments)
-                comments = []
+        for i, comments in self._comment_groups():
+            if i in included:
+                included.update(comments)
         return included
+
+    def _comment_groups(self) -> list[tuple[int, list[int]]]:
+        """(call, the comments it takes): each call that takes comments, with those since the previous one."""
+        if self._comments is None:
+            groups, comments = [], []
+            for i, st in enumerate(self.wmap.run):
+                if st.kind == "comment":
+                    comments.append(i)
+                elif consumes_comments(self.wmap, st):
+                    if comments:
+                        groups.append((i, comments))
+                    comments = []
+            self._comments = groups
+        return self._comments
 
     def _eager_seeds(self) -> list[int]:
         run = self.wmap.run
         _, _, prologue_end = self._name_tables()
         # (comments travel with the call they sit above: `_closure` adds them only for calls it includes)
-        seeds = [i for i in range(prologue_end) if run[i].kind != "comment"]
+        # Constant bindings (`auto& w = constants_->at(3);`, one per weight) are no small fact: a slice reads them.
+        skip = self._constant_bindings()
+        seeds = [i for i in range(prologue_end) if run[i].kind != "comment" and i not in skip]
         for i in range(prologue_end, len(run)):
             st = run[i]
             if st.kind in ("size_stride", "assignment"):
@@ -417,6 +508,12 @@ class ModelIndex:
                     ("_size[" in st.text or st.text.count("=") == 1 and TOKEN.fullmatch(st.text.split("=", 1)[1].strip(" ;"))):
                 seeds.append(i)  # a symbol (`int64_t s2 = arg3_1_size[0];`) or its alias (`int64_t s23 = s2;`)
         return seeds
+
+    def _constant_bindings(self) -> set[int]:
+        """The prologue's constant bindings (``[[maybe_unused]] auto& w = constants_->at(3);``), by plain search."""
+        run, marker = self.wmap.run, self.wmap.dialect.constant_binding
+        _, _, prologue_end = self._name_tables()
+        return {i for i in range(prologue_end) if run[i].kind == "declaration" and marker in run[i].text}
 
     # -- models --------------------------------------------------------------------------------
     def _model(self, statements, kernels, scanner_out=None, all_constants: bool = False, uses=()) -> Model:
@@ -474,6 +571,11 @@ class ModelIndex:
                 self._write_part("constants", cache.dump(self._constants))
         return self._constants
 
+    def constant_totals(self) -> dict:
+        """How many constants, their bytes by dtype and device, from the scan (`inspector.parse.scan.constant_totals`):
+        nothing parsed, where `constants` parses every entry."""
+        return self._constant_totals
+
     def slice(self, kernels=(), call_lines=()) -> Model:
         """What a trace of ``kernels`` (and of the run_impl calls at wrapper lines ``call_lines``) needs."""
         if self._full is not None:
@@ -496,7 +598,7 @@ class ModelIndex:
                  if st.callee and (st.line in line_set or self.wmap.call_target(st.callee) in want_set)}
         # the small facts (as `eager` reads them) and, for the calls asked about, their buffers' writers
         around = self._closure(calls, follow_calls=True, globals_=self._globals())
-        included = self._eager_statements() | around
+        included = self._eager_statements() | self._constant_bindings() | around
         targets = [self.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]
         names = [n for n in dict.fromkeys([*kernels, *targets]) if n and self.kernel_kind(n)]
         m = self._slices[part] = self._model(included, names, uses=around)

@@ -16,6 +16,7 @@ from lark import Lark, Transformer
 from lark.exceptions import UnexpectedInput
 
 from ..model import Coverage, Expr
+from . import STATEMENTS
 
 _SOURCE_TREE = Path(__file__).resolve().parents[2] / "grammars"
 
@@ -39,12 +40,14 @@ def parser(name: str, starts: tuple[str, ...]) -> Lark:
     """An LALR parser for ``<name>.lark`` (with the shared expression rules in front).
 
     Building the LALR tables costs ~0.15 s a process; with the index cache on they are kept as
-    JSON beside it (`inspector.index.cache.read_tables`), keyed by the grammar text, the start
+    JSON beside it (`inspector.index.cache.read_tables`; when the current `inspector.options.Options` say
+    cache), keyed by the grammar text, the start
     rules and the Lark version, and rebuilt when missing or unusable."""
     from ..index import cache
+    from ..options import current
 
     text = _full_text(name)
-    key = cache.make_key(["lark-tables", lark.__version__, text, *starts]) if cache.ENABLED else None
+    key = cache.make_key(["lark-tables", lark.__version__, text, *starts]) if current().cache else None
     if key is not None:
         p = cache.read_tables(key)
         if p is not None:
@@ -147,13 +150,16 @@ def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, t
     Anything else (a `VisitError` wrapping a KeyError…) is a bug in pt2-inspect and propagates:
     the CLI reports it as an internal error (exit 4), never as a bad package.
     """
-    try:
-        tree = parser(grammar, starts).parse(text, start=start)
-    except UnexpectedInput:
-        if cov is not None:
-            cov.skip(line, text)
-        return None
-    r = transformer.transform(tree)
+    key = (grammar, start, type(transformer), text)
+    r = _MEMO.get(key, _MISSING)
+    if r is _MISSING:
+        try:
+            r = transformer.transform(parser(grammar, starts).parse(text, start=start))
+        except UnexpectedInput:
+            r = None
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[key] = r
     if cov is not None:
         if r is None:
             cov.skip(line, text)
@@ -162,8 +168,19 @@ def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, t
     return r
 
 
+# The transformers are pure functions of the text whose results nobody mutates: a statement seen before in
+# this package is not parsed again (`inspector.parse.STATEMENTS`), only counted.
+_MEMO = STATEMENTS
+_MEMO_MAX = 500_000
+_MISSING = object()
+
+
 class ExprTransformer(Transformer):
     """Turns the shared balanced-token rules into `Expr` values (text + identifiers named)."""
+
+    def __init__(self, visit_tokens: bool = False):
+        # No transformer here has a method per terminal: skipping the lookup for every token is ~10% of a parse.
+        super().__init__(visit_tokens=visit_tokens)
 
     def name(self, c):
         return Expr(str(c[0]), (str(c[0]),))

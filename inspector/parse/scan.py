@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..dialects import Dialect, sniff
+from ..dialects import FALLBACK, Dialect, sniff
 
 _DECORATOR = re.compile(r"@triton_heuristics\.(\w+)\(")
 
@@ -59,6 +59,14 @@ class WrapperMap:
     check_inputs: list[tuple[int, int, int]]  # (K, first body line index, closing `}` index)
     run: list[RunStatement]
     saw_run_impl: bool = False
+    _constant_of: list | None = None
+
+    def constant_of(self) -> list[int | None]:
+        """For each constructor statement, the constant it describes (``constants_info_[12].… = …`` -> 12),
+        else None; by plain slicing, once."""
+        if self._constant_of is None:
+            self._constant_of = [_constant_index(s, self.dialect) for _, s in self.constructor]
+        return self._constant_of
 
     def call_target(self, callee: str) -> str | None:
         tk = self.dialect.call_target(callee, self.cpp_kernels)
@@ -84,7 +92,7 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
             i = _scan_launcher(wm, i)
             continue
         if s.startswith(d.check_input_start):
-            k = int(re.search(r"check_input_(\d+)", s).group(1))
+            k = int(d.check_input_index.search(s).group(1))
             j = i + 1
             while j < n and not lines[j].startswith("}"):
                 j += 1
@@ -95,10 +103,8 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
             wm.saw_run_impl = True
             i = _scan_run_impl(wm, i)
             continue
-        if s.startswith(d.cpp_kernel_decl) and "cpp_" in s:
-            m = re.search(r"\b(cpp_\w+)\(", s)
-            if m:
-                wm.cpp_kernels.add(m.group(1))
+        if s.startswith(d.cpp_kernel_decl) and d.cpp_kernel_name.search(s):
+            wm.cpp_kernels.add(d.cpp_kernel_name.search(s).group(1))
         elif s.startswith(d.constructor_facts):
             wm.constructor.append((i + 1, s))
         i += 1
@@ -109,28 +115,18 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
 
 def _scan_launcher(wm: WrapperMap, i: int) -> int:
     d, lines = wm.dialect, wm.lines
-    name = re.search(r"call_(triton_\w+)\(", lines[i]).group(1)
+    name = d.launcher_name.search(lines[i]).group(1)
     start = i
     i += 1
-    while i < len(lines) and not lines[i].strip().startswith(d.launcher_params_end):
+    n, params_end, opens = len(lines), d.launcher_params_end, d.triton_open_marker
+    while i < n and not (params_end in lines[i] and lines[i].strip().startswith(params_end)):
         i += 1
     r = LauncherRegion(name=name, start=start, params_end=i, end=i)
     asserts = []
-    while i < len(lines) and not lines[i].startswith("}"):
+    while i < n and not lines[i].startswith("}"):
         line = lines[i]
-        if d.triton_open.search(line):
-            j = i + 1
-            in_def = False
-            while j < len(lines) and not lines[j].lstrip().startswith(d.triton_close):
-                s = lines[j].lstrip()
-                if s.startswith("tl.device_assert("):
-                    asserts.append(j)
-                elif not in_def:
-                    if s.startswith("def "):
-                        in_def = True
-                    elif s.startswith("@"):
-                        r.decorator = decorator_flavor(s) or r.decorator
-                j += 1
+        if opens in line and d.triton_open.search(line):
+            j = _scan_triton(wm, r, i + 1, asserts)
             r.triton = (i, j + 1)
             i = j
         elif d.load_kernel_marker in line and r.triton is not None:
@@ -140,6 +136,34 @@ def _scan_launcher(wm: WrapperMap, i: int) -> int:
     r.asserts = tuple(asserts)
     wm.launchers[name] = r
     return i + 1
+
+
+def _scan_triton(wm: WrapperMap, r: LauncherRegion, j: int, asserts: list[int]) -> int:
+    """The embedded Triton source from line ``j`` on: its decorator (before ``def``) and the lines of its asserts
+    (added to ``asserts``); returns the index of its closing line.  Most of a wrapper's lines are these, so
+    after the ``def`` line a line is stripped only when it holds a marker at all."""
+    d, lines, n = wm.dialect, wm.lines, len(wm.lines)
+    close, check = d.triton_close, d.device_assert
+    while j < n:  # the decorator and the def line
+        s = lines[j].lstrip()
+        if s.startswith(close):
+            return j
+        if s.startswith(check):
+            asserts.append(j)
+        elif s.startswith("def "):
+            j += 1
+            break
+        elif s.startswith("@"):
+            r.decorator = decorator_flavor(s) or r.decorator
+        j += 1
+    while j < n:  # the body
+        line = lines[j]
+        if close in line and line.lstrip().startswith(close):
+            return j
+        if check in line and line.lstrip().startswith(check):
+            asserts.append(j)
+        j += 1
+    return j
 
 
 def _scan_run_impl(wm: WrapperMap, i: int) -> int:
@@ -156,8 +180,8 @@ def _scan_run_impl(wm: WrapperMap, i: int) -> int:
         if s.startswith("//"):
             wm.run.append(RunStatement(i, s, "comment"))
             continue
-        if s.startswith("if (") and "assert_size_stride(" in s:
-            wm.run.append(RunStatement(i, s[s.index("assert_size_stride("): s.rindex(";") + 1], "size_stride"))
+        if s.startswith("if (") and d.size_stride_check in s:
+            wm.run.append(RunStatement(i, s[s.index(d.size_stride_check): s.rindex(";") + 1], "size_stride"))
             continue
         rule = d.start_rule(s)
         callee = None
@@ -180,14 +204,19 @@ def declared_name(st: RunStatement) -> str | None:
     what the statement means)."""
     if st.kind not in ("declaration", "handle_decl"):
         return None
-    m = _DECLARED.search(st.text.replace("decltype(auto)", "").replace("[[maybe_unused]]", ""))
+    text = st.text
+    if "decltype(auto)" in text:
+        text = text.replace("decltype(auto)", "")
+    if "[[maybe_unused]]" in text:
+        text = text.replace("[[maybe_unused]]", "")
+    m = _DECLARED.search(text)
     return m.group(1) if m else None
 
 
 def consumes_comments(wm: WrapperMap, st: RunStatement) -> bool:
     """A call that takes the Source Nodes / provenance comments above it (a kernel launch or an extern op;
     allocations and runtime helpers leave them for the next call)."""
-    return bool(st.callee) and not st.callee.startswith("aoti_torch_empty") and wm.call_target(st.callee) is not None
+    return bool(st.callee) and not st.callee.startswith(wm.dialect.allocation_prefix) and wm.call_target(st.callee) is not None
 
 
 def scan_warnings(wm: WrapperMap) -> list[str]:
@@ -207,11 +236,36 @@ def scan_warnings(wm: WrapperMap) -> list[str]:
     return out
 
 
-def _constant_index(s: str) -> int | None:
+def constant_totals(wm: WrapperMap) -> dict:
+    """How many constants the constructor declares, and their bytes by dtype and device, by plain slicing of
+    its ``constants_info_[i].<field> = <value>;`` lines (nothing parsed: `show` prints this; the grammar reads
+    each constant only when they are listed).  ``{"count", "nbytes", "by": [[dtype, device, count, nbytes]…]}``;
+    dtype or device None when the dialect's lines do not say (torch 2.6 writes no device_type)."""
+    d = wm.dialect
+    prefix = re.escape(d.constant_info)
+    text = "\n".join(s for _, s in wm.constructor)  # one regex call over them all, not a loop over lines
+    facts: dict[int, dict[str, str]] = {int(k): {} for k in re.findall(rf"^{prefix}(\d+)\]", text, re.M)}
+    for k, field, value in re.findall(rf"^{prefix}(\d+)\]\.(dtype|device_type|data_size)\s*=\s*(.*?)\s*;?\s*$",
+                                      text, re.M):
+        facts[int(k)][field] = value
+    groups: dict[tuple, list[int]] = {}
+    for f in facts.values():
+        dt = d.constant_dtype.search(f.get("dtype", ""))
+        dev = d.constant_device.search(f.get("device_type", ""))
+        size = f.get("data_size", "").rstrip("Ll")
+        g = groups.setdefault((dt.group(1) if dt else None, dev.group(1) if dev else None), [0, 0])
+        g[0] += 1
+        g[1] += int(size) if size.isdigit() else 0
+    by = sorted(([dt, dev, c, b] for (dt, dev), (c, b) in groups.items()), key=lambda x: (-x[3], str(x[0]), str(x[1])))
+    return {"count": len(facts), "nbytes": sum(x[3] for x in by), "by": by}
+
+
+def _constant_index(s: str, d: Dialect | None = None) -> int | None:
     """``constants_info_[12].name = …`` -> 12 (plain slicing; None for any other constructor statement)."""
-    if not s.startswith("constants_info_["):
+    prefix = (d or FALLBACK).constant_info
+    if not s.startswith(prefix):
         return None
-    k = s[len("constants_info_["): s.find("]")]
+    k = s[len(prefix): s.find("]")]
     return int(k) if k.isdigit() else None
 
 

@@ -38,7 +38,7 @@ from ..model import (
 )
 from ..dialects import embedded_source
 from .grammar import ExprTransformer, parse_one
-from .scan import LauncherRegion, WrapperMap, _constant_index
+from .scan import LauncherRegion, WrapperMap
 from .triton import kernel_flavor, parse_triton_source
 
 STARTS = ("declaration", "handle_decl", "assignment", "call", "checked_call", "guard", "launcher_param", "load_kernel")
@@ -209,8 +209,7 @@ class WrapperScanner:
     def facts(self, constants=None):
         """The constructor's facts and the input guards.  ``constants``: the ``constants_info_`` indices to
         read (None: all; a model with thousands of constants parses them only when asked)."""
-        for idx, (line, s) in enumerate(self.w.constructor):
-            k = _constant_index(s)
+        for idx, ((line, s), k) in enumerate(zip(self.w.constructor, self.w.constant_of())):
             if k is None or constants is None or k in constants:
                 self._constructor_fact(idx, s, line)
         for k, start, end in self.w.check_inputs:
@@ -219,8 +218,7 @@ class WrapperScanner:
     def read_constants(self, indices=None) -> None:
         """The ``constants_info_`` facts of these constant indices (None: all), after `facts(constants=...)`
         skipped them."""
-        for idx, (line, s) in enumerate(self.w.constructor):
-            k = _constant_index(s)
+        for idx, ((line, s), k) in enumerate(zip(self.w.constructor, self.w.constant_of())):
             if k is not None and (indices is None or k in indices):
                 self._constructor_fact(idx, s, line)
 
@@ -292,12 +290,12 @@ class WrapperScanner:
                     # `if (x_size[0] < 2)` rejects below 2: the allowed minimum is 2 (and `> 64` a maximum of 64).
                     kind = "stride" if ref.endswith("_stride") else {"<": "min", ">": "max"}.get(op, "eq")
                     guards.append(Guard(input=k, dim=dim, kind=kind, value=value, line=i + 1))
-            elif "_expected_dtype = aoti_torch_dtype_" in s:
-                m = re.search(r"aoti_torch_dtype_(\w+)\(", s)
+            elif self.d.guard_dtype_marker in s:
+                m = self.d.guard_dtype.search(s)
                 guards.append(Guard(input=k, dim=None, kind="dtype", value=m.group(1), line=i + 1))
-            elif "_expected_device_type = " in s:
-                m = re.search(r"= (-?\d+);", s)
-                dev = {"0": "cpu", "1": "cuda"}.get(m.group(1), m.group(1)) if m else None
+            elif self.d.guard_device_marker in s:
+                m = self.d.guard_device.search(s)
+                dev = dict(self.d.device_type_codes).get(m.group(1), m.group(1)) if m else None
                 guards.append(Guard(input=k, dim=None, kind="device", value=dev, line=i + 1))
             i += 1
         self.guards[k] = guards
@@ -401,7 +399,7 @@ class WrapperScanner:
         return None
 
     def _call(self, callee: str, args: list[Expr], line: int, checked: bool = False):
-        if callee == "aoti_torch_empty_strided" or callee.startswith("aoti_torch_empty"):
+        if callee.startswith(self.d.allocation_prefix):
             for a in args:
                 for n in a.names:
                     if n.endswith("_handle"):

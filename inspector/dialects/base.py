@@ -1,0 +1,128 @@
+"""The `Dialect` record: every fact about one family of AOTInductor wrappers that the scan and the
+parsers need (plain-string markers, launch style, comment placement, line numbering, naming).  The
+families themselves are one module each beside this one; `inspector.dialects` registers them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Wrapper statements by leading word -> the start rule of grammars/wrapper.lark.
+_DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ", "decltype(auto) ")
+_CALL_HEAD = re.compile(r"\w+\(")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: str
+    summary: str
+    torch_seen: tuple[str, ...]  # builds we have real packages of (or read the codegen of)
+    # -- sniffing: every `requires` string is in the wrapper, no `excludes` string is -------
+    requires: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+    # -- region markers (prefixes of a stripped line; plain string search, no parse) ---------
+    run_impl_start: str = "void AOTInductorModel::run_impl("
+    run_impl_body: str = ") {"  # the line that opens run_impl's body (unstripped prefix)
+    run_impl_end: str = "} // AOTInductorModel::run_impl"
+    check_input_start: str = "AOTI_NOINLINE static void check_input_"
+    check_input_index: re.Pattern = field(default=re.compile(r"check_input_(\d+)"))  # K of `check_input_K`
+    # in a check_input_K body: `auto x_expected_dtype = aoti_torch_dtype_float32();`,
+    # `int32_t x_expected_device_type = 1;` (device type codes: c10's DeviceType)
+    guard_dtype_marker: str = "_expected_dtype = aoti_torch_dtype_"
+    guard_dtype: re.Pattern = field(default=re.compile(r"aoti_torch_dtype_(\w+)\("))
+    guard_device_marker: str = "_expected_device_type = "
+    guard_device: re.Pattern = field(default=re.compile(r"= (-?\d+);"))
+    device_type_codes: tuple[tuple[str, str], ...] = (("0", "cpu"), ("1", "cuda"))
+    cpp_kernel_decl: str = 'extern "C"'
+    cpp_kernel_name: re.Pattern = field(default=re.compile(r"\b(cpp_\w+)\("))  # a CPU kernel a declaration names
+    constructor_facts: tuple[str, ...] = ("inputs_info_[", "outputs_info_[", "constants_info_[", "in_spec_", "out_spec_")
+    constant_info: str = "constants_info_["  # `constants_info_[3].data_size = 4096;`: one fact of constant 3
+    constant_binding: str = "constants_->at("  # run_impl: `[[maybe_unused]] auto& w = constants_->at(3);`
+    # the dtype and device of a constant in its `constants_info_[i].dtype` / `.device_type` value
+    constant_dtype: re.Pattern = field(default=re.compile(r"dtype_(\w+)"))
+    constant_device: re.Pattern = field(default=re.compile(r"device_type_(\w+)"))
+    # -- launch style ------------------------------------------------------------------------
+    # "call_triton": run_impl calls `call_triton_<k>(…)`, a static launcher above run_impl that
+    #   embeds the Triton source and loads the cubin;  "cpp": run_impl calls `cpp_fused_<k>(…)`.
+    launch_style: str = "call_triton"
+    launcher_start: str | None = "static inline void call_triton_"
+    launcher_params_end: str = "){"
+    launcher_name: re.Pattern = field(default=re.compile(r"call_(triton_\w+)\("))  # the kernel a launcher launches
+    launcher_call_prefix: str = "call_"  # run_impl callee `call_triton_x` launches kernel `triton_x`
+    load_kernel_marker: str = "loadKernel("
+    # -- where the kernel source is ----------------------------------------------------------
+    triton_open: re.Pattern = field(default=re.compile(r"async_compile\.triton\('(\w+)',\s*'''"))
+    triton_open_marker: str = "async_compile.triton("  # a plain string every `triton_open` line holds
+    triton_close: str = "''', device_str"
+    device_assert: str = "tl.device_assert("  # a Triton assert statement (stripped line prefix)
+    # The `.py` line a device assert prints, counted from the `async_compile.triton(` line as 1.
+    triton_line_base: int = 1
+    # "kernel.cpp": a `<hash>.kernel.cpp` beside the wrapper; "inline": in the same `<hash>.cpp` above run_impl
+    cpp_kernels_member: str = "kernel.cpp"
+    # -- comments that travel with a call ----------------------------------------------------
+    # "above_call": `// Topologically Sorted Source Nodes: […]` right above the call it describes
+    # (on CPU builds only extern ops get one); "none": the family writes none.
+    source_nodes: str = "above_call"
+    source_nodes_re: re.Pattern = field(default=re.compile(
+        r"//\s*Topologically Sorted Source Nodes:\s*\[(.*?)\](?:,\s*Original ATen:\s*\[(.*?)\])?"))
+    provenance_re: re.Pattern = field(default=re.compile(r"//\s*\[Provenance debug handles\]\s*(\S+)"))
+    checked_call: str = "AOTI_TORCH_ERROR_CODE_CHECK("
+    # run_impl: `if (…) assert_size_stride(x, {…}, {…});`, a statement of an input's shape and stride
+    size_stride_check: str = "assert_size_stride("
+    # run_impl callees that allocate a buffer (`aoti_torch_empty_strided(…, &buf0_handle)`): no graph op
+    allocation_prefix: str = "aoti_torch_empty"
+    # run_impl callees that are runtime plumbing, not graph ops (the unaligned-input copy included)
+    runtime_helpers: tuple[str, ...] = ("aoti_torch_get_", "aoti_torch_delete", "aoti_torch_new_tensor_handle",
+                                        "aoti_torch_grad_mode", "assert_size_stride", "aoti_torch_check",
+                                        "aoti_torch_clone_preserve_strides")
+    known: bool = True  # False for the fallback: answers may be partial
+
+    # -- what a run_impl statement is -------------------------------------------------------
+    def start_rule(self, s: str) -> str | None:
+        """The grammar rule a stripped statement goes to, by its leading word (None: not a statement we read)."""
+        if s.startswith(self.checked_call):
+            return "checked_call"
+        if s.startswith(_DECL_WORDS):
+            return "declaration"
+        if s.startswith(("AtenTensorHandle ", "RAIIAtenTensorHandle ")):
+            return "handle_decl"
+        if s.startswith("output_handles["):
+            return "assignment"
+        if _CALL_HEAD.match(s):
+            return "call"
+        return None
+
+    def call_target(self, callee: str, cpp_kernels: set[str]) -> tuple[str, str] | None:
+        """``(target, "kernel"|"extern")`` for a run_impl callee, or None for runtime helpers."""
+        if callee.startswith(self.runtime_helpers):
+            return None
+        if callee.startswith("call_triton_"):
+            return callee[len(self.launcher_call_prefix):], "kernel"
+        if callee in cpp_kernels or callee.startswith("cpp_"):
+            return callee, "kernel"
+        if callee.startswith("aoti_"):
+            return callee, "extern"
+        return None
+
+    def matches(self, text: str, member: str = "") -> bool:
+        """The wrapper text carries the markers; a `<hash>.cpp` member (no `.wrapper.cpp`) is the inline
+        family's, a `*.wrapper.cpp` (or an unnamed text) the others'."""
+        inline_member = bool(member) and not member.endswith(".wrapper.cpp")
+        if inline_member != (self.cpp_kernels_member == "inline"):
+            return False
+        return all(r in text for r in self.requires) and not any(x in text for x in self.excludes)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "summary": self.summary, "torch_seen": list(self.torch_seen),
+                "launch_style": self.launch_style, "source_nodes": self.source_nodes,
+                "triton_line_base": self.triton_line_base, "known": self.known}
+
+
+# Not a family we know: the markers of the newest known one, so whatever still matches is read,
+# and every answer says it may be partial.
+FALLBACK = Dialect(
+    name="unknown",
+    summary="no known wrapper family matched; read with the newest markers, answers may be partial",
+    torch_seen=(),
+    known=False,
+)

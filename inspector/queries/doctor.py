@@ -529,7 +529,7 @@ def compare_weights(name: str, constants, wfile, fact) -> list[Finding]:
             mismatched += 1
             out.append(Finding("error", "weights", name, f"{fqn}: {'; '.join(problems)}: load_constants copies the "
                                "raw bytes without checking, so the model runs and gives wrong numbers",
-                               [f"{src}: {t.source}", f"constant {c.name} (#{c.index})"],
+                               [src if wfile.format != "folder" else f"{src}/{t.source}", f"constant {c.name} (#{c.index})"],
                                f"convert it first: tensor.to({c.dtype}).reshape({c.shape}).contiguous() — or re-export "
                                "the package from the model these weights belong to"))
     if prefix:

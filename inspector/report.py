@@ -465,6 +465,17 @@ def build_report(pkg: Package, log: str | None = None, *, model: str | None = No
             notes += (f'<p class="warn">ambiguous: {len(r.matches)} assertions match {_e(r.looked_for)}; ranked below'
                       + (f" (the first {MAX_TRACES} drawn)" if len(r.matches) > MAX_TRACES else "") + "</p>")
     verdict = _verdict(summary, r)
+    if r is not None and not r.matches:  # no single trace: say what diagnose says, with its candidates / suspects
+        from .queries.diagnose import diagnose
+
+        d = diagnose(pkg, log, model=model, ep=ep)
+        verdict = f"✗ {d.category}: {d.verdict}"
+        notes += "".join(f'<p class="note"><b>candidate:</b> {_e(c.kernel)} line {c.line}: {_e(c.message)}'
+                         f'{" — " + _e(c.reason) if getattr(c, "reason", None) else ""}</p>' for c in d.candidates[:25])
+        notes += "".join(f'<p class="warn"><b>unchecked indirect access:</b> {_e(x.get("kernel"))} line '
+                         f'{_e(x.get("line"))}: {_e(x.get("access", "load"))} {_e(x.get("pointer", ""))}'
+                         f'[{_e(x.get("address", ""))}]</p>' for x in d.suspects[:25])
+        notes += "".join(f'<p class="note"><b>next:</b> {_e(st.do)}</p>' for st in d.steps)
     page = fill(
         "report.html", package=_e(summary.package), css=load("report.css"), js=load("report.js"), verdict=_e(verdict),
         n_traces=str(len(traces)), n_kernels=str(len(kernels)), n_assertions=str(sum(m.assertions for m in summary.models)),

@@ -185,8 +185,21 @@ def test_report_without_log_and_with_a_log_that_matches_nothing(tmp_path, capsys
     noise = tmp_path / "noise.log"
     noise.write_text("all fine here\n")
     assert main(["report", str(CPU_TRANSFORMER), "--log", str(noise), "-o", str(out)]) == 1
-    assert "nothing found" in capsys.readouterr().err
-    assert out.exists()
+    io = capsys.readouterr()
+    assert "no assertion in" in io.err and "diagnose's answer" in io.err
+    assert io.out.startswith("✗ unknown: ")  # what diagnose says, first (issue 15: report says what diagnose says)
+    assert out.exists() and "next:" in out.read_text()
+
+
+def test_report_without_a_trace_leads_with_diagnose_and_its_suspects(tmp_path, capsys):
+    """An illegal memory access has no assertion to trace: the page says what diagnose says, with the suspect."""
+    pkg = ROOT / "sample_packages" / "cuda" / "embedding_noassert" / "embedding_noassert.pt2"
+    log = pkg.parent / "logs" / "ima_async.log"
+    out = tmp_path / "r.html"
+    assert main(["report", str(pkg), "--log", str(log), "-o", str(out)]) == 1
+    assert capsys.readouterr().out.startswith("✗ illegal_memory_access: ")
+    page = out.read_text()
+    assert "unchecked indirect access:</b> triton_poi_fused_embedding_relu_0 line 33" in page
 
 
 def test_report_refuses_a_binary_log(tmp_path, capsys):

@@ -49,7 +49,7 @@ def run(a) -> int:
         print(f"{info['verdict']}\nwrote {a.output} ({info['bytes']:,} bytes: {info['traces']} traced failure(s), "
               f"{info['kernels']} kernels)")
     if log is not None and not info["traces"]:
-        print(f"pt2-inspect: nothing found: no assertion in {a.package} matches {info['looked_for']} "
-              "(the report has the summary and kernels)", file=sys.stderr)
+        print(f"pt2-inspect: no assertion in {a.package} matches {info['looked_for']}: the report leads with "
+              "diagnose's answer (its candidates, suspects and steps), then the summary and kernels", file=sys.stderr)
         return 1
     return 0

@@ -43,6 +43,9 @@ OLD_PACKAGE = ("torch warned that the package comes from an older torch (outdate
 def isa_note(f) -> str:
     """An ``IsaFinding``: the host's CPU features (from /proc/cpuinfo or torch's warning) against the package's."""
     need = " ".join(f.need)
+    if f.harmless:
+        return (f"the package was compiled for CPU ISA {need} and the host lacks {' '.join(f.missing)}, but no kernel of "
+                f"model {f.model!r} has AMX tile code: it runs without it (torch only warns)")
     if f.kind == "cpuinfo_lacks":
         return (f"the /proc/cpuinfo flags in the log lack {' '.join(f.missing)}, which model {f.model!r} was "
                 f"compiled for (AOTI_CPU_ISA {need}): its kernels can die with 'Illegal "

@@ -292,6 +292,12 @@ def _compile_flags(pkg, f, wrapper: str) -> tuple[set[str], bool, str | None]:
     return {x for x in flags if not x.startswith(("arch", "tune"))}, native, where
 
 
+def uses_amx(pkg, name: str) -> bool:
+    """Whether a model's kernels have AMX tile code (tile intrinsics, AMX micro-kernels)."""
+    f = pkg.files(name)
+    return _uses_amx(pkg, f, pkg.archive.read_text(f.wrapper) if f.wrapper else "")
+
+
 def _uses_amx(pkg, f, wrapper: str) -> bool:
     """Tile intrinsics or AMX micro-kernels in the kernels' code (comment lines left out)."""
     text = pkg.archive.read_text(f.kernel_cpp) if f.kernel_cpp and f.kernel_cpp != f.wrapper else ""

@@ -76,6 +76,7 @@ class IsaFinding:
     missing: tuple[str, ...] = ()
     host: tuple[str, ...] = ()
     text: str = ""  # the warning, as printed
+    harmless: bool = False  # every missing feature is AMX and no kernel has AMX tile code: the package runs
 
 
 @dataclass

@@ -55,7 +55,7 @@ class Facts:
         # line needs every kernel (the IMA rule and assert_candidates parse the whole model).
         self.models: list[Model] = [pkg.index(n).eager() for n in names]
         self.device = next((m.device for m in self.models if m.device), None)
-        self.isa: list[IsaFinding] = isa_findings(self.rep, self.models)
+        self.isa: list[IsaFinding] = [_with_tile_code(pkg, x) for x in isa_findings(self.rep, self.models)]
 
     @cached_property
     def located(self):
@@ -113,6 +113,18 @@ def isa_findings(rep: LogReport, models: list[Model]) -> list[IsaFinding]:
                                   tuple(host), e.text))
             break
     return out
+
+
+def _with_tile_code(pkg: Package, x: IsaFinding) -> IsaFinding:
+    """A missing ISA that is only AMX, in a package whose kernels have no AMX tile code, does not stop it (AMX is
+    reached only through tile intrinsics; seen: cpu/embedding ran correctly on a host without AMX)."""
+    from dataclasses import replace
+
+    from ..doctor import uses_amx
+
+    if x.missing and all(m.startswith("AMX") for m in x.missing) and not uses_amx(pkg, x.model):
+        return replace(x, harmless=True)
+    return x
 
 
 def input_check_kind(what: str) -> str:
@@ -431,9 +443,10 @@ class Load(Rule):
 
     def claims(self, f: Facts) -> bool:
         rep = f.rep
+        lacking = [x for x in f.isa if x.kind in ("cpuinfo_lacks", "host_lacks") and not x.harmless]
         return (f.crashed_at_load or rep.has("load_failure", "no_kernel_image")
-                or (rep.has("isa_mismatch") and not rep.mentions("python_traceback"))
-                or any(x.kind == "cpuinfo_lacks" for x in f.isa))
+                or (rep.has("isa_mismatch") and not rep.mentions("python_traceback") and bool(lacking))
+                or any(x.kind == "cpuinfo_lacks" and not x.harmless for x in f.isa))
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
         rep = f.rep
@@ -447,7 +460,8 @@ class Load(Rule):
             d.verdict = say.no_device_verdict(dev, cc, next(e.text for e in ev if e.pattern == "no_kernel_image"))
             d.steps = [step(say.no_device_step(dev, cc))]
         elif (any(e.pattern == "isa_mismatch" for e in ev) or any(x.kind == "cpuinfo_lacks" for x in f.isa)) \
-                and not any(e.pattern in ("load_failure", "segfault") for e in ev):
+                and not any(e.pattern in ("load_failure", "segfault") for e in ev) \
+                and any(x.kind in ("cpuinfo_lacks", "host_lacks") and not x.harmless for x in f.isa):
             d.verdict = say.isa_verdict(isa)
             d.evidence += [Evidence(e.text[:200], e.pattern) for e in rep.events
                            if e.pattern in ("isa_mismatch", "cpuinfo_flags")][:2]

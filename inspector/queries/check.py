@@ -259,7 +259,7 @@ def _predict(pkg: Package, m: Model, sym_values: dict[str, int], dims: dict[tupl
 
     The asserts are read in a slice of the kernels that hold one (the scan knows which); the unchecked
     loads need every kernel, so the whole model is parsed only when a given dim is 0."""
-    from .suspects import unchecked_indirect
+    from .suspects import model_suspects
     from .walk import bound_chain
 
     ix = pkg.index(m.name)
@@ -289,8 +289,7 @@ def _predict(pkg: Package, m: Model, sym_values: dict[str, int], dims: dict[tupl
                                    f"fails `0 <= {a.index_var} < {v}` once {k.name} runs a non-empty grid"})
     if not any(v == 0 for v in dims.values()):
         return out
-    m = pkg.model(m.name)
-    for s in unchecked_indirect(m, pkg.graph_of(m)):
+    for s in model_suspects(pkg, m.name):
         t = s.get("table") or {}
         empty = [d for (i, d), v in dims.items() if i == t.get("index") and v == 0] if t.get("kind") == "input" else []
         if empty:

@@ -356,7 +356,7 @@ def _inputs_words(m: Model) -> str:
 
 
 def _ima(pkg: Package, d: Diagnosis, rep: LogReport, models: list[Model], model) -> Diagnosis:
-    from .suspects import unchecked_indirect
+    from .suspects import first_kernel_names, model_suspects
 
     d.category = "illegal_memory_access"
     d.evidence = [e.text for e in rep.events if e.pattern in ("illegal_memory_access", "runner_failed", "segfault")][:3]
@@ -375,12 +375,11 @@ def _ima(pkg: Package, d: Diagnosis, rep: LogReport, models: list[Model], model)
     steps.append(step("Find the kernel: recompile the package with the intermediate value printer, then rerun.",
                       {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3"}, "compile"))
     d.suspects = []
-    models = [pkg.model(m.name) for m in models]  # every kernel: any unchecked load may be the one
-    for m in models:
-        for s in unchecked_indirect(m, pkg.graph(m.name)):
+    for m in models:  # any unchecked load may be the one: the kernels whose text may hold one, parsed
+        for s in model_suspects(pkg, m.name):
             d.suspects.append(dict(s, model=m.name))
     names = list(dict.fromkeys(s["kernel"] for s in d.suspects)) or [
-        k for m in models for k in list(m.kernels)[:8]]
+        k for m in models for k in first_kernel_names(pkg, m.name, 8)]
     steps.append(step("Print only the suspect kernels' inputs and outputs (recompile).",
                       {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3",
                        "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": ",".join(names)}, "compile"))

@@ -4,6 +4,7 @@ bounds assert on it.  These are the illegal-memory-access suspects (packages com
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ..graph import resolve_tmp
@@ -99,12 +100,15 @@ def _checked(g, k: Kernel) -> set[str]:
     return out
 
 
-def unchecked_indirect(m: Model, g) -> list[dict]:
-    """Every kernel access whose address holds a tensor-read value that no assertion of the kernel checks."""
+def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
+    """Every kernel access whose address holds a tensor-read value that no assertion of the kernel checks
+    (in the kernels ``only`` names, when given: a slice also holds the writers its walks need)."""
     from .trace import _value_table  # the table description is shared with trace-assert
 
     out = []
     for k in m.kernels.values():
+        if only is not None and k.name not in only:
+            continue
         site = next((c for c in m.calls if c.kind == "kernel" and c.target == k.name), None)
         call_node = f"call:{site.line}" if site else None
         checked = _checked(g, k)
@@ -146,3 +150,92 @@ def unchecked_indirect(m: Model, g) -> list[dict]:
     return sorted(uniq.values(), key=lambda s: (not any(o["input"] is not None for o in s["index_origin"]),
                                                 not any(o["constant"] for o in s["index_origin"]),
                                                 s["launched_at"] or 10**9, s["line"]))
+
+
+# -- lazily: only the kernels whose raw text may hold an unchecked indirect access are parsed -------------
+
+_TMP = re.compile(r"\btmp\d+\b")
+_FIRST_ASSIGN = re.compile(r"(?<![=<>!])=(?!=)")
+
+
+def _may_define(line: str, name: str) -> bool:
+    """Whether ``line`` may define ``name`` (it names it before its first ``=``); over-counting is safe."""
+    m = _FIRST_ASSIGN.search(line)
+    return bool(m) and re.search(rf"\b{name}\b", line[:m.start()]) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _assert_index_var(text: str) -> str | None:
+    """The index a ``tl.device_assert(…, "…")`` line checks, read as `inspector.parse.triton` reads it."""
+    from ..parse.message import parse_check_message
+    from ..parse.triton import parse_triton_statement
+
+    r = parse_triton_statement(text, "call_stmt")  # no coverage: a probe, not the kernel's parse
+    if not r or r[1] != "tl.device_assert" or len(r[2]) < 2:
+        return None
+    cm = parse_check_message(r[2][1].text.strip("\"'"))
+    return cm.index_var if cm else None
+
+
+def _triton_needs_parse(lines: list[str], assert_at: list[int]) -> bool:
+    """From a Triton kernel's raw lines: may `unchecked_indirect` find an access in it?  False only when every
+    tmp an address names is defined on one line and asserted on a later one (so the full parse marks it
+    checked); anything less certain is True (the kernel is parsed and asked)."""
+    names = {n for _, addr in addresses(" ".join(lines)) for n in _TMP.findall(addr)}
+    for n in names:
+        defs = [i for i, l in enumerate(lines) if _may_define(l, n)]
+        if len(defs) != 1:
+            return True
+        if not any(j > defs[0] and _assert_index_var(lines[j].strip()) == n for j in assert_at):
+            return True
+    return False
+
+
+def suspect_kernels(ix) -> list[str]:
+    """The kernels of a model (wrapper order) whose raw text, as the scan holds it, may hold an unchecked
+    indirect access: every CPU kernel with an indirect-looking address, the Triton kernels with an address
+    made from a tmp no assert certainly checks.  No kernel is parsed."""
+    from ..dialects import embedded_source
+
+    out = []
+    for name in ix.kernel_names():
+        kind = ix.kernel_kind(name)
+        if kind == "triton":
+            r = ix.wmap.launchers.get(name)
+            if r is None or r.triton is None:
+                continue
+            start, end = r.triton
+            if _triton_needs_parse(embedded_source(ix.wmap.lines, start, end), [j - start for j in r.asserts]):
+                out.append(name)
+        else:
+            start, end, _ = ix.cpp_regions[name]
+            if any(_TMP.search(addr) for _, addr in addresses(" ".join(ix.cpp_lines[start:end]))):
+                out.append(name)
+    return out
+
+
+def model_suspects(pkg, name: str) -> list[dict]:
+    """``unchecked_indirect`` of model ``name``, the same list, from a slice of the kernels `suspect_kernels`
+    names (and the writers their walks follow) instead of the whole parse."""
+    if name in pkg._models:  # parsed already: nothing to save
+        return unchecked_indirect(pkg.model(name), pkg.graph(name))
+    ix = pkg.index(name)
+    kernels = suspect_kernels(ix)
+    if not kernels:
+        return []
+    m = ix.slice(kernels=kernels)
+    return unchecked_indirect(m, pkg.graph_of(m), only=set(kernels))
+
+
+def first_kernel_names(pkg, name: str, n: int) -> list[str]:
+    """``list(pkg.model(name).kernels)[:n]`` without the whole parse (a CPU region no rule reads is no kernel)."""
+    if name in pkg._models:
+        return list(pkg.model(name).kernels)[:n]
+    ix = pkg.index(name)
+    out = []
+    for k in ix.kernel_names():
+        if len(out) >= n:
+            break
+        if ix.kernel(k) is not None:
+            out.append(k)
+    return out

@@ -12,6 +12,8 @@ through the index's memoized parser, so a later slice or whole parse in the same
 
 from __future__ import annotations
 
+import functools
+
 from ..model import Model
 from ..parse.scan import TOKEN, consumes_comments, declared_name
 
@@ -132,3 +134,80 @@ def model_naming(ix, seeds: set[int], kernels=()) -> Model:
     targets = [ix.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]
     names = [n for n in dict.fromkeys([*kernels, *targets]) if n and ix.kernel_kind(n)]
     return ix._model(included, names, uses=included)
+
+
+_SCALAR_DECL = ("int64_t ", "int32_t ", "const int64_t ", "const int32_t ", "double ", "float ", "bool ")
+
+
+@functools.lru_cache(maxsize=4096)
+def _launcher_param(text: str):
+    from ..parse.wrapper import parse_statement
+
+    return parse_statement(text, "launcher_param")
+
+
+def _contract(ix, name: str):
+    """(kernel, launcher params) with only what a bound chain reads, for a Triton kernel not parsed yet."""
+    from ..dialects import embedded_source
+    from ..model import KernelParam, param_role
+    from ..parse.triton import parse_triton_contract
+
+    wm = ix.wmap
+    r = wm.launchers[name]
+    params = []
+    for i in range(r.start + 1, r.params_end):
+        p = _launcher_param(wm.lines[i].strip())
+        if p:
+            params.append(KernelParam(name=p[1], position=len(params), role=param_role(p[1]), ctype=p[2]))
+    if r.triton is None:
+        from ..model import Kernel
+        from ..parse.scan import kernel_flavor
+
+        k = Kernel(name=name, kind="triton", flavor=kernel_flavor(name, None), source_file=wm.member)
+    else:
+        start, end = r.triton
+        k = parse_triton_contract(name, embedded_source(wm.lines, start, end), wm.member, start + 1,
+                                  [j - start for j in r.asserts], wm.dialect.triton_line_base)
+    if not k.params:
+        k.params = params
+    return k, params
+
+
+def bounds_model(ix, kernels) -> Model | None:
+    """A model for the bound chains of ``kernels``' assertions (`inspector.queries.walk.bound_chain`): the small
+    facts, the launches of the kernels whose bound is not a constant with the scalar declarations they
+    pass, and each Triton kernel read for its parameters and assertions only (`parse_triton_contract`);
+    CPU kernels and kernels parsed already are whole.  Buffers are left out: a caller whose bound reads one
+    takes `ModelIndex.slice` (`inspector.queries.check` checks)."""
+    from ..parse.message import static_bound
+
+    run = ix.wmap.run
+    decls, postings, _ = ix._name_tables()
+    ks, launcher = {}, {}
+    for name in kernels:
+        if name in ix._kernels or ix.kernel_kind(name) != "triton" or name not in ix.wmap.launchers:
+            k = ix.kernel(name)
+            if k is None:
+                continue
+            ks[name] = k
+            if name in ix._launcher_params:
+                launcher[name] = ix._launcher_params[name]
+        else:
+            ks[name], launcher[name] = _contract(ix, name)
+    bounded = [n for n, k in ks.items() if any(a.bound_expr and static_bound(a.bound_expr) is None for a in k.assertions)]
+    seeds = calls_of(ix, bounded)
+    included = set(seeds)
+    work = list(included)
+    while work:
+        i = work.pop()
+        for t in set(TOKEN.findall(run[i].text)):
+            for j in decls.get(t, ()):
+                if j < i and j not in included and run[j].text.startswith(_SCALAR_DECL):
+                    included.add(j)
+                    work.append(j)
+    m = ix._model(ix._eager_statements() | included, ())
+    for name, k in ks.items():
+        m.kernels[name] = k
+        if name in launcher:
+            m.launcher_params[name] = launcher[name]
+    return m

@@ -254,21 +254,53 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
     return res
 
 
+def _first_launches(m: Model) -> dict:
+    """kernel -> its first launch in run_impl (a `CallSite`)."""
+    first = {}
+    for c in m.calls:
+        if c.kind == "kernel":
+            first.setdefault(c.target, c)
+    return first
+
+
+def _holds_bound_args(m: Model) -> bool:
+    """Whether every argument a non-constant bound reads at a kernel's first launch is a value ``m`` holds
+    (a `bounds_model` holds scalars, not buffers: a bound on a buffer argument needs the slice)."""
+    from ..graph import call_params, value_node
+
+    first = _first_launches(m)
+    for k in m.kernels.values():
+        bounds = [a.bound_expr for a in k.assertions if a.bound_expr and static_bound(a.bound_expr) is None]
+        site = first.get(k.name)
+        if not bounds or site is None:
+            continue
+        args = dict(zip(call_params(m, site), site.args))
+        for n in {n for b in bounds for n in re.findall(r"[A-Za-z_]\w*", b)}:
+            arg = args.get(n) if k.param(n) else None
+            if arg is not None and arg.base and value_node(m, arg.base) is None:
+                return False
+    return True
+
+
 def _predict(pkg: Package, m: Model, sym_values: dict[str, int], dims: dict[tuple[int, int], int]) -> list[dict]:
     """Assertions whose bound these sizes make 0 or negative, and unchecked indirect loads from an empty table.
 
     The asserts are read in a slice of the kernels that hold one (the scan knows which); the unchecked
     loads need every kernel, so the whole model is parsed only when a given dim is 0."""
+    from ..index.closure import bounds_model
     from .suspects import model_suspects
     from .walk import bound_chain
 
     ix = pkg.index(m.name)
     asserting = list(dict.fromkeys(s.kernel for s in ix.assert_sites()))
-    m = ix.slice(kernels=asserting) if asserting else m
+    if asserting:
+        light = None if m.name in pkg._models else bounds_model(ix, asserting)
+        m = light if light is not None and _holds_bound_args(light) else ix.slice(kernels=asserting)
     g = pkg.graph_of(m)
     out = []
+    first = _first_launches(m)
     for k in m.kernels.values():
-        site = next((c for c in m.calls if c.kind == "kernel" and c.target == k.name), None)
+        site = first.get(k.name)
         for a in k.assertions:
             if not a.bound_expr or static_bound(a.bound_expr) is not None:
                 continue

@@ -14,40 +14,48 @@ from .walk import edges, walk_kernel, dedupe
 _PTR = re.compile(r"\b((?:in_out_ptr|in_ptr|out_ptr)\d+)\b")
 
 
-def _balanced(text: str, i: int, open_: str, close: str) -> str:
-    depth, j = 0, i
-    while j < len(text):
+_WS = re.compile(r"\s*")
+_PLUS = re.compile(r"\s*\+\s*(static_cast<[\w:]+>\s*)?")
+_WORD = re.compile(r"[\w.]+")
+
+
+def _balanced(text: str, i: int, open_: str, close: str) -> tuple[str, bool]:
+    """The text inside the bracket at ``i`` and whether it closes (else the rest of ``text``)."""
+    depth = 0
+    for j in range(i, len(text)):
         c = text[j]
         if c == open_:
             depth += 1
         elif c == close:
             depth -= 1
             if depth == 0:
-                return text[i + 1:j]
-        j += 1
-    return text[i + 1:]
+                return text[i + 1:j], True
+    return text[i + 1:], False
+
+
+def _accesses(text: str) -> list[tuple[str, str, bool]]:
+    """(pointer, address text, whether its bracket closes in ``text``) for each access `addresses` reads."""
+    out = []
+    for m in _PTR.finditer(text):
+        j = _WS.match(text, m.end()).end()
+        if j < len(text) and text[j] == "[":
+            out.append((m.group(1), *_balanced(text, j, "[", "]")))
+            continue
+        mm = _PLUS.match(text, m.end())
+        if mm:
+            j = mm.end()
+            if j < len(text) and text[j] == "(":
+                out.append((m.group(1), *_balanced(text, j, "(", ")")))
+            else:
+                tok = _WORD.match(text, j)
+                if tok:
+                    out.append((m.group(1), tok.group(0), tok.end() < len(text)))
+    return out
 
 
 def addresses(text: str) -> list[tuple[str, str]]:
     """(pointer, address text) for each ``ptr[addr]``, ``ptr + (addr)``, ``ptr + static_cast<…>(addr)``."""
-    out = []
-    for m in _PTR.finditer(text):
-        rest = text[m.end():]
-        lead = len(rest) - len(rest.lstrip())
-        j = m.end() + lead
-        if j < len(text) and text[j] == "[":
-            out.append((m.group(1), _balanced(text, j, "[", "]")))
-            continue
-        mm = re.match(r"\s*\+\s*(static_cast<[\w:]+>\s*)?", text[m.end():])
-        if mm:
-            j = m.end() + mm.end()
-            if j < len(text) and text[j] == "(":
-                out.append((m.group(1), _balanced(text, j, "(", ")")))
-            else:
-                tok = re.match(r"[\w.]+", text[j:])
-                if tok:
-                    out.append((m.group(1), tok.group(0)))
-    return out
+    return [(p, a) for p, a, _ in _accesses(text)]
 
 
 def _data_dependent(g, node: str) -> bool:
@@ -158,10 +166,10 @@ _TMP = re.compile(r"\btmp\d+\b")
 _FIRST_ASSIGN = re.compile(r"(?<![=<>!])=(?!=)")
 
 
-def _may_define(line: str, name: str) -> bool:
-    """Whether ``line`` may define ``name`` (it names it before its first ``=``); over-counting is safe."""
+def _assigned(line: str) -> set[str]:
+    """The tmps ``line`` may define: those it names before its first ``=`` (over-counting is safe)."""
     m = _FIRST_ASSIGN.search(line)
-    return bool(m) and re.search(rf"\b{name}\b", line[:m.start()]) is not None
+    return set(_TMP.findall(line, 0, m.start())) if m else set()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -179,14 +187,28 @@ def _assert_index_var(text: str) -> str | None:
 
 def _triton_needs_parse(lines: list[str], assert_at: list[int]) -> bool:
     """From a Triton kernel's raw lines: may `unchecked_indirect` find an access in it?  False only when every
-    tmp an address names is defined on one line and asserted on a later one (so the full parse marks it
-    checked); anything less certain is True (the kernel is parsed and asked)."""
-    names = {n for _, addr in addresses(" ".join(lines)) for n in _TMP.findall(addr)}
+    tmp an address names is defined on one line and asserted on a later one (so the whole parse marks it
+    checked); anything less certain is True (the kernel is parsed and asked).  A Triton statement is one
+    line, so addresses are read line by line; one that does not close on its line makes the kernel parsed."""
+    names: set[str] = set()
+    for line in lines:
+        if "ptr" in line and "tmp" in line:
+            for _, addr, closed in _accesses(line):
+                if not closed:
+                    return True
+                names.update(_TMP.findall(addr))
+    if not names:
+        return False
+    defs: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        if "=" in line and "tmp" in line:
+            for n in _assigned(line) & names:
+                defs.setdefault(n, []).append(i)
     for n in names:
-        defs = [i for i, l in enumerate(lines) if _may_define(l, n)]
-        if len(defs) != 1:
+        at = defs.get(n, [])
+        if len(at) != 1:
             return True
-        if not any(j > defs[0] and _assert_index_var(lines[j].strip()) == n for j in assert_at):
+        if not any(j > at[0] and _assert_index_var(lines[j].strip()) == n for j in assert_at):
             return True
     return False
 
@@ -195,8 +217,6 @@ def suspect_kernels(ix) -> list[str]:
     """The kernels of a model (wrapper order) whose raw text, as the scan holds it, may hold an unchecked
     indirect access: every CPU kernel with an indirect-looking address, the Triton kernels with an address
     made from a tmp no assert certainly checks.  No kernel is parsed."""
-    from ..dialects import embedded_source
-
     out = []
     for name in ix.kernel_names():
         kind = ix.kernel_kind(name)
@@ -205,11 +225,12 @@ def suspect_kernels(ix) -> list[str]:
             if r is None or r.triton is None:
                 continue
             start, end = r.triton
-            if _triton_needs_parse(embedded_source(ix.wmap.lines, start, end), [j - start for j in r.asserts]):
+            if _triton_needs_parse(ix.wmap.lines[start:end], [j - start for j in r.asserts]):
                 out.append(name)
         else:
             start, end, _ = ix.cpp_regions[name]
-            if any(_TMP.search(addr) for _, addr in addresses(" ".join(ix.cpp_lines[start:end]))):
+            text = " ".join(ix.cpp_lines[start:end])
+            if "tmp" in text and any(_TMP.search(addr) for _, addr in addresses(text)):
                 out.append(name)
     return out
 

@@ -50,8 +50,10 @@ class IndexOrigin:
 
 
 def edges(g, node, kind, call=None):
-    for _, v, d in g.out_edges(node, data=True):
-        if d.get("kind") == kind and (call is None or d.get("call") in (None, call)):
+    out = g.out_edges_of_kind(node, kind) if hasattr(g, "out_edges_of_kind") else [
+        e for e in g.out_edges(node, data=True) if e[2].get("kind") == kind]
+    for _, v, d in out:
+        if call is None or d.get("call") in (None, call):
             yield v, d
 
 

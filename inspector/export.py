@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+from . import ids
 from .minigraph import MultiDiGraph
 
 _SHAPES = {"input": "box", "input_dim": "box", "symbol": "ellipse", "buffer": "cylinder", "kernel": "component",
@@ -66,10 +67,10 @@ def resolve_node(g: MultiDiGraph, thing: str) -> str:
 
     if thing in g:
         return thing
-    tries = [f"kernel:{thing}", f"sym:{thing}", f"buf:{thing}", f"const:{thing}", f"fx:{thing}", f"local:{thing}",
-             f"assert:{thing}"]
+    tries = [ids.kernel(thing), ids.sym(thing), ids.buf(thing), ids.const(thing), ids.fx(thing), ids.local(thing),
+             f"assert:{thing}"]  # (KERNEL:LINE as typed)
     if thing.isdigit():
-        tries.insert(0, f"input:{thing}")
+        tries.insert(0, ids.input_(thing))
     for t in tries:
         if t in g:
             return t
@@ -146,10 +147,6 @@ def _needs(ix, g: MultiDiGraph, nodes) -> tuple[set[str], set[str], set[str]]:
     return names, kernels, fx
 
 
-_NODE_PREFIXES = {"input", "dim", "sym", "local", "const", "buf", "kernel", "call", "extern", "param", "tmp", "assert",
-                  "store", "fx"}
-
-
 def neighbourhood_of(pkg, model: str | None, thing: str, depth: int = 2, max_nodes: int = 150) -> MultiDiGraph:
     """`neighbourhood` of ``thing`` in the model's graph, built from a lazy model that holds the statements
     naming what the walk crosses (`inspector.index.closure`), not from the whole parse: the same nodes, edges
@@ -164,8 +161,10 @@ def neighbourhood_of(pkg, model: str | None, thing: str, depth: int = 2, max_nod
     if name in pkg._models:  # parsed already (or read from the index cache): nothing to save
         return neighbourhood(pkg.graph(name), thing, depth, max_nodes)
     ix = pkg.index(name)
+    if ix.parsed_whole:
+        return neighbourhood(pkg.graph_of(ix.full()), thing, depth, max_nodes)
     parts = thing.split(":")
-    tokens = set(TOKEN.findall(thing)) - _NODE_PREFIXES
+    tokens = set(TOKEN.findall(thing)) - ids.PREFIXES
     seed_kernels = {t for t in tokens if ix.kernel_kind(t)}
     seeds = (closure.statements_naming(ix, tokens) | closure.calls_of(ix, seed_kernels)
              | closure.calls_below_comments_naming(ix, tokens - seed_kernels)  # (`kernel:` resolves first)
@@ -178,7 +177,11 @@ def neighbourhood_of(pkg, model: str | None, thing: str, depth: int = 2, max_nod
             start = resolve_node(g, thing)
         except UsageError:
             break
+        kept = _walk(g, start, depth, max_nodes)
         more_names, more_kernels, more_fx = _needs(ix, g, _crossed(g, start, depth, max_nodes))
+        # an edge between two kept nodes comes from a statement the model holds, but for `binds` (param ->
+        # value), which any launch of the param's kernel adds: every launch of a kept param's kernel
+        more_kernels |= {g.nodes[n]["kernel"] for n in kept if g.nodes[n].get("type") == "kernel_param"}
         more_names -= names
         more_kernels -= kernels
         more_fx -= fx

@@ -12,13 +12,12 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import UsageError
 from ..model import Model
+from ..naming import dtype_name, root_symbol
 from ..package import Package
 from ..parse.message import static_bound
 
 _SPEC = re.compile(r"^\s*(?P<who>[^=\s]+)\s*=\s*(?P<dtype>[A-Za-z]\w*)?\s*(?:\[(?P<shape>[^\]]*)\])?"
                    r"\s*(?:stride\s*\[(?P<stride>[^\]]*)\])?\s*(?:@\s*(?P<device>[\w:]+))?\s*$")
-_DTYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32",
-                  "short": "int16", "bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
 
 
 @dataclass
@@ -60,7 +59,7 @@ def parse_spec(text: str) -> InputSpec:
     if not m:
         raise UsageError(f"--input {text!r}: expected POSITION_OR_NAME=DTYPE[d0,d1,...]@DEVICE, e.g. 1=float32[0,32]@cuda")
     dtype = m.group("dtype")
-    dtype = _DTYPE_ALIASES.get(dtype, dtype) if dtype else None
+    dtype = dtype_name(dtype)
     return InputSpec(who=m.group("who"), dtype=dtype, shape=_ints(m.group("shape"), "sizes", text),
                      stride=_ints(m.group("stride"), "strides", text), device=m.group("device"))
 
@@ -81,7 +80,7 @@ def parse_inputs_json(text: str) -> list[InputSpec]:
             raise UsageError(f"--inputs-json: item {i} is not an object")
         try:
             out.append(InputSpec(who=str(x.get("input", x.get("name", i))),
-                                 dtype=_DTYPE_ALIASES.get(x.get("dtype"), x.get("dtype")),
+                                 dtype=dtype_name(x.get("dtype")),
                                  shape=[int(v) for v in x["shape"]] if x.get("shape") is not None else None,
                                  stride=[int(v) for v in x["stride"]] if x.get("stride") is not None else None,
                                  device=x.get("device")))
@@ -125,10 +124,7 @@ def evaluate(expr: str, values: dict[str, int]) -> int | None:
 
 
 def _root(m: Model, name):
-    sym = m.symbols.get(str(name))
-    while sym is not None and sym.alias_of and sym.alias_of in m.symbols:
-        sym = m.symbols[sym.alias_of]
-    return sym
+    return root_symbol(m.symbols, name)
 
 
 def _cite(inp, kind: str, dim: int | None = None) -> str:
@@ -294,7 +290,7 @@ def _predict(pkg: Package, m: Model, sym_values: dict[str, int], dims: dict[tupl
     ix = pkg.index(m.name)
     asserting = list(dict.fromkeys(s.kernel for s in ix.assert_sites()))
     if asserting:
-        light = None if m.name in pkg._models else bounds_model(ix, asserting)
+        light = None if m.name in pkg._models or ix.parsed_whole else bounds_model(ix, asserting)
         m = light if light is not None and _holds_bound_args(light) else ix.slice(kernels=asserting)
     g = pkg.graph_of(m)
     out = []

@@ -9,7 +9,7 @@ import re
 
 from ..graph import resolve_tmp
 from ..model import Kernel, Model
-from .walk import edges, walk_kernel, dedupe
+from .walk import dedupe, edges, value_table, walk_kernel
 
 _PTR = re.compile(r"\b((?:in_out_ptr|in_ptr|out_ptr)\d+)\b")
 
@@ -111,8 +111,6 @@ def _checked(g, k: Kernel) -> set[str]:
 def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
     """Every kernel access whose address holds a tensor-read value that no assertion of the kernel checks
     (in the kernels ``only`` names, when given: a slice also holds the writers its walks need)."""
-    from .trace import _value_table  # the table description is shared with trace-assert
-
     out = []
     for k in m.kernels.values():
         if only is not None and k.name not in only:
@@ -141,7 +139,7 @@ def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
                     walk_kernel(m, g, k, tn, site, [name], origins, set(), 0)
                     origins = dedupe(origins)
                     bind = next(edges(g, f"param:{k.name}:{ptr}", "binds", call_node), None) if call_node else None
-                    table = _value_table(m, g, bind[0], ptr, bind[1].get("arg")) if bind else None
+                    table = value_table(m, g, bind[0], ptr, bind[1].get("arg")) if bind else None
                     out.append({
                         "kernel": k.name, "kernel_kind": k.kind, "line": int(line), "access": how, "pointer": ptr,
                         "address": addr.strip(), "index_var": name, "table": table,
@@ -241,6 +239,8 @@ def model_suspects(pkg, name: str) -> list[dict]:
     if name in pkg._models:  # parsed already: nothing to save
         return unchecked_indirect(pkg.model(name), pkg.graph(name))
     ix = pkg.index(name)
+    if ix.parsed_whole:
+        return unchecked_indirect(ix.full(), pkg.graph_of(ix.full()))
     kernels = suspect_kernels(ix)
     if not kernels:
         return []
@@ -253,6 +253,8 @@ def first_kernel_names(pkg, name: str, n: int) -> list[str]:
     if name in pkg._models:
         return list(pkg.model(name).kernels)[:n]
     ix = pkg.index(name)
+    if ix.parsed_whole:
+        return list(ix.full().kernels)[:n]
     out = []
     for k in ix.kernel_names():
         if len(out) >= n:

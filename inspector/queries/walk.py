@@ -324,3 +324,21 @@ def value_origins(m: Model, g, name: str, before_line: int) -> list[IndexOrigin]
     out: list[IndexOrigin] = []
     follow_value(m, g, v, before_line, [name], out, set(), 0)
     return dedupe(out)
+
+
+def value_table(m: Model, g, v: str, param: str | None, arg: str | None) -> dict | None:
+    """The tensor a pointer argument binds (node ``v``): a constant, an input (rows: its dim 0) or a buffer."""
+    node = g.nodes[v]
+    t = node.get("type")
+    if t == "constant":
+        c = m.constant_by_name(node["name"]) or next(
+            (c for c in m.constants if c.index == m.constant_bindings.get(node["name"])), None)
+        return {"kind": "constant", "name": node["name"], "fqn": node.get("fqn"),
+                "rows": c.shape[0] if c and c.shape else None, "param": param, "arg": arg}
+    if t == "input":
+        inp = next(i for i in m.inputs if i.index == node["index"])
+        return {"kind": "input", "name": inp.name, "index": inp.index, "rows": inp.shape[0] if inp.shape else None,
+                "param": param, "arg": arg}
+    if t == "buffer":
+        return {"kind": "buffer", "name": node["name"], "param": param, "arg": arg}
+    return None

@@ -10,6 +10,7 @@ import operator
 import re
 from dataclasses import asdict, dataclass, field
 
+from .. import ids
 from ..errors import UsageError
 from ..model import Model
 from ..naming import dtype_name, root_symbol
@@ -300,7 +301,7 @@ def _predict(pkg: Package, m: Model, sym_values: dict[str, int], dims: dict[tupl
         for a in k.assertions:
             if not a.bound_expr or static_bound(a.bound_expr) is not None:
                 continue
-            chain = bound_chain(m, g, k, a, f"call:{site.line}" if site else None)
+            chain = bound_chain(m, g, k, a, ids.call(site.line) if site else None)
             if chain is None:
                 continue
             vals = {}

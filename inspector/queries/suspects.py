@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
+from .. import ids
 from ..graph import resolve_tmp
 from ..model import Kernel, Model
 from .walk import dedupe, edges, value_table, walk_kernel
@@ -91,7 +92,7 @@ def copies(g, v: str, k: Kernel | None = None) -> list[str]:
             names = {n for n in re.findall(r"\btmp\d+\b", _body(k, line)) if t is None or n != t.name}
             if t is not None and len(names) == 1 and not _PTR.search(_body(k, line)):
                 d = resolve_tmp(k, names.pop(), line, t.scope)
-                nxt = [f"tmp:{k.name}:{d.line}"] if d is not None else []
+                nxt = [ids.tmp(k.name, d.line)] if d is not None else []
         if len(nxt) != 1 or not nxt[0].startswith("tmp:") or nxt[0] in out:
             return out
         v = nxt[0]
@@ -103,7 +104,7 @@ def _checked(g, k: Kernel) -> set[str]:
     ``tmp11 = tmp10``): a CPU kernel asserts on the copy and indexes with the original."""
     out = set()
     for a in k.assertions:
-        for v, _ in edges(g, f"assert:{k.name}:{a.line}", "asserts_on"):
+        for v, _ in edges(g, ids.assertion(k.name, a.line), "asserts_on"):
             out.update(copies(g, v, k))
     return out
 
@@ -116,7 +117,7 @@ def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
         if only is not None and k.name not in only:
             continue
         site = next((c for c in m.calls if c.kind == "kernel" and c.target == k.name), None)
-        call_node = f"call:{site.line}" if site else None
+        call_node = ids.call(site.line) if site else None
         checked = _checked(g, k)
         # The kernel's own lines: expression texts may be cut short by the grammar (vectorized loads), and a
         # vectorized gather spans a lambda (`auto tmp2 =\n[&]\n{ … in_ptr1[tmp1[x1_inner] + …] … }\n();`).
@@ -132,13 +133,13 @@ def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
                     t = resolve_tmp(k, name, line, scope)
                     if t is None:
                         continue
-                    tn = f"tmp:{k.name}:{t.line}"
+                    tn = ids.tmp(k.name, t.line)
                     if tn in checked or not _data_dependent(g, tn):
                         continue
                     origins = []
                     walk_kernel(m, g, k, tn, site, [name], origins, set(), 0)
                     origins = dedupe(origins)
-                    bind = next(edges(g, f"param:{k.name}:{ptr}", "binds", call_node), None) if call_node else None
+                    bind = next(edges(g, ids.param(k.name, ptr), "binds", call_node), None) if call_node else None
                     table = value_table(m, g, bind[0], ptr, bind[1].get("arg")) if bind else None
                     out.append({
                         "kernel": k.name, "kernel_kind": k.kind, "line": int(line), "access": how, "pointer": ptr,

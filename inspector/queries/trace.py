@@ -22,6 +22,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from .. import explain as words
+from .. import ids
 from ..errors import UsageError
 from ..logparse import LogReport, parse_log
 from ..model import Assertion, CallSite, Kernel, Model
@@ -253,7 +254,7 @@ def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True,
     g = pkg.graph_of(m)
     sites = [c for c in m.calls if c.kind == "kernel" and c.target == k.name]
     site = sites[0] if sites else None
-    call_node = f"call:{site.line}" if site else None
+    call_node = ids.call(site.line) if site else None
     static = static_bound(a.bound_expr) if a.bound_expr is not None else None
     bound = None if static is not None else bound_chain(m, g, k, a, call_node)
     origins = index_origins(m, g, k, a, site) if a.index_var else []
@@ -309,7 +310,7 @@ def _op_of(target: str) -> str:
 
 def _table(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> dict | None:
     """The tensor the checked index reads from: a load whose address uses the index variable."""
-    an = f"assert:{k.name}:{a.line}"
+    an = ids.assertion(k.name, a.line)
     start = next((v for v, _ in edges(g, an, "asserts_on")), None)
     if start is None or call_node is None:
         return None

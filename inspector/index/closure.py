@@ -18,17 +18,39 @@ from ..model import Model
 from ..parse.scan import TOKEN, consumes_comments, declared_name
 
 
+def _tables(ix):
+    """(declared name -> its statements, name -> the statements naming it) of an index; the postings may be
+    built on demand and stop after `HOT` + 1 statements (see `_naming`)."""
+    decls, postings, _ = ix._name_tables()
+    if postings is None:
+        postings = ix._postings()
+    return decls, postings
+
+
+def _naming(ix, postings, name: str) -> list[int]:
+    """Every statement naming ``name``: the postings, or for a name in more than `HOT` statements (an input
+    20,000 launches read) a pass over run_impl, since the postings may hold only the first ones."""
+    from .model_index import HOT
+
+    hit = postings[name]
+    if len(hit) <= HOT:
+        return hit
+    run = ix.wmap.run
+    return [i for i, st in enumerate(run)
+            if st.kind not in (None, "comment") and name in st.text and name in TOKEN.findall(st.text)]
+
+
 def statements_naming(ix, names) -> set[int]:
     """Indices into run_impl of every statement that names one of ``names`` (a token of its text), or a view
     or handle declared from one (``auto tmp_tensor_handle_0 = reinterpret_tensor_wrapper(buf0, …)``: a call
     reading ``tmp_tensor_handle_0_raii`` reads ``buf0``), transitively."""
-    _, postings, _ = ix._name_tables()
+    _, postings = _tables(ix)
     run = ix.wmap.run
     out: set[int] = set()
     seen = set(names)
     work = list(seen)
     while work:
-        for i in postings.get(work.pop(), ()):
+        for i in _naming(ix, postings, work.pop()):
             if i in out:
                 continue
             out.add(i)
@@ -97,7 +119,7 @@ def _declarations(ix, seeds) -> set[int]:
     comments above each included call (`ModelIndex._closure` with the writers' calls left out)."""
     wm = ix.wmap
     run = wm.run
-    decls, postings, _ = ix._name_tables()
+    decls, postings = _tables(ix)
     from .model_index import HOT
 
     included = set(seeds)
@@ -182,7 +204,7 @@ def bounds_model(ix, kernels) -> Model | None:
     from ..parse.message import static_bound
 
     run = ix.wmap.run
-    decls, postings, _ = ix._name_tables()
+    decls, _ = _tables(ix)
     ks, launcher = {}, {}
     for name in kernels:
         if name in ix._kernels or ix.kernel_kind(name) != "triton" or name not in ix.wmap.launchers:

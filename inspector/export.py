@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+from . import ids
 from .minigraph import MultiDiGraph
 
 _SHAPES = {"input": "box", "input_dim": "box", "symbol": "ellipse", "buffer": "cylinder", "kernel": "component",
@@ -66,10 +67,10 @@ def resolve_node(g: MultiDiGraph, thing: str) -> str:
 
     if thing in g:
         return thing
-    tries = [f"kernel:{thing}", f"sym:{thing}", f"buf:{thing}", f"const:{thing}", f"fx:{thing}", f"local:{thing}",
-             f"assert:{thing}"]
+    tries = [ids.kernel(thing), ids.sym(thing), ids.buf(thing), ids.const(thing), ids.fx(thing), ids.local(thing),
+             f"assert:{thing}"]  # (KERNEL:LINE as typed)
     if thing.isdigit():
-        tries.insert(0, f"input:{thing}")
+        tries.insert(0, ids.input_(thing))
     for t in tries:
         if t in g:
             return t
@@ -91,14 +92,8 @@ def resolve_node(g: MultiDiGraph, thing: str) -> str:
                      f"{g.graph.get('model')!r}{hint} (assertions: {', '.join(asserts[:10]) or 'none'})")
 
 
-def neighbourhood(g: MultiDiGraph, thing: str, depth: int = 2, max_nodes: int = 150) -> MultiDiGraph:
-    """The subgraph within ``depth`` edges of ``thing`` (either direction).
-
-    A kernel node ``contains`` all its params and tmps: it is crossed outward only from where the walk
-    starts, so ``--around`` an assertion does not pull in every tmp of its kernel.  At most ``max_nodes``
-    nodes are kept (nearest first): `dot` lays out 150 of them in a fraction of a second, 400 in a few.
-    """
-    start = resolve_node(g, thing)
+def _walk(g: MultiDiGraph, start: str, depth: int, max_nodes: int) -> dict[str, int]:
+    """The nodes within ``depth`` edges of ``start``, nearest first, with their distance (see `neighbourhood`)."""
     seen = {start: 0}
     frontier = [start]
     for d in range(1, depth + 1):
@@ -111,6 +106,90 @@ def neighbourhood(g: MultiDiGraph, thing: str, depth: int = 2, max_nodes: int = 
                     seen[m] = d
                     nxt.append(m)
         frontier = nxt
+    return seen
+
+
+def neighbourhood(g: MultiDiGraph, thing: str, depth: int = 2, max_nodes: int = 150) -> MultiDiGraph:
+    """The subgraph within ``depth`` edges of ``thing`` (either direction).
+
+    A kernel node ``contains`` all its params and tmps: it is crossed outward only from where the walk
+    starts, so ``--around`` an assertion does not pull in every tmp of its kernel.  At most ``max_nodes``
+    nodes are kept (nearest first): `dot` lays out 150 of them in a fraction of a second, 400 in a few.
+    """
+    start = resolve_node(g, thing)
+    seen = _walk(g, start, depth, max_nodes)
     h = g.subgraph(seen).copy()
     h.graph.update(around=start, depth=depth, truncated=len(seen) >= max_nodes)
     return h
+
+
+def _crossed(g: MultiDiGraph, start: str, depth: int, max_nodes: int) -> list[str]:
+    """The nodes whose edges `neighbourhood`'s walk follows: nearer than ``depth``, a kernel only at the start."""
+    seen = _walk(g, start, depth, max_nodes)
+    return [n for n, d in seen.items() if d < depth and (n == start or g.nodes[n].get("type") != "kernel")]
+
+
+def _needs(ix, g: MultiDiGraph, nodes) -> tuple[set[str], set[str], set[str]]:
+    """What the full graph may hold beyond a lazy model's around these nodes: (run_impl names whose statements
+    are needed, kernels whose launches are needed, FX nodes whose calls are needed)."""
+    names, kernels, fx = set(), set(), set()
+    for n in nodes:
+        d = g.nodes[n]
+        t = d.get("type")
+        if t in ("input", "symbol", "scalar", "constant", "buffer"):
+            names.add(d["name"])
+            if t == "buffer":
+                names.add(d["name"] + "_handle")
+        elif t in ("kernel", "kernel_param"):
+            kernels.add(d["name"] if t == "kernel" else d["kernel"])
+        elif t == "fx_node":
+            fx.add(d["name"])
+    return names, kernels, fx
+
+
+def neighbourhood_of(pkg, model: str | None, thing: str, depth: int = 2, max_nodes: int = 150) -> MultiDiGraph:
+    """`neighbourhood` of ``thing`` in the model's graph, built from a lazy model that holds the statements
+    naming what the walk crosses (`inspector.index.closure`), not from the whole parse: the same nodes, edges
+    and order as ``neighbourhood(pkg.graph(model), …)``, at the cost of what is near ``thing``.  A thing the
+    lazy model does not name is looked up in the whole graph (for the same error and the same suggestions)."""
+    from .errors import UsageError
+    from .graph import build_graph
+    from .index import closure
+    from .parse.scan import TOKEN
+
+    name = pkg._name(model)
+    if name in pkg._models:  # parsed already (or read from the index cache): nothing to save
+        return neighbourhood(pkg.graph(name), thing, depth, max_nodes)
+    ix = pkg.index(name)
+    if ix.parsed_whole:
+        return neighbourhood(pkg.graph_of(ix.full()), thing, depth, max_nodes)
+    parts = thing.split(":")
+    tokens = set(TOKEN.findall(thing)) - ids.PREFIXES
+    seed_kernels = {t for t in tokens if ix.kernel_kind(t)}
+    seeds = (closure.statements_naming(ix, tokens) | closure.calls_of(ix, seed_kernels)
+             | closure.calls_below_comments_naming(ix, tokens - seed_kernels)  # (`kernel:` resolves first)
+             | closure.calls_at(ix, {int(p) for p in parts if p.isdigit()}))
+    kernels, names, fx = set(seed_kernels), set(tokens), set(tokens)
+    for _ in range(64):
+        m = closure.model_naming(ix, seeds, sorted(kernels, key=ix.kernel_names().index) if kernels else ())
+        g = build_graph(m)
+        try:
+            start = resolve_node(g, thing)
+        except UsageError:
+            break
+        kept = _walk(g, start, depth, max_nodes)
+        more_names, more_kernels, more_fx = _needs(ix, g, _crossed(g, start, depth, max_nodes))
+        # an edge between two kept nodes comes from a statement the model holds, but for `binds` (param ->
+        # value), which any launch of the param's kernel adds: every launch of a kept param's kernel
+        more_kernels |= {g.nodes[n]["kernel"] for n in kept if g.nodes[n].get("type") == "kernel_param"}
+        more_names -= names
+        more_kernels -= kernels
+        more_fx -= fx
+        if not (more_names or more_kernels or more_fx):
+            return neighbourhood(g, thing, depth, max_nodes)
+        names |= more_names
+        kernels |= more_kernels
+        fx |= more_fx
+        seeds |= (closure.statements_naming(ix, more_names) | closure.calls_of(ix, more_kernels)
+                  | closure.calls_below_comments_naming(ix, more_fx))
+    return neighbourhood(pkg.graph(name), thing, depth, max_nodes)

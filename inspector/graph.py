@@ -27,6 +27,7 @@ with ``call``), ``launches`` (call→kernel), ``reads`` (value→call),
 
 from __future__ import annotations
 
+from . import ids
 from .minigraph import MultiDiGraph
 from .model import CallSite, Kernel, Model, TmpDef
 
@@ -37,15 +38,15 @@ def value_node(m: Model, name: str | None) -> str | None:
         return None
     inp = m.input_by_name(name)
     if inp is not None:
-        return f"input:{inp.index}"
+        return ids.input_(inp.index)
     if name in m.symbols:
-        return f"sym:{name}"
+        return ids.sym(name)
     if name in m.locals:
-        return f"local:{name}"
+        return ids.local(name)
     if name in m.constant_bindings:
-        return f"const:{name}"
+        return ids.const(name)
     if name in m.buffers:
-        return f"buf:{name}"
+        return ids.buf(name)
     return None
 
 
@@ -72,29 +73,29 @@ def build_graph(m: Model) -> MultiDiGraph:
     without its import cost; `inspector.export` hands it to networkx for GraphML)."""
     g = MultiDiGraph(model=m.name)
     for inp in m.inputs:
-        g.add_node(f"input:{inp.index}", type="input", name=inp.name, index=inp.index)
+        g.add_node(ids.input_(inp.index), type="input", name=inp.name, index=inp.index)
     for sym in m.symbols.values():
-        g.add_node(f"sym:{sym.name}", type="symbol", name=sym.name, line=sym.line)
+        g.add_node(ids.sym(sym.name), type="symbol", name=sym.name, line=sym.line)
         if sym.alias_of:
-            g.add_edge(f"sym:{sym.name}", f"sym:{sym.alias_of}", kind="aliases")
+            g.add_edge(ids.sym(sym.name), ids.sym(sym.alias_of), kind="aliases")
         elif sym.input is not None and sym.dim is not None:
-            d = f"dim:{sym.input}:{sym.dim}"
+            d = ids.dim(sym.input, sym.dim)
             g.add_node(d, type="input_dim", input=sym.input, dim=sym.dim)
-            g.add_edge(f"input:{sym.input}", d, kind="has_dim")
-            g.add_edge(d, f"sym:{sym.name}", kind="defines")
+            g.add_edge(ids.input_(sym.input), d, kind="has_dim")
+            g.add_edge(d, ids.sym(sym.name), kind="defines")
     for name, expr in m.locals.items():
-        g.add_node(f"local:{name}", type="scalar", name=name, expr=expr.text)
+        g.add_node(ids.local(name), type="scalar", name=name, expr=expr.text)
         for n in expr.names:
             v = value_node(m, n)
-            if v and v != f"local:{name}":
-                g.add_edge(f"local:{name}", v, kind="uses")
+            if v and v != ids.local(name):
+                g.add_edge(ids.local(name), v, kind="uses")
     for name, idx in m.constant_bindings.items():
         c = next((c for c in m.constants if c.index == idx), None)
-        g.add_node(f"const:{name}", type="constant", name=name, fqn=c.fqn if c else None)
+        g.add_node(ids.const(name), type="constant", name=name, fqn=c.fqn if c else None)
     for b in m.buffers.values():
-        g.add_node(f"buf:{b.name}", type="buffer", name=b.name, line=b.line, how=b.kind)
+        g.add_node(ids.buf(b.name), type="buffer", name=b.name, line=b.line, how=b.kind)
         if b.origin and value_node(m, b.origin):
-            g.add_edge(f"buf:{b.name}", value_node(m, b.origin), kind="aliases", line=b.line)
+            g.add_edge(ids.buf(b.name), value_node(m, b.origin), kind="aliases", line=b.line)
     for k in m.kernels.values():
         _add_kernel(g, k)
     for site in m.calls:
@@ -103,10 +104,10 @@ def build_graph(m: Model) -> MultiDiGraph:
 
 
 def _add_kernel(g: MultiDiGraph, k: Kernel):
-    kn = f"kernel:{k.name}"
+    kn = ids.kernel(k.name)
     g.add_node(kn, type="kernel", name=k.name, kind=k.kind, flavor=k.flavor)
     for p in k.params:
-        pn = f"param:{k.name}:{p.name}"
+        pn = ids.param(k.name, p.name)
         g.add_node(pn, type="kernel_param", name=p.name, role=p.role, kernel=k.name)
         g.add_edge(kn, pn, kind="contains")
     params = {p.name for p in k.params}
@@ -115,45 +116,45 @@ def _add_kernel(g: MultiDiGraph, k: Kernel):
         for n in dict.fromkeys(names):
             if n in params:
                 role = k.param(n).role
-                g.add_edge(src, f"param:{k.name}:{n}", kind="loads" if role in ("in", "inout") else "uses")
+                g.add_edge(src, ids.param(k.name, n), kind="loads" if role in ("in", "inout") else "uses")
                 continue
             t = resolve_tmp(k, n, line, scope)
             if t is not None:
-                g.add_edge(src, f"tmp:{k.name}:{t.line}", kind="uses")
+                g.add_edge(src, ids.tmp(k.name, t.line), kind="uses")
 
     for t in k.tmps:
-        tn = f"tmp:{k.name}:{t.line}"
+        tn = ids.tmp(k.name, t.line)
         g.add_node(tn, type="tmp", name=t.name, kernel=k.name, line=t.line, expr=t.expr.text)
         g.add_edge(kn, tn, kind="contains")
     for t in k.tmps:
-        link(f"tmp:{k.name}:{t.line}", t.expr.names, t.line, t.scope)
+        link(ids.tmp(k.name, t.line), t.expr.names, t.line, t.scope)
     for s in k.stores:
-        sn = f"store:{k.name}:{s.line}"
+        sn = ids.store(k.name, s.line)
         g.add_node(sn, type="store", kernel=k.name, line=s.line, ptr=s.ptr)
         if s.ptr in params:
-            g.add_edge(f"param:{k.name}:{s.ptr}", sn, kind="stored_by")
+            g.add_edge(ids.param(k.name, s.ptr), sn, kind="stored_by")
         link(sn, s.value.names, s.line + 0.5, s.scope)
     for a in k.assertions:
-        an = f"assert:{k.name}:{a.line}"
+        an = ids.assertion(k.name, a.line)
         g.add_node(an, type="assertion", kernel=k.name, line=a.line, message=a.message)
         g.add_edge(kn, an, kind="contains")
         if a.index_var:
             t = resolve_tmp(k, a.index_var, a.line, a.scope)
             if t is not None:
-                g.add_edge(an, f"tmp:{k.name}:{t.line}", kind="asserts_on")
+                g.add_edge(an, ids.tmp(k.name, t.line), kind="asserts_on")
             elif a.index_var in params:
-                g.add_edge(an, f"param:{k.name}:{a.index_var}", kind="asserts_on")
+                g.add_edge(an, ids.param(k.name, a.index_var), kind="asserts_on")
         for n in _names(a.bound_expr or ""):
             if n in params:
-                g.add_edge(an, f"param:{k.name}:{n}", kind="bounded_by")
+                g.add_edge(an, ids.param(k.name, n), kind="bounded_by")
 
 
 def _add_call(g: MultiDiGraph, m: Model, site: CallSite):
-    cn = f"{'call' if site.kind == 'kernel' else 'extern'}:{site.line}"
+    cn = ids.site(site.kind, site.line)
     g.add_node(cn, type="call_site" if site.kind == "kernel" else "extern_op", target=site.target, line=site.line)
     for node in site.source_nodes:
-        g.add_node(f"fx:{node}", type="fx_node", name=node)
-        g.add_edge(cn, f"fx:{node}", kind="originates_from")
+        g.add_node(ids.fx(node), type="fx_node", name=node)
+        g.add_edge(cn, ids.fx(node), kind="originates_from")
     if site.kind == "extern":
         for b in site.reads:
             v = value_node(m, b)
@@ -164,7 +165,7 @@ def _add_call(g: MultiDiGraph, m: Model, site: CallSite):
             if v:
                 g.add_edge(cn, v, kind="writes", line=site.line)
         return
-    g.add_edge(cn, f"kernel:{site.target}", kind="launches")
+    g.add_edge(cn, ids.kernel(site.target), kind="launches")
     k = m.kernels.get(site.target)
     names = call_params(m, site)
     for pname, arg in zip(names, site.args):
@@ -172,7 +173,7 @@ def _add_call(g: MultiDiGraph, m: Model, site: CallSite):
         if not v or (k and not k.param(pname)):
             continue
         role = k.param(pname).role if k else "other"
-        g.add_edge(f"param:{site.target}:{pname}", v, kind="binds", call=cn, arg=arg.text)
+        g.add_edge(ids.param(site.target, pname), v, kind="binds", call=cn, arg=arg.text)
         if role in ("in", "inout", "size"):
             g.add_edge(v, cn, kind="reads", line=site.line)
         if role in ("out", "inout"):

@@ -43,6 +43,7 @@ class MultiDiGraph:
         self._attrs: dict = {}
         self._succ: dict = {}
         self._pred: dict = {}
+        self._by_kind: dict = {}  # (node, edge kind) -> its out-edges of that kind, in order
         self.nodes = _Nodes(self._attrs)
 
     # -- building ------------------------------------------------------------------------------
@@ -59,6 +60,7 @@ class MultiDiGraph:
         e = (u, v, dict(attr))
         self._succ[u].append(e)
         self._pred[v].append(e)
+        self._by_kind.setdefault((u, attr.get("kind")), []).append(e)
 
     # -- reading -------------------------------------------------------------------------------
     def __contains__(self, n) -> bool:
@@ -75,6 +77,11 @@ class MultiDiGraph:
 
     def in_edges(self, n, data: bool = False):
         return [e if data else e[:2] for e in self._pred.get(n, ())]
+
+    def out_edges_of_kind(self, n, kind) -> list:
+        """``n``'s out-edges ``(n, v, data)`` whose ``kind`` is ``kind``, in order (a walk's lookup on a node
+        20,000 calls read, without reading them all)."""
+        return self._by_kind.get((n, kind), [])
 
     def edges(self, data: bool = False):
         return [e if data else e[:2] for es in self._succ.values() for e in es]

@@ -42,7 +42,7 @@ def add_parser(sub):
 
 
 def run(a) -> int:
-    from ..export import neighbourhood, to_dot, to_graphml, to_json
+    from ..export import neighbourhood_of, to_dot, to_graphml, to_json
     from ..package import open_package
 
     if a.output:
@@ -51,9 +51,9 @@ def run(a) -> int:
         raise UsageError("--depth must be 0 or more")
     fmt = "json" if a.json else a.format
     with open_package(a.package) as pkg:
-        g = pkg.graph(a.model)
+        # --around: a lazy model grown around the thing until its neighbourhood is complete, not the whole parse
+        g = neighbourhood_of(pkg, a.model, a.around, a.depth) if a.around else pkg.graph(a.model)
         if a.around:
-            g = neighbourhood(g, a.around, a.depth)
             if g.graph["truncated"]:
                 print(f"pt2-inspect: note: kept the {g.number_of_nodes()} nodes nearest {g.graph['around']} "
                       f"(more lie within --depth {a.depth}; a smaller --depth shows all of a nearer ring)", file=sys.stderr)

@@ -342,6 +342,11 @@ class ModelIndex:
         """Every assert of every kernel, found by the scan (nothing parsed)."""
         return self._fact("sites")
 
+    @property
+    def parsed_whole(self) -> bool:
+        """Whether `full` ran on this index (every statement parsed: a lazy answer would save nothing)."""
+        return self._full is not None
+
     def parsed_kernels(self) -> int:
         """How many kernels this index has parsed (or read back from the index cache) so far."""
         return len(self._kernels)

@@ -8,6 +8,7 @@ reported as line 36).  Statements go to ``grammars/triton.lark``.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ..model import Assertion, Coverage, Kernel, KernelParam, Store, TmpDef, param_role
@@ -107,3 +108,61 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
     return k
 
 
+
+
+_PLACEHOLDER = "__pt2_inspect_kernel__"
+
+
+@functools.lru_cache(maxsize=4096)
+def _def_params(text: str) -> tuple | None:
+    r = parse_triton_statement(text, "def_stmt")
+    return tuple(r[2]) if r and r[1] == _PLACEHOLDER else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _assert_call(text: str):
+    r = parse_triton_statement(text, "call_stmt")
+    if not r or r[1] != "tl.device_assert" or len(r[2]) < 2:
+        return None
+    return r[2][0].text, r[2][1].text.strip("\"'")
+
+
+_check_message = functools.lru_cache(maxsize=4096)(parse_check_message)  # look-alike kernels share messages
+
+
+def parse_triton_contract(name: str, lines: list[str], source_file: str, first_line: int, assert_at,
+                          line_base: int = 1) -> Kernel:
+    """The parameters and assertions of one Triton kernel, as `parse_triton_source` reads them, and nothing
+    else (no tmps, stores or loads): what a bound chain needs (`check` on 20,000 kernels).  ``assert_at``:
+    indices into ``lines`` of its ``tl.device_assert(`` lines (the scan knows them).  Statements are read
+    by text (a kernel's name is replaced in its ``def`` line), so look-alike kernels parse once."""
+    k = Kernel(name=name, kind="triton", flavor=kernel_flavor(name, None), source_file=source_file,
+               first_line=first_line, line_base=line_base, source_count=len(lines))
+    def_at = None
+    for idx, raw in enumerate(lines):
+        s = raw.strip()
+        if s.startswith("def "):
+            r = _def_params(s.replace(name, _PLACEHOLDER, 1))
+            if r is not None:
+                k.params = [KernelParam(name=p, position=i, role=param_role(p, ann), ctype=ann)
+                            for i, (p, ann) in enumerate(r)]
+                def_at = idx
+                break
+    if def_at is None:
+        return k
+    for idx in assert_at:
+        if idx <= def_at:
+            continue
+        s = lines[idx].strip()
+        if s.startswith("'''") or not s.startswith("tl.device_assert("):
+            continue
+        r = _assert_call(s)
+        if r is None:
+            continue
+        condition, msg = r
+        cm = _check_message(msg)
+        k.assertions.append(Assertion(
+            kernel=name, line=idx + line_base, message=msg,
+            index_var=cm.index_var if cm else None, bound_expr=cm.bound if cm else None,
+            lower_bound=cm.lower if cm else None, condition=condition, wrapper_line=first_line + idx))
+    return k

@@ -10,15 +10,15 @@ import operator
 import re
 from dataclasses import asdict, dataclass, field
 
+from .. import ids
 from ..errors import UsageError
 from ..model import Model
+from ..naming import dtype_name, root_symbol
 from ..package import Package
 from ..parse.message import static_bound
 
 _SPEC = re.compile(r"^\s*(?P<who>[^=\s]+)\s*=\s*(?P<dtype>[A-Za-z]\w*)?\s*(?:\[(?P<shape>[^\]]*)\])?"
                    r"\s*(?:stride\s*\[(?P<stride>[^\]]*)\])?\s*(?:@\s*(?P<device>[\w:]+))?\s*$")
-_DTYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32",
-                  "short": "int16", "bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
 
 
 @dataclass
@@ -60,7 +60,7 @@ def parse_spec(text: str) -> InputSpec:
     if not m:
         raise UsageError(f"--input {text!r}: expected POSITION_OR_NAME=DTYPE[d0,d1,...]@DEVICE, e.g. 1=float32[0,32]@cuda")
     dtype = m.group("dtype")
-    dtype = _DTYPE_ALIASES.get(dtype, dtype) if dtype else None
+    dtype = dtype_name(dtype)
     return InputSpec(who=m.group("who"), dtype=dtype, shape=_ints(m.group("shape"), "sizes", text),
                      stride=_ints(m.group("stride"), "strides", text), device=m.group("device"))
 
@@ -81,7 +81,7 @@ def parse_inputs_json(text: str) -> list[InputSpec]:
             raise UsageError(f"--inputs-json: item {i} is not an object")
         try:
             out.append(InputSpec(who=str(x.get("input", x.get("name", i))),
-                                 dtype=_DTYPE_ALIASES.get(x.get("dtype"), x.get("dtype")),
+                                 dtype=dtype_name(x.get("dtype")),
                                  shape=[int(v) for v in x["shape"]] if x.get("shape") is not None else None,
                                  stride=[int(v) for v in x["stride"]] if x.get("stride") is not None else None,
                                  device=x.get("device")))
@@ -125,10 +125,7 @@ def evaluate(expr: str, values: dict[str, int]) -> int | None:
 
 
 def _root(m: Model, name):
-    sym = m.symbols.get(str(name))
-    while sym is not None and sym.alias_of and sym.alias_of in m.symbols:
-        sym = m.symbols[sym.alias_of]
-    return sym
+    return root_symbol(m.symbols, name)
 
 
 def _cite(inp, kind: str, dim: int | None = None) -> str:
@@ -254,25 +251,57 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
     return res
 
 
+def _first_launches(m: Model) -> dict:
+    """kernel -> its first launch in run_impl (a `CallSite`)."""
+    first = {}
+    for c in m.calls:
+        if c.kind == "kernel":
+            first.setdefault(c.target, c)
+    return first
+
+
+def _holds_bound_args(m: Model) -> bool:
+    """Whether every argument a non-constant bound reads at a kernel's first launch is a value ``m`` holds
+    (a `bounds_model` holds scalars, not buffers: a bound on a buffer argument needs the slice)."""
+    from ..graph import call_params, value_node
+
+    first = _first_launches(m)
+    for k in m.kernels.values():
+        bounds = [a.bound_expr for a in k.assertions if a.bound_expr and static_bound(a.bound_expr) is None]
+        site = first.get(k.name)
+        if not bounds or site is None:
+            continue
+        args = dict(zip(call_params(m, site), site.args))
+        for n in {n for b in bounds for n in re.findall(r"[A-Za-z_]\w*", b)}:
+            arg = args.get(n) if k.param(n) else None
+            if arg is not None and arg.base and value_node(m, arg.base) is None:
+                return False
+    return True
+
+
 def _predict(pkg: Package, m: Model, sym_values: dict[str, int], dims: dict[tuple[int, int], int]) -> list[dict]:
     """Assertions whose bound these sizes make 0 or negative, and unchecked indirect loads from an empty table.
 
     The asserts are read in a slice of the kernels that hold one (the scan knows which); the unchecked
     loads need every kernel, so the whole model is parsed only when a given dim is 0."""
-    from .suspects import unchecked_indirect
+    from ..index.closure import bounds_model
+    from .suspects import model_suspects
     from .walk import bound_chain
 
     ix = pkg.index(m.name)
     asserting = list(dict.fromkeys(s.kernel for s in ix.assert_sites()))
-    m = ix.slice(kernels=asserting) if asserting else m
+    if asserting:
+        light = None if m.name in pkg._models or ix.parsed_whole else bounds_model(ix, asserting)
+        m = light if light is not None and _holds_bound_args(light) else ix.slice(kernels=asserting)
     g = pkg.graph_of(m)
     out = []
+    first = _first_launches(m)
     for k in m.kernels.values():
-        site = next((c for c in m.calls if c.kind == "kernel" and c.target == k.name), None)
+        site = first.get(k.name)
         for a in k.assertions:
             if not a.bound_expr or static_bound(a.bound_expr) is not None:
                 continue
-            chain = bound_chain(m, g, k, a, f"call:{site.line}" if site else None)
+            chain = bound_chain(m, g, k, a, ids.call(site.line) if site else None)
             if chain is None:
                 continue
             vals = {}
@@ -289,8 +318,7 @@ def _predict(pkg: Package, m: Model, sym_values: dict[str, int], dims: dict[tupl
                                    f"fails `0 <= {a.index_var} < {v}` once {k.name} runs a non-empty grid"})
     if not any(v == 0 for v in dims.values()):
         return out
-    m = pkg.model(m.name)
-    for s in unchecked_indirect(m, pkg.graph_of(m)):
+    for s in model_suspects(pkg, m.name):
         t = s.get("table") or {}
         empty = [d for (i, d), v in dims.items() if i == t.get("index") and v == 0] if t.get("kind") == "input" else []
         if empty:

@@ -5,38 +5,10 @@ from __future__ import annotations
 import re
 
 from ..model import CallSite, Kernel, Model
+from ..naming import kernel_ops
 
-# ATen op names that contain "_", so a fused kernel name splits into the right ops.
-_MULTI_WORD_OPS = sorted({
-    "index_copy", "index_add", "index_put", "index_select", "index_fill", "zeros_like", "ones_like", "full_like",
-    "empty_like", "rand_like", "native_layer_norm", "layer_norm", "group_norm", "batch_norm", "native_batch_norm",
-    "scatter_add", "scatter_reduce", "scatter_reduce_two", "embedding_bag", "embedding_dense_backward",
-    "masked_fill", "masked_scatter", "masked_select", "where_self", "log_softmax", "_softmax", "_log_softmax",
-    "logical_and", "logical_or", "logical_not", "bitwise_and", "bitwise_or", "bitwise_not", "floor_divide",
-    "true_divide", "remainder", "clamp_min", "clamp_max", "_to_copy", "slice_scatter", "select_scatter",
-    "constant_pad_nd", "reflection_pad2d", "repeat_interleave", "unsafe_index", "_unsafe_index",
-    "_unsafe_index_put", "scaled_dot_product", "avg_pool2d", "max_pool2d", "adaptive_avg_pool2d", "rsqrt",
-    "new_zeros", "new_ones", "new_empty", "split_with_sizes", "_native_batch_norm_legit_no_training",
-}, key=len, reverse=True)
-
-
-def split_fused_name(name: str) -> list[str]:
-    """``cpp_fused_ge_index_index_copy_mul_sub_where_zeros_like_0`` -> [ge, index, index_copy, mul, sub, where, zeros_like]."""
-    s = re.sub(r"^(cpp_fused_|triton_(poi|red|per|tem|for)_fused_|triton_(poi|red|per|tem|for)_|cpp_)", "", name)
-    s = re.sub(r"_\d+$", "", s)
-    out = []
-    while s:
-        s = s.lstrip("_")
-        for op in _MULTI_WORD_OPS:
-            if s == op or s.startswith(op + "_"):
-                out.append(op)
-                s = s[len(op):]
-                break
-        else:
-            head, _, s = s.partition("_")
-            if head:
-                out.append(head)
-    return out
+# The rule lives in `inspector.naming`; the old name stays for `inspector.trace`'s callers.
+split_fused_name = kernel_ops
 
 
 def extern_op_name(target: str) -> str:

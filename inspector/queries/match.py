@@ -7,6 +7,7 @@ import re
 
 from ..logparse import NoticedCall, ReportedAssert
 from ..model import CallSite, Model
+from ..naming import strip_overload
 from ..package import Package
 from .fused import extern_op_name
 
@@ -155,7 +156,7 @@ def extern_sites_for_aten(pkg: Package, r: ReportedAssert, model: str | None) ->
 
     def launches_one(st, target):
         op = extern_op_name(target)
-        base = re.sub(r"_(out|two_out|two|default)$", "", op)
+        base = strip_overload(op)
         return base in ops or op in ops or base.lstrip("_") in ops
 
     out = []
@@ -174,7 +175,7 @@ DIM_ARG = {"gather": 1, "scatter": 1, "scatter_add": 1, "scatter_reduce": 1, "in
 
 def indexed_dim(site: CallSite) -> int:
     """The dimension of the table an extern op indexes: its `dim` argument when it has one, else 0."""
-    op = re.sub(r"_(out|two_out|two|default)$", "", extern_op_name(site.target))
+    op = strip_overload(extern_op_name(site.target))
     pos = DIM_ARG.get(op)
     if pos is None:
         return 0
@@ -189,7 +190,7 @@ def indexed_dim(site: CallSite) -> int:
 
 def index_args(site: CallSite) -> tuple[str | None, list[str]]:
     """(table argument, index arguments) of an extern call, by its op's schema when known."""
-    op = re.sub(r"_(out|two_out|two|default)$", "", extern_op_name(site.target))
+    op = strip_overload(extern_op_name(site.target))
     bases = [a.base for a in site.args]
     pos = INDEXING_OPS.get(op) or INDEXING_OPS.get(op.lstrip("_"))
     if site.target.endswith("_out") and not site.target.startswith(("aoti_torch_cpu__embedding_bag",)) and pos:

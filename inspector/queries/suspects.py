@@ -4,49 +4,59 @@ bounds assert on it.  These are the illegal-memory-access suspects (packages com
 
 from __future__ import annotations
 
+import functools
 import re
 
+from .. import ids
 from ..graph import resolve_tmp
 from ..model import Kernel, Model
-from .walk import edges, walk_kernel, dedupe
+from .walk import dedupe, edges, value_table, walk_kernel
 
 _PTR = re.compile(r"\b((?:in_out_ptr|in_ptr|out_ptr)\d+)\b")
 
 
-def _balanced(text: str, i: int, open_: str, close: str) -> str:
-    depth, j = 0, i
-    while j < len(text):
+_WS = re.compile(r"\s*")
+_PLUS = re.compile(r"\s*\+\s*(static_cast<[\w:]+>\s*)?")
+_WORD = re.compile(r"[\w.]+")
+
+
+def _balanced(text: str, i: int, open_: str, close: str) -> tuple[str, bool]:
+    """The text inside the bracket at ``i`` and whether it closes (else the rest of ``text``)."""
+    depth = 0
+    for j in range(i, len(text)):
         c = text[j]
         if c == open_:
             depth += 1
         elif c == close:
             depth -= 1
             if depth == 0:
-                return text[i + 1:j]
-        j += 1
-    return text[i + 1:]
+                return text[i + 1:j], True
+    return text[i + 1:], False
+
+
+def _accesses(text: str) -> list[tuple[str, str, bool]]:
+    """(pointer, address text, whether its bracket closes in ``text``) for each access `addresses` reads."""
+    out = []
+    for m in _PTR.finditer(text):
+        j = _WS.match(text, m.end()).end()
+        if j < len(text) and text[j] == "[":
+            out.append((m.group(1), *_balanced(text, j, "[", "]")))
+            continue
+        mm = _PLUS.match(text, m.end())
+        if mm:
+            j = mm.end()
+            if j < len(text) and text[j] == "(":
+                out.append((m.group(1), *_balanced(text, j, "(", ")")))
+            else:
+                tok = _WORD.match(text, j)
+                if tok:
+                    out.append((m.group(1), tok.group(0), tok.end() < len(text)))
+    return out
 
 
 def addresses(text: str) -> list[tuple[str, str]]:
     """(pointer, address text) for each ``ptr[addr]``, ``ptr + (addr)``, ``ptr + static_cast<…>(addr)``."""
-    out = []
-    for m in _PTR.finditer(text):
-        rest = text[m.end():]
-        lead = len(rest) - len(rest.lstrip())
-        j = m.end() + lead
-        if j < len(text) and text[j] == "[":
-            out.append((m.group(1), _balanced(text, j, "[", "]")))
-            continue
-        mm = re.match(r"\s*\+\s*(static_cast<[\w:]+>\s*)?", text[m.end():])
-        if mm:
-            j = m.end() + mm.end()
-            if j < len(text) and text[j] == "(":
-                out.append((m.group(1), _balanced(text, j, "(", ")")))
-            else:
-                tok = re.match(r"[\w.]+", text[j:])
-                if tok:
-                    out.append((m.group(1), tok.group(0)))
-    return out
+    return [(p, a) for p, a, _ in _accesses(text)]
 
 
 def _data_dependent(g, node: str) -> bool:
@@ -82,7 +92,7 @@ def copies(g, v: str, k: Kernel | None = None) -> list[str]:
             names = {n for n in re.findall(r"\btmp\d+\b", _body(k, line)) if t is None or n != t.name}
             if t is not None and len(names) == 1 and not _PTR.search(_body(k, line)):
                 d = resolve_tmp(k, names.pop(), line, t.scope)
-                nxt = [f"tmp:{k.name}:{d.line}"] if d is not None else []
+                nxt = [ids.tmp(k.name, d.line)] if d is not None else []
         if len(nxt) != 1 or not nxt[0].startswith("tmp:") or nxt[0] in out:
             return out
         v = nxt[0]
@@ -94,19 +104,20 @@ def _checked(g, k: Kernel) -> set[str]:
     ``tmp11 = tmp10``): a CPU kernel asserts on the copy and indexes with the original."""
     out = set()
     for a in k.assertions:
-        for v, _ in edges(g, f"assert:{k.name}:{a.line}", "asserts_on"):
+        for v, _ in edges(g, ids.assertion(k.name, a.line), "asserts_on"):
             out.update(copies(g, v, k))
     return out
 
 
-def unchecked_indirect(m: Model, g) -> list[dict]:
-    """Every kernel access whose address holds a tensor-read value that no assertion of the kernel checks."""
-    from .trace import _value_table  # the table description is shared with trace-assert
-
+def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
+    """Every kernel access whose address holds a tensor-read value that no assertion of the kernel checks
+    (in the kernels ``only`` names, when given: a slice also holds the writers its walks need)."""
     out = []
     for k in m.kernels.values():
+        if only is not None and k.name not in only:
+            continue
         site = next((c for c in m.calls if c.kind == "kernel" and c.target == k.name), None)
-        call_node = f"call:{site.line}" if site else None
+        call_node = ids.call(site.line) if site else None
         checked = _checked(g, k)
         # The kernel's own lines: expression texts may be cut short by the grammar (vectorized loads), and a
         # vectorized gather spans a lambda (`auto tmp2 =\n[&]\n{ … in_ptr1[tmp1[x1_inner] + …] … }\n();`).
@@ -122,14 +133,14 @@ def unchecked_indirect(m: Model, g) -> list[dict]:
                     t = resolve_tmp(k, name, line, scope)
                     if t is None:
                         continue
-                    tn = f"tmp:{k.name}:{t.line}"
+                    tn = ids.tmp(k.name, t.line)
                     if tn in checked or not _data_dependent(g, tn):
                         continue
                     origins = []
                     walk_kernel(m, g, k, tn, site, [name], origins, set(), 0)
                     origins = dedupe(origins)
-                    bind = next(edges(g, f"param:{k.name}:{ptr}", "binds", call_node), None) if call_node else None
-                    table = _value_table(m, g, bind[0], ptr, bind[1].get("arg")) if bind else None
+                    bind = next(edges(g, ids.param(k.name, ptr), "binds", call_node), None) if call_node else None
+                    table = value_table(m, g, bind[0], ptr, bind[1].get("arg")) if bind else None
                     out.append({
                         "kernel": k.name, "kernel_kind": k.kind, "line": int(line), "access": how, "pointer": ptr,
                         "address": addr.strip(), "index_var": name, "table": table,
@@ -146,3 +157,109 @@ def unchecked_indirect(m: Model, g) -> list[dict]:
     return sorted(uniq.values(), key=lambda s: (not any(o["input"] is not None for o in s["index_origin"]),
                                                 not any(o["constant"] for o in s["index_origin"]),
                                                 s["launched_at"] or 10**9, s["line"]))
+
+
+# -- lazily: only the kernels whose raw text may hold an unchecked indirect access are parsed -------------
+
+_TMP = re.compile(r"\btmp\d+\b")
+_FIRST_ASSIGN = re.compile(r"(?<![=<>!])=(?!=)")
+
+
+def _assigned(line: str) -> set[str]:
+    """The tmps ``line`` may define: those it names before its first ``=`` (over-counting is safe)."""
+    m = _FIRST_ASSIGN.search(line)
+    return set(_TMP.findall(line, 0, m.start())) if m else set()
+
+
+@functools.lru_cache(maxsize=4096)
+def _assert_index_var(text: str) -> str | None:
+    """The index a ``tl.device_assert(…, "…")`` line checks, read as `inspector.parse.triton` reads it."""
+    from ..parse.message import parse_check_message
+    from ..parse.triton import parse_triton_statement
+
+    r = parse_triton_statement(text, "call_stmt")  # no coverage: a probe, not the kernel's parse
+    if not r or r[1] != "tl.device_assert" or len(r[2]) < 2:
+        return None
+    cm = parse_check_message(r[2][1].text.strip("\"'"))
+    return cm.index_var if cm else None
+
+
+def _triton_needs_parse(lines: list[str], assert_at: list[int]) -> bool:
+    """From a Triton kernel's raw lines: may `unchecked_indirect` find an access in it?  False only when every
+    tmp an address names is defined on one line and asserted on a later one (so the whole parse marks it
+    checked); anything less certain is True (the kernel is parsed and asked).  A Triton statement is one
+    line, so addresses are read line by line; one that does not close on its line makes the kernel parsed."""
+    names: set[str] = set()
+    for line in lines:
+        if "ptr" in line and "tmp" in line:
+            for _, addr, closed in _accesses(line):
+                if not closed:
+                    return True
+                names.update(_TMP.findall(addr))
+    if not names:
+        return False
+    defs: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        if "=" in line and "tmp" in line:
+            for n in _assigned(line) & names:
+                defs.setdefault(n, []).append(i)
+    for n in names:
+        at = defs.get(n, [])
+        if len(at) != 1:
+            return True
+        if not any(j > at[0] and _assert_index_var(lines[j].strip()) == n for j in assert_at):
+            return True
+    return False
+
+
+def suspect_kernels(ix) -> list[str]:
+    """The kernels of a model (wrapper order) whose raw text, as the scan holds it, may hold an unchecked
+    indirect access: every CPU kernel with an indirect-looking address, the Triton kernels with an address
+    made from a tmp no assert certainly checks.  No kernel is parsed."""
+    out = []
+    for name in ix.kernel_names():
+        kind = ix.kernel_kind(name)
+        if kind == "triton":
+            r = ix.wmap.launchers.get(name)
+            if r is None or r.triton is None:
+                continue
+            start, end = r.triton
+            if _triton_needs_parse(ix.wmap.lines[start:end], [j - start for j in r.asserts]):
+                out.append(name)
+        else:
+            start, end, _ = ix.cpp_regions[name]
+            text = " ".join(ix.cpp_lines[start:end])
+            if "tmp" in text and any(_TMP.search(addr) for _, addr in addresses(text)):
+                out.append(name)
+    return out
+
+
+def model_suspects(pkg, name: str) -> list[dict]:
+    """``unchecked_indirect`` of model ``name``, the same list, from a slice of the kernels `suspect_kernels`
+    names (and the writers their walks follow) instead of the whole parse."""
+    if name in pkg._models:  # parsed already: nothing to save
+        return unchecked_indirect(pkg.model(name), pkg.graph(name))
+    ix = pkg.index(name)
+    if ix.parsed_whole:
+        return unchecked_indirect(ix.full(), pkg.graph_of(ix.full()))
+    kernels = suspect_kernels(ix)
+    if not kernels:
+        return []
+    m = ix.slice(kernels=kernels)
+    return unchecked_indirect(m, pkg.graph_of(m), only=set(kernels))
+
+
+def first_kernel_names(pkg, name: str, n: int) -> list[str]:
+    """``list(pkg.model(name).kernels)[:n]`` without the whole parse (a CPU region no rule reads is no kernel)."""
+    if name in pkg._models:
+        return list(pkg.model(name).kernels)[:n]
+    ix = pkg.index(name)
+    if ix.parsed_whole:
+        return list(ix.full().kernels)[:n]
+    out = []
+    for k in ix.kernel_names():
+        if len(out) >= n:
+            break
+        if ix.kernel(k) is not None:
+            out.append(k)
+    return out

@@ -22,17 +22,21 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from .. import explain as words
+from .. import ids
 from ..errors import UsageError
 from ..logparse import LogReport, parse_log
 from ..model import Assertion, CallSite, Kernel, Model
+from ..naming import root_symbol
 from ..package import Package
 from ..parse.message import static_bound
 from .fused import extern_op_name, source_nodes
 from .match import (CANDIDATES, assertions_where, extern_calls, extern_sites_for_aten, find_for_report, index_args, message_in,
                     norm_msg, site_for_noticed)
-from .walk import BoundChain, BoundTerm, IndexOrigin, InputRef, bound_chain, edges, index_origins, value_origins
+from .walk import (BoundChain, BoundTerm, IndexOrigin, InputRef, bound_chain, edges, index_origins, value_origins,
+                   value_table)
 
 GUARD_NOTE = words.GUARD_NOTE
+_value_table = value_table  # its old name (it moved to `walk`, which `suspects` imports without a circle)
 
 
 @dataclass
@@ -250,7 +254,7 @@ def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True,
     g = pkg.graph_of(m)
     sites = [c for c in m.calls if c.kind == "kernel" and c.target == k.name]
     site = sites[0] if sites else None
-    call_node = f"call:{site.line}" if site else None
+    call_node = ids.call(site.line) if site else None
     static = static_bound(a.bound_expr) if a.bound_expr is not None else None
     bound = None if static is not None else bound_chain(m, g, k, a, call_node)
     origins = index_origins(m, g, k, a, site) if a.index_var else []
@@ -306,7 +310,7 @@ def _op_of(target: str) -> str:
 
 def _table(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> dict | None:
     """The tensor the checked index reads from: a load whose address uses the index variable."""
-    an = f"assert:{k.name}:{a.line}"
+    an = ids.assertion(k.name, a.line)
     start = next((v for v, _ in edges(g, an, "asserts_on")), None)
     if start is None or call_node is None:
         return None
@@ -319,24 +323,7 @@ def _table(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> dict 
             bind = next(edges(g, p, "binds", call_node), None)
             if bind is None:
                 continue
-            return _value_table(m, g, bind[0], g.nodes[p]["name"], bind[1].get("arg"))
-    return None
-
-
-def _value_table(m: Model, g, v: str, param: str | None, arg: str | None) -> dict | None:
-    node = g.nodes[v]
-    t = node.get("type")
-    if t == "constant":
-        c = m.constant_by_name(node["name"]) or next(
-            (c for c in m.constants if c.index == m.constant_bindings.get(node["name"])), None)
-        return {"kind": "constant", "name": node["name"], "fqn": node.get("fqn"),
-                "rows": c.shape[0] if c and c.shape else None, "param": param, "arg": arg}
-    if t == "input":
-        inp = next(i for i in m.inputs if i.index == node["index"])
-        return {"kind": "input", "name": inp.name, "index": inp.index, "rows": inp.shape[0] if inp.shape else None,
-                "param": param, "arg": arg}
-    if t == "buffer":
-        return {"kind": "buffer", "name": node["name"], "param": param, "arg": arg}
+            return value_table(m, g, bind[0], g.nodes[p]["name"], bind[1].get("arg"))
     return None
 
 
@@ -392,9 +379,7 @@ def _extern_bound(m: Model, table: dict | None, site: CallSite) -> BoundChain | 
     d = indexed_dim(site)
     if inp is None or d >= len(inp.shape):
         return None
-    sym = m.symbols.get(str(inp.shape[d]))
-    while sym is not None and sym.alias_of and sym.alias_of in m.symbols:
-        sym = m.symbols[sym.alias_of]
+    sym = root_symbol(m.symbols, inp.shape[d])
     if sym is None or sym.input is None:
         return None
     owner = next(i for i in m.inputs if i.index == sym.input)
@@ -418,7 +403,7 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
         from ..graph import value_node
 
         v = value_node(m, table_name)
-        table = _value_table(m, g, v, None, table_name) if v else None
+        table = value_table(m, g, v, None, table_name) if v else None
         if table and table["kind"] == "buffer":
             made = [o.input.index for o in value_origins(m, g, table_name, site.line) if o.input]
             table["from_inputs"] = sorted(set(made))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .. import ids
 from ..model import Assertion, CallSite, Kernel, Model
 
 
@@ -50,8 +51,10 @@ class IndexOrigin:
 
 
 def edges(g, node, kind, call=None):
-    for _, v, d in g.out_edges(node, data=True):
-        if d.get("kind") == kind and (call is None or d.get("call") in (None, call)):
+    out = g.out_edges_of_kind(node, kind) if hasattr(g, "out_edges_of_kind") else [
+        e for e in g.out_edges(node, data=True) if e[2].get("kind") == kind]
+    for _, v, d in out:
+        if call is None or d.get("call") in (None, call):
             yield v, d
 
 
@@ -98,7 +101,7 @@ def term_words(t: BoundTerm) -> str:
 
 
 def bound_chain(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> BoundChain | None:
-    an = f"assert:{k.name}:{a.line}"
+    an = ids.assertion(k.name, a.line)
     params = list(dict.fromkeys(v for v, _ in edges(g, an, "bounded_by")))
     if not params:
         return None
@@ -117,7 +120,7 @@ def limit_words(expr: str, terms: list[BoundTerm]) -> str:
 
 
 def index_origins(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -> list[IndexOrigin]:
-    an = f"assert:{k.name}:{a.line}"
+    an = ids.assertion(k.name, a.line)
     start = next((v for v, _ in edges(g, an, "asserts_on")), None)
     if start is None:
         if re.fullmatch(r"[xyzr]\d*(_\w+)?", a.index_var or ""):
@@ -176,13 +179,13 @@ def _accumulator_edges(g, k: Kernel, store_node: str) -> list[tuple]:
         for name in dict.fromkeys(re.findall(r"[A-Za-z_]\w*", mm.group(2))):
             p = k.param(name)
             if p is not None and p.role in ("in", "inout"):
-                out.append((store_node, f"param:{k.name}:{name}", {"kind": "loads"}))
+                out.append((store_node, ids.param(k.name, name), {"kind": "loads"}))
                 continue
             if re.fullmatch(r"tmp\d+", name):
                 scope = next((t.scope for t in k.tmps if t.name == name and t.line < ln), ())
                 t = resolve_tmp(k, name, ln, scope)
                 if t is not None:
-                    out.append((store_node, f"tmp:{k.name}:{t.line}", {"kind": "uses"}))
+                    out.append((store_node, ids.tmp(k.name, t.line), {"kind": "uses"}))
     return out
 
 
@@ -232,7 +235,7 @@ def walk_kernel(m, g, k, start, site, path, out, seen, depth) -> int:
         if site is None:
             out.append(IndexOrigin(input=None, constant=None, path=here, unresolved=f"{k.name} is never called"))
             continue
-        bind = next(edges(g, p, "binds", f"call:{site.line}"), None)
+        bind = next(edges(g, p, "binds", ids.call(site.line)), None)
         if bind is None:
             out.append(IndexOrigin(input=None, constant=None, path=here, unresolved=f"no argument for {g.nodes[p]['name']}"))
             continue
@@ -275,7 +278,7 @@ def follow_value(m, g, v, before_line, path, out, seen, depth):
     k = m.kernels.get(target)
     site = next((c for c in m.calls if c.line == wline), None)
     pname = wdata.get("param")
-    stores = [s for s, _ in edges(g, f"param:{target}:{pname}", "stored_by")] if pname else []
+    stores = [s for s, _ in edges(g, ids.param(target, pname), "stored_by")] if pname else []
     if k is None or not stores:
         # No store parsed: every tensor the writer reads may feed the buffer.
         reads = [u for u, _, d in g.in_edges(wnode, data=True)
@@ -322,3 +325,21 @@ def value_origins(m: Model, g, name: str, before_line: int) -> list[IndexOrigin]
     out: list[IndexOrigin] = []
     follow_value(m, g, v, before_line, [name], out, set(), 0)
     return dedupe(out)
+
+
+def value_table(m: Model, g, v: str, param: str | None, arg: str | None) -> dict | None:
+    """The tensor a pointer argument binds (node ``v``): a constant, an input (rows: its dim 0) or a buffer."""
+    node = g.nodes[v]
+    t = node.get("type")
+    if t == "constant":
+        c = m.constant_by_name(node["name"]) or next(
+            (c for c in m.constants if c.index == m.constant_bindings.get(node["name"])), None)
+        return {"kind": "constant", "name": node["name"], "fqn": node.get("fqn"),
+                "rows": c.shape[0] if c and c.shape else None, "param": param, "arg": arg}
+    if t == "input":
+        inp = next(i for i in m.inputs if i.index == node["index"])
+        return {"kind": "input", "name": inp.name, "index": inp.index, "rows": inp.shape[0] if inp.shape else None,
+                "param": param, "arg": arg}
+    if t == "buffer":
+        return {"kind": "buffer", "name": node["name"], "param": param, "arg": arg}
+    return None

@@ -374,7 +374,7 @@ class IllegalMemoryAccess(Rule):
         return f.rep.has("illegal_memory_access")
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
-        from ..suspects import unchecked_indirect
+        from ..suspects import first_kernel_names, model_suspects
 
         pkg = f.pkg
         d.evidence = _ev([e for e in f.rep.events
@@ -389,11 +389,11 @@ class IllegalMemoryAccess(Rule):
             steps.append(step(say.IMA_GDB, {"OMP_NUM_THREADS": "1"}, "run"))
         steps.append(step(say.IMA_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3"}, "compile"))
         d.suspects = []
-        for m in f.models:  # every kernel: any unchecked load may be the one
-            for s in unchecked_indirect(pkg.model(m.name), pkg.graph(m.name)):
+        for m in f.models:  # any unchecked load may be the one: the kernels whose text may hold one, parsed
+            for s in model_suspects(pkg, m.name):
                 d.suspects.append(dict(s, model=m.name))
         names = list(dict.fromkeys(s["kernel"] for s in d.suspects)) or [
-            k for m in f.models for k in list(pkg.model(m.name).kernels)[:8]]
+            k for m in f.models for k in first_kernel_names(pkg, m.name, 8)]
         steps.append(step(say.IMA_PRINT_SUSPECTS, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3",
                                                    "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": ",".join(names)},
                           "compile"))

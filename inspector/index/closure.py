@@ -1,0 +1,235 @@
+"""Lazy models around a question: the run_impl statements that name some values, and the kernels they launch.
+
+`ModelIndex.slice` follows a trace backwards (the writers of every buffer a call reads).  A neighbourhood
+(`pt2-inspect graph --around`) also needs the readers: every statement that names a value the walk crosses,
+whichever way its edges point.  `model_naming` builds a `Model` from such statements (their declarations
+and the small facts added, as a slice does); `inspector.export.neighbourhood_of` grows it until the graph
+walk crosses no value whose statements are missing.
+
+Only the scan's tables are read (name postings, call targets); the statements included are parsed
+through the index's memoized parser, so a later slice or whole parse in the same process reuses them.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ..model import Model
+from ..parse.scan import TOKEN, consumes_comments, declared_name
+
+
+def _tables(ix):
+    """(declared name -> its statements, name -> the statements naming it) of an index; the postings may be
+    built on demand and stop after `HOT` + 1 statements (see `_naming`)."""
+    decls, postings, _ = ix._name_tables()
+    if postings is None:
+        postings = ix._postings()
+    return decls, postings
+
+
+def _naming(ix, postings, name: str) -> list[int]:
+    """Every statement naming ``name``: the postings, or for a name in more than `HOT` statements (an input
+    20,000 launches read) a pass over run_impl, since the postings may hold only the first ones."""
+    from .model_index import HOT
+
+    hit = postings[name]
+    if len(hit) <= HOT:
+        return hit
+    run = ix.wmap.run
+    return [i for i, st in enumerate(run)
+            if st.kind not in (None, "comment") and name in st.text and name in TOKEN.findall(st.text)]
+
+
+def statements_naming(ix, names) -> set[int]:
+    """Indices into run_impl of every statement that names one of ``names`` (a token of its text), or a view
+    or handle declared from one (``auto tmp_tensor_handle_0 = reinterpret_tensor_wrapper(buf0, …)``: a call
+    reading ``tmp_tensor_handle_0_raii`` reads ``buf0``), transitively."""
+    _, postings = _tables(ix)
+    run = ix.wmap.run
+    out: set[int] = set()
+    seen = set(names)
+    work = list(seen)
+    while work:
+        for i in _naming(ix, postings, work.pop()):
+            if i in out:
+                continue
+            out.add(i)
+            d = declared_name(run[i])
+            if d and d not in seen:
+                seen.add(d)
+                work.append(d)
+    return out
+
+
+def _positions(ix) -> tuple[dict[int, int], dict[str, list[int]]]:
+    """(wrapper line -> index into run_impl, kernel -> indices of its launches), from the scan's call list;
+    built once per index."""
+    got = getattr(ix, "_closure_positions", None)
+    if got is None:
+        at = {st.line: i for i, st in enumerate(ix.wmap.run)}
+        launches: dict[str, list[int]] = {}
+        for st, target, kind in ix.calls():
+            if kind == "kernel" and st.line in at:
+                launches.setdefault(target, []).append(at[st.line])
+        got = ix._closure_positions = (at, launches)
+    return got
+
+
+def calls_of(ix, kernels) -> set[int]:
+    """Indices into run_impl of every launch of ``kernels``."""
+    _, launches = _positions(ix)
+    return {i for k in kernels for i in launches.get(k, ())}
+
+
+def calls_at(ix, lines) -> set[int]:
+    """Indices into run_impl of the statements at these wrapper lines."""
+    at, _ = _positions(ix)
+    return {at[x] for x in lines if x in at}
+
+
+def calls_below_comments_naming(ix, names) -> set[int]:
+    """The calls that take a comment naming one of ``names`` (an FX node in `Source Nodes: [...]`)."""
+    import re
+
+    if not names:
+        return set()
+    wm = ix.wmap
+    run = wm.run
+    comments = getattr(ix, "_closure_comments", None)
+    if comments is None:
+        comments = ix._closure_comments = [i for i, st in enumerate(run) if st.kind == "comment"]
+    named = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")(?!\w)")
+    out: set[int] = set()
+    after = -1
+    for i in comments:
+        if i <= after or not named.search(run[i].text):
+            continue
+        j = i + 1
+        while j < len(run) and not consumes_comments(wm, run[j]):
+            j += 1
+        if j < len(run):
+            out.add(j)
+        after = j
+    return out
+
+
+def _declarations(ix, seeds) -> set[int]:
+    """``seeds`` plus, for every declared name they mention, the earlier statements that declare, allocate or
+    view it (every earlier statement naming it but a launch or an extern op call), transitively; and the
+    comments above each included call (`ModelIndex._closure` with the writers' calls left out)."""
+    wm = ix.wmap
+    run = wm.run
+    decls, postings = _tables(ix)
+    from .model_index import HOT
+
+    included = set(seeds)
+    work = list(included)
+    while work:
+        i = work.pop()
+        for t in set(TOKEN.findall(run[i].text)):
+            if t not in decls:
+                continue
+            cands = decls[t]
+            if len(postings[t]) <= HOT:  # a launch or an extern op that fills a handle (`&buf0_handle`) too
+                own = set(decls[t])
+                cands = [j for j in postings[t] if j in own or not consumes_comments(wm, run[j])
+                         or "&" + t in run[j].text]
+            for j in cands:
+                if j < i and j not in included:
+                    included.add(j)
+                    work.append(j)
+    for i in [i for i in included if consumes_comments(wm, run[i])]:
+        j = i - 1  # the comments since the previous call that took some
+        while j >= 0 and not consumes_comments(wm, run[j]):
+            if run[j].kind == "comment":
+                included.add(j)
+            j -= 1
+    return included
+
+
+def model_naming(ix, seeds: set[int], kernels=()) -> Model:
+    """The model of the statements ``seeds`` (with the declarations of the names they use, the comments above
+    their calls and the small facts), the kernels they launch and ``kernels``."""
+    run = ix.wmap.run
+    around = _declarations(ix, seeds)
+    included = ix._eager_statements() | around
+    targets = [ix.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]
+    names = [n for n in dict.fromkeys([*kernels, *targets]) if n and ix.kernel_kind(n)]
+    return ix._model(included, names, uses=included)
+
+
+_SCALAR_DECL = ("int64_t ", "int32_t ", "const int64_t ", "const int32_t ", "double ", "float ", "bool ")
+
+
+@functools.lru_cache(maxsize=4096)
+def _launcher_param(text: str):
+    from ..parse.wrapper import parse_statement
+
+    return parse_statement(text, "launcher_param")
+
+
+def _contract(ix, name: str):
+    """(kernel, launcher params) with only what a bound chain reads, for a Triton kernel not parsed yet."""
+    from ..dialects import embedded_source
+    from ..model import KernelParam, param_role
+    from ..parse.triton import parse_triton_contract
+
+    wm = ix.wmap
+    r = wm.launchers[name]
+    params = []
+    for i in range(r.start + 1, r.params_end):
+        p = _launcher_param(wm.lines[i].strip())
+        if p:
+            params.append(KernelParam(name=p[1], position=len(params), role=param_role(p[1]), ctype=p[2]))
+    if r.triton is None:
+        from ..model import Kernel
+        from ..parse.scan import kernel_flavor
+
+        k = Kernel(name=name, kind="triton", flavor=kernel_flavor(name, None), source_file=wm.member)
+    else:
+        start, end = r.triton
+        k = parse_triton_contract(name, embedded_source(wm.lines, start, end), wm.member, start + 1,
+                                  [j - start for j in r.asserts], wm.dialect.triton_line_base)
+    if not k.params:
+        k.params = params
+    return k, params
+
+
+def bounds_model(ix, kernels) -> Model | None:
+    """A model for the bound chains of ``kernels``' assertions (`inspector.queries.walk.bound_chain`): the small
+    facts, the launches of the kernels whose bound is not a constant with the scalar declarations they
+    pass, and each Triton kernel read for its parameters and assertions only (`parse_triton_contract`);
+    CPU kernels and kernels parsed already are whole.  Buffers are left out: a caller whose bound reads one
+    takes `ModelIndex.slice` (`inspector.queries.check` checks)."""
+    from ..parse.message import static_bound
+
+    run = ix.wmap.run
+    decls, _ = _tables(ix)
+    ks, launcher = {}, {}
+    for name in kernels:
+        if name in ix._kernels or ix.kernel_kind(name) != "triton" or name not in ix.wmap.launchers:
+            k = ix.kernel(name)
+            if k is None:
+                continue
+            ks[name] = k
+            if name in ix._launcher_params:
+                launcher[name] = ix._launcher_params[name]
+        else:
+            ks[name], launcher[name] = _contract(ix, name)
+    bounded = [n for n, k in ks.items() if any(a.bound_expr and static_bound(a.bound_expr) is None for a in k.assertions)]
+    seeds = calls_of(ix, bounded)
+    included = set(seeds)
+    work = list(included)
+    while work:
+        i = work.pop()
+        for t in set(TOKEN.findall(run[i].text)):
+            for j in decls.get(t, ()):
+                if j < i and j not in included and run[j].text.startswith(_SCALAR_DECL):
+                    included.add(j)
+                    work.append(j)
+    m = ix._model(ix._eager_statements() | included, ())
+    for name, k in ks.items():
+        m.kernels[name] = k
+        if name in launcher:
+            m.launcher_params[name] = launcher[name]
+    return m

@@ -1,0 +1,73 @@
+"""Inductor and ATen naming rules, each written once: op-overload suffixes, fused-kernel name prefixes and
+the multi-word ATen ops a fused name holds, dtype spellings, and symbol aliases.
+
+    >>> strip_overload("aoti_torch_cpu_index_select_out"), kernel_ops("triton_poi_fused_index_select_1")
+    ('aoti_torch_cpu_index_select', ['index_select'])
+"""
+
+from __future__ import annotations
+
+import re
+
+# An extern op's C shim name ends with its overload (`aoti_torch_cpu_scatter_reduce_two_out`).
+_OVERLOAD = re.compile(r"_(out|two_out|two|default)$")
+
+# The prefix of a fused kernel's name before its ops (`triton_poi_fused_`, `cpp_fused_`, …).
+FUSED_PREFIX = re.compile(r"^(cpp_fused_|triton_(poi|red|per|tem|for)_fused_|triton_(poi|red|per|tem|for)_|cpp_)")
+
+# ATen op names that contain "_", so a fused kernel name splits into the right ops (longest first).
+MULTI_WORD_OPS = sorted({
+    "index_copy", "index_add", "index_put", "index_select", "index_fill", "zeros_like", "ones_like", "full_like",
+    "empty_like", "rand_like", "native_layer_norm", "layer_norm", "group_norm", "batch_norm", "native_batch_norm",
+    "scatter_add", "scatter_reduce", "scatter_reduce_two", "embedding_bag", "embedding_dense_backward",
+    "masked_fill", "masked_scatter", "masked_select", "where_self", "log_softmax", "_softmax", "_log_softmax",
+    "logical_and", "logical_or", "logical_not", "bitwise_and", "bitwise_or", "bitwise_not", "floor_divide",
+    "true_divide", "remainder", "clamp_min", "clamp_max", "_to_copy", "slice_scatter", "select_scatter",
+    "constant_pad_nd", "reflection_pad2d", "repeat_interleave", "unsafe_index", "_unsafe_index",
+    "_unsafe_index_put", "scaled_dot_product", "avg_pool2d", "max_pool2d", "adaptive_avg_pool2d", "rsqrt",
+    "new_zeros", "new_ones", "new_empty", "split_with_sizes", "_native_batch_norm_legit_no_training",
+}, key=len, reverse=True)
+
+# What a user may write for a dtype (`check --input 0=half[4]`) -> torch's name.
+DTYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32",
+                 "short": "int16", "bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
+
+
+def strip_overload(op: str) -> str:
+    """``aoti_torch_cpu_index_put_out`` -> ``aoti_torch_cpu_index_put`` (the op without its overload)."""
+    return _OVERLOAD.sub("", op)
+
+
+def kernel_ops(name: str) -> list[str]:
+    """``cpp_fused_ge_index_index_copy_mul_sub_where_zeros_like_0`` -> [ge, index, index_copy, mul, sub, where, zeros_like]."""
+    s = FUSED_PREFIX.sub("", name)
+    s = re.sub(r"_\d+$", "", s)
+    out = []
+    while s:
+        s = s.lstrip("_")
+        for op in MULTI_WORD_OPS:
+            if s == op or s.startswith(op + "_"):
+                out.append(op)
+                s = s[len(op):]
+                break
+        else:
+            head, _, s = s.partition("_")
+            if head:
+                out.append(head)
+    return out
+
+
+def dtype_name(text: str | None) -> str | None:
+    """A user's dtype spelling -> torch's name (unknown spellings pass through)."""
+    return DTYPE_ALIASES.get(text, text) if text else text
+
+
+def root_symbol(symbols: dict, name):
+    """The symbol ``name`` stands for, its aliases followed (``s23 = s2``) while they name a known symbol;
+    None when ``name`` is no symbol."""
+    sym = symbols.get(str(name))
+    seen = set()
+    while sym is not None and sym.alias_of and sym.alias_of in symbols and sym.name not in seen:
+        seen.add(sym.name)
+        sym = symbols[sym.alias_of]
+    return sym

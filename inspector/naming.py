@@ -57,9 +57,24 @@ def kernel_ops(name: str) -> list[str]:
     return out
 
 
+# torch's dtype names (torch.<name>): what a spelling must become to be checked against a package.
+TORCH_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool",
+                "complex64", "complex128", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+                "uint16", "uint32", "uint64")
+
+
 def dtype_name(text: str | None) -> str | None:
-    """A user's dtype spelling -> torch's name (unknown spellings pass through)."""
-    return DTYPE_ALIASES.get(text, text) if text else text
+    """A user's dtype spelling (``float32``, ``torch.int64``, ``long``, ``half``) -> torch's name; an unknown
+    spelling passes through (`known_dtype` says whether it is one)."""
+    if not text:
+        return text
+    t = text.strip()
+    t = t[len("torch."):] if t.startswith("torch.") else t
+    return DTYPE_ALIASES.get(t, t)
+
+
+def known_dtype(name: str | None) -> bool:
+    return name is None or name in TORCH_DTYPES
 
 
 def root_symbol(symbols: dict, name):

@@ -10,6 +10,7 @@ import pytest
 
 import inspector
 from inspector.cli import main
+from inspector.errors import UsageError
 from inspector.queries.check import check, evaluate, parse_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,3 +136,61 @@ def test_compound_bound_fails_only_when_every_term_is_empty():
     assert "ks0 = input 0 dim 0 = 0, ks1 = input 1 dim 0 = 0" in both.predicted_assertions[0]["why"]
     one = _check("cpu/cat_index/cat_index.pt2", "0=float32[0,4]", "1=float32[3,4]", "2=int64[3]")
     assert one.predicted_assertions == [] and [v["kind"] for v in one.violations] == ["range"]
+
+
+# -- issue 14 §2: never "fit" for inputs that break the package's own guards ------------------------------
+
+_S = Path(__file__).resolve().parents[1] / "sample_packages"
+
+
+@pytest.mark.parametrize("name", ["adv_index_2d", "gather_dynamic", "index_put_acc", "scatter_add", "scatter_reduce",
+                                   "topk_gather"])
+def test_a_dim_without_a_symbol_is_checked_against_its_own_guards(name):
+    """CUDA samples whose input has a dim no symbol names (`[?, 4]`: the same size as another input's) are still
+    guarded by check_input_K: a 0 there is a violation, never a fit."""
+    with inspector.open_package(_S / "cuda" / name / f"{name}.pt2") as pkg:
+        m = pkg.index().eager()
+        hits = [(i, d) for i in m.inputs for d, w in enumerate(i.shape) if str(w) == "?"]
+        assert hits, "the sample has a '?' dim (what this test is about)"
+        guarded = [(i, d) for i, d in hits if any(g.dim == d and g.kind == "min" for g in i.guards)]
+        assert guarded
+        for inp, d in guarded:
+            specs = []
+            for j in m.inputs:
+                shape = [0 if (j is inp and k == d) else 4 for k in range(len(j.shape))]
+                specs.append(parse_spec(f"{j.index}={j.dtype}[{','.join(map(str, shape))}]@cuda"))
+            r = check(pkg, specs)
+            assert not r.ok and any(v["kind"] == "range" and v["input"] == inp.index and f"dim {d} is 0" in v["detail"]
+                                    for v in r.violations), r.violations
+
+
+@pytest.mark.parametrize("dtype", ["torch.int64", "long", "int64"])
+def test_torch_spellings_of_a_dtype_are_accepted(dtype):
+    assert parse_spec(f"1={dtype}[3]@cpu").dtype == "int64"
+
+
+def test_an_unknown_dtype_and_a_duplicate_input_are_usage_errors():
+    from inspector.queries.check import parse_inputs_json
+
+    with pytest.raises(UsageError, match="unknown dtype 'floaty'"):
+        parse_spec("0=floaty[3]")
+    with pytest.raises(UsageError, match="given twice"):
+        parse_inputs_json('[{"input": 0, "dtype": "float32"}, {"input": 0, "dtype": "float32"}]')
+    with inspector.open_package(_S / "cpu" / "jagged" / "jagged.pt2") as pkg, pytest.raises(UsageError, match="twice"):
+        check(pkg, [parse_spec("0=float32[10,8]"), parse_spec("arg0_1=float32[10,8]")])
+
+
+def test_inputs_on_two_gpus_are_a_violation():
+    with inspector.open_package(_S / "cuda" / "jagged" / "jagged.pt2") as pkg:
+        r = check(pkg, [parse_spec("0=float32[10,8]@cuda:0"), parse_spec("1=int64[3]@cuda:1")])
+        assert not r.ok and [v["kind"] for v in r.violations] == ["device"] and "cuda:1" in r.violations[0]["detail"]
+        assert check(pkg, [parse_spec("0=float32[10,8]@cuda:1"), parse_spec("1=int64[3]@cuda:1")]).ok
+
+
+def test_torch_2_6_rank_is_not_claimed():
+    """torch 2.6 packages emit no input guards: run_impl reads only dim 0 of a 2-D input, so its rank is unknown;
+    check never says 'expects 1 dim', and never says 'fit' without saying what it could not check."""
+    with inspector.open_package(_S / "cpu-2.6" / "jagged" / "jagged.pt2") as pkg:
+        r = check(pkg, [parse_spec("0=float32[10,8]"), parse_spec("1=int64[3]")])
+        assert r.ok and not r.violations and "not checked" in r.verdict and "rank and dtype" in r.verdict
+        assert not check(pkg, [parse_spec("0=float32[0,8]"), parse_spec("1=int64[3]")]).ok

@@ -17,7 +17,7 @@ from ..naming import dtype_name, root_symbol
 from ..package import Package
 from ..parse.message import static_bound
 
-_SPEC = re.compile(r"^\s*(?P<who>[^=\s]+)\s*=\s*(?P<dtype>[A-Za-z]\w*)?\s*(?:\[(?P<shape>[^\]]*)\])?"
+_SPEC = re.compile(r"^\s*(?P<who>[^=\s]+)\s*=\s*(?P<dtype>[A-Za-z][\w.]*)?\s*(?:\[(?P<shape>[^\]]*)\])?"
                    r"\s*(?:stride\s*\[(?P<stride>[^\]]*)\])?\s*(?:@\s*(?P<device>[\w:]+))?\s*$")
 
 
@@ -61,8 +61,17 @@ def parse_spec(text: str) -> InputSpec:
         raise UsageError(f"--input {text!r}: expected POSITION_OR_NAME=DTYPE[d0,d1,...]@DEVICE, e.g. 1=float32[0,32]@cuda")
     dtype = m.group("dtype")
     dtype = dtype_name(dtype)
+    _known(dtype, f"--input {text!r}")
     return InputSpec(who=m.group("who"), dtype=dtype, shape=_ints(m.group("shape"), "sizes", text),
                      stride=_ints(m.group("stride"), "strides", text), device=m.group("device"))
+
+
+def _known(dtype: str | None, where: str) -> None:
+    from ..naming import TORCH_DTYPES, known_dtype
+
+    if not known_dtype(dtype):
+        raise UsageError(f"{where}: unknown dtype {dtype!r}; one of {', '.join(TORCH_DTYPES)} (torch.int64, long, half… "
+                         "are accepted too)")
 
 
 def parse_inputs_json(text: str) -> list[InputSpec]:
@@ -79,8 +88,12 @@ def parse_inputs_json(text: str) -> list[InputSpec]:
     for i, x in enumerate(items):
         if not isinstance(x, dict):
             raise UsageError(f"--inputs-json: item {i} is not an object")
+        _known(dtype_name(x.get("dtype")), f"--inputs-json: item {i}")
+        who = str(x.get("input", x.get("name", i)))
+        if who in [o.who for o in out]:
+            raise UsageError(f"--inputs-json: input {who} is given twice (items {[o.who for o in out].index(who)} and {i})")
         try:
-            out.append(InputSpec(who=str(x.get("input", x.get("name", i))),
+            out.append(InputSpec(who=who,
                                  dtype=dtype_name(x.get("dtype")),
                                  shape=[int(v) for v in x["shape"]] if x.get("shape") is not None else None,
                                  stride=[int(v) for v in x["stride"]] if x.get("stride") is not None else None,
@@ -173,9 +186,15 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
     dims: dict[tuple[int, int], int] = {}
     pkg_dev = (m.device or "").split(":")[0]
     given = set()
+    unchecked: list[str] = []  # what the package does not record, so could not be checked: never "fits"
+    on_device: dict[int, str] = {}
     for spec in specs:
         idx = _resolve(m, spec, ep)
+        if idx in given:
+            raise UsageError(f"--input {spec.who}: input {idx} is given twice")
         given.add(idx)
+        if spec.device:
+            on_device[idx] = spec.device
         inp = m.inputs[idx]
         label = f"input {idx} ({inp.name}" + (f", `{ep.user_name(idx)}`" if ep and ep.user_name(idx) else "") + ")"
         res.checked.append({"input": idx, "name": inp.name, "user_name": ep.user_name(idx) if ep else None,
@@ -190,18 +209,38 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
                           f"{m.device!r}{_cite(inp, 'device')}): move it with .to('{want_dev}')")
         if spec.dtype and inp.dtype and spec.dtype != inp.dtype:
             bad("dtype", f"is {spec.dtype}; the package expects {inp.dtype}{_cite(inp, 'dtype')}")
+        # A package with no input guards (torch 2.6) records only the dims run_impl reads (`s0 = arg0_1_size[0]`):
+        # its rank is unknown, so only those dims are checked, never the rank.
+        rank_known = bool(inp.guards) or inp.dtype is not None
+        if spec.shape is not None and inp.shape and not rank_known:
+            res.notes.append(f"input {idx}: the package records no rank or dtype for it (no input guards: torch 2.6); "
+                             f"only dims 0..{len(inp.shape) - 1} are checked")
+            unchecked.append(f"input {idx}'s rank and dtype")
         if spec.shape is not None and inp.shape:
-            if len(spec.shape) != len(inp.shape):
+            if len(spec.shape) != len(inp.shape) and (rank_known or len(spec.shape) < len(inp.shape)):
                 bad("rank", f"has {len(spec.shape)} dims {spec.shape}; the package expects {len(inp.shape)} "
                             f"{list(inp.shape)}")
             else:
-                for d, (got, want) in enumerate(zip(spec.shape, inp.shape)):
+                for d, (got, want) in enumerate(zip(spec.shape, inp.shape)):  # zip: the dims both sides know
                     dims[(idx, d)] = got
                     if str(want) == "?" and ep is not None and d < len(ep.user_inputs[idx].shape):
                         want = ep.user_inputs[idx].shape[d]  # the wrapper does not say; the exported program does
                         if str(want) not in m.symbols and not re.fullmatch(r"-?\d+", str(want)):
                             continue
                         res.notes.append(f"input {idx} dim {d}: size {want} taken from the exported program")
+                    if str(want) == "?":  # no symbol names this dim: the input's own guards still bound it
+                        lo = next((int(g.value) for g in inp.guards if g.kind == "min" and g.dim == d), None)
+                        hi = next((int(g.value) for g in inp.guards if g.kind == "max" and g.dim == d), None)
+                        if lo is None and hi is None:
+                            res.notes.append(f"input {idx} dim {d}: no symbol and no guard names it: not checked")
+                            unchecked.append(f"input {idx} dim {d}")
+                        elif (lo is not None and got < lo) or (hi is not None and got > hi):
+                            glines = [g.line for g in inp.guards if g.kind in ("min", "max") and g.dim == d]
+                            empty = " (an empty input)" if got == 0 else ""
+                            bad("range", f"dim {d} is {got}{empty}; the guards of check_input_{idx} allow {lo}..{hi} "
+                                         f"(wrapper.cpp lines {', '.join(map(str, glines))}, which run only with "
+                                         "AOTI_RUNTIME_CHECK_INPUTS=1)")
+                        continue
                     if isinstance(want, int) or re.fullmatch(r"-?\d+", str(want)):
                         if got != int(want):
                             bad("size", f"dim {d} is {got}; the package was compiled for a static {want}{_cite(inp, 'eq', d)}")
@@ -235,13 +274,27 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
                     if w is not None and got != w and not (spec.shape and spec.shape[d] <= 1):
                         bad("stride", f"stride {d} is {got}; the package expects {want}"
                                       + (f" = {w}" if str(w) != str(want) else "") + ": pass x.contiguous()")
+    devs: dict[str, list[int]] = {}
+    for i, dev in on_device.items():
+        if dev.startswith("cuda"):
+            devs.setdefault(dev if ":" in dev else "cuda:0", []).append(i)
+    if len(devs) > 1:
+        first, *others = devs
+        for d in others:
+            for i in devs[d]:
+                res.violations.append({"input": i, "kind": "device", "detail": (
+                    f"input {i} ({m.inputs[i].name}): is on {d} while input {devs[first][0]} is on {first}: one run "
+                    "of the model uses one device; move every input to the same GPU")})
     missing = [i for i in range(len(m.inputs)) if i not in given]
     if missing:
         res.notes.append(f"not given, so not checked: inputs {', '.join(map(str, missing))}")
     res.notes += notes
     res.predicted_assertions = _predict(pkg, m, {k: x[0] for k, x in values.items()}, dims)
     res.ok = not res.violations and not res.predicted_assertions
-    if res.ok:
+    if res.ok and unchecked:
+        res.verdict = (f"no violation in what model {m.name!r} records; not checked (the package does not say): "
+                       + ", ".join(unchecked))
+    elif res.ok:
         res.verdict = f"the {len(given)} given input(s) fit model {m.name!r}"
     else:
         first = (res.violations[0]["detail"] if res.violations else

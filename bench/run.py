@@ -33,9 +33,10 @@ TARGETS = {  # seconds, from issue 7 and issue 13
     "show largest sample (cached)": 0.15, "trace-assert largest sample (cached)": 0.15,
     "show multi-model (cold)": 0.5, "show multi-model (cached)": 0.15, "trace-assert multi-model, one model (cold)": 0.4,
     "trace-assert large (no cache)": 2.0, "trace-assert large (cached)": 0.15, "show --json large (no cache)": 15.0,
-    "show --full large (no cache)": 15.0,
+    "show --full large (no cache)": 15.0, "report --log large (no cache)": 10.0, "graph --around large (no cache)": 10.0,
+    "check, a 0 dim, large (no cache)": 10.0, "diagnose IMA large (no cache)": 10.0,
 }
-MULTI = Path("/work/multi_build/multi_model.deflated.pt2")  # bench/make_multi.py's package (built on a GPU)
+MULTI = ROOT / "bench" / "multi_model.pt2"  # bench/make_multi.py's package (built on a GPU), deflated
 # swin_t's relative-position-index assert: a trace into one model of ten, with no real log
 MULTI_TRACE = ["--model", "swin_t", "--kernel",
                "triton_per_fused__softmax_add_clone_exp_index_permute_prepare_softmax_online_sub_unsqueeze_view_3",
@@ -150,6 +151,16 @@ def main(argv=None) -> int:
         row("show --json large (no cache)", [*tool, "show", str(big), "--json", "--no-cache"], lr, (bpat, bw), warmup=0)
         row("show --full large (no cache)", [*tool, "show", str(big), "--full", "--json", "--no-cache"], lr, (bpat, bw),
             warmup=0)
+        k2 = "triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2"
+        row("report --log large (no cache)", [*tool, "report", str(big), "--log", str(blog), "-o",
+                                              str(a.work / "large-report.html"), "--no-cache"], lr, (bpat, bw), warmup=0)
+        row("graph --around large (no cache)", [*tool, "graph", str(big), "--around", k2, "--json", "--no-cache"], lr,
+            (bpat, bw), warmup=0)
+        row("check, a 0 dim, large (no cache)", [*tool, "check", str(big), "--input", "0=float32[0,8]@cuda", "--input",
+                                                 "1=int64[3]@cuda", "--json", "--no-cache"], lr, (bpat, bw), warmup=0)
+        row("diagnose IMA large (no cache)", [*tool, "diagnose", str(big), "--log",
+                                              str(ROOT / "sample_packages/cuda/jagged/logs/cpu_inputs.log"), "--json",
+                                              "--no-cache"], lr, (bpat, bw), warmup=0)
         row("trace-assert large (cached)", [*tool, "trace-assert", str(big), "--log", str(blog), "--json"], a.runs,
             (bpat, bw))
     if a.weights_mb:

@@ -108,3 +108,13 @@ def silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
+
+
+def host_cpuinfo(arg: str | None) -> str | None:
+    """``--host-cpuinfo``: "auto" as is (the query reads this host's), a file's text, or None."""
+    if not arg or arg == "auto":
+        return arg
+    if not os.path.isfile(arg):
+        raise UsageError(f"--host-cpuinfo {arg}: no such file (give a saved /proc/cpuinfo, or auto)")
+    with open(arg, encoding="utf-8", errors="replace") as f:
+        return f.read()

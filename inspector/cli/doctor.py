@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ._args import command_parser
-from ._io import console
+from ._io import console, host_cpuinfo
 
 HELP = """Read the contract a package carries and check it against where it will run,
 before anything runs. One finding per line, most serious first: error (it will
@@ -55,18 +55,11 @@ def add_parser(sub):
 
 
 def run(a) -> int:
-    import os
 
-    from ..errors import UsageError
     from ..package import open_package
     from ..queries.doctor import doctor
 
-    cpuinfo = a.host_cpuinfo
-    if cpuinfo and cpuinfo != "auto":
-        if not os.path.isfile(cpuinfo):
-            raise UsageError(f"--host-cpuinfo {cpuinfo}: no such file (give a saved /proc/cpuinfo, or auto)")
-        with open(cpuinfo, encoding="utf-8", errors="replace") as f:
-            cpuinfo = f.read()
+    cpuinfo = host_cpuinfo(a.host_cpuinfo)
     with open_package(a.package) as pkg:
         r = doctor(pkg, gpu=a.gpu, host_cpuinfo=cpuinfo, torch=a.torch, weights=a.weights, model=a.model)
     if a.json:

@@ -6,7 +6,7 @@ import json
 import sys
 
 from ._args import command_parser
-from ._io import console
+from ._io import console, host_cpuinfo
 
 HELP = """Run doctor on every .pt2 under the given folders (and the given files), several
 at a time, and print one line per package as it finishes, then a summary:
@@ -36,7 +36,6 @@ def add_parser(sub):
 
 
 def run(a) -> int:
-    import os
 
     from ..errors import UsageError
     from ..queries.doctor import parse_gpu, resolve_release
@@ -46,12 +45,7 @@ def run(a) -> int:
         parse_gpu(a.gpu)  # a usage error now, not once per package
     if a.torch:
         resolve_release(a.torch)
-    cpuinfo = a.host_cpuinfo
-    if cpuinfo and cpuinfo != "auto":
-        if not os.path.isfile(cpuinfo):
-            raise UsageError(f"--host-cpuinfo {cpuinfo}: no such file (give a saved /proc/cpuinfo, or auto)")
-        with open(cpuinfo, encoding="utf-8", errors="replace") as f:
-            cpuinfo = f.read()
+    cpuinfo = host_cpuinfo(a.host_cpuinfo)
     if a.jobs is not None and a.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     paths, missing = find_packages(a.paths)

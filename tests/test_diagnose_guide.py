@@ -113,3 +113,14 @@ def test_printer_blocks_parse():
     assert [(b.kernel, b.arg, b.bad) for b in after if b.bad] == [
         ("cpp_fused_add_log_mul_relu_sum_0", "buf1", "NaN"), ("cpp_fused_add_log_mul_relu_sum_0", "buf2", "NaN")]
     assert all(b.stats.get("Dtype") == "float32" for b in after)
+
+
+def test_the_printers_own_calls_are_not_ops():
+    """A package built with the printer calls aoti_torch_print_tensor_handle around every launch: runtime plumbing,
+    not an extern op (and never an 'unchecked extern call')."""
+    from inspector.summary import summarize
+
+    with inspector.open_package(H / "issue15_cpu213/printer2_cpu/printer2_cpu.pt2") as pkg:
+        d = summarize(pkg).to_dict()
+    text = json.dumps(d)
+    assert "aoti_torch_cpu_addmm_out" in text and "aoti_torch_print_tensor_handle" not in text

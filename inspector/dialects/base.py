@@ -74,7 +74,9 @@ class Dialect:
     # run_impl callees that are runtime plumbing, not graph ops (the unaligned-input copy included)
     runtime_helpers: tuple[str, ...] = ("aoti_torch_get_", "aoti_torch_delete", "aoti_torch_new_tensor_handle",
                                         "aoti_torch_grad_mode", "assert_size_stride", "aoti_torch_check",
-                                        "aoti_torch_clone_preserve_strides")
+                                        "aoti_torch_clone_preserve_strides",
+                                        # the intermediate value printer's own calls (compiled in with it)
+                                        "aoti_torch_print_tensor_handle", "aoti_torch_save_tensor_handle")
     known: bool = True  # False for the fallback: answers may be partial
 
     # -- what a run_impl statement is -------------------------------------------------------

@@ -124,3 +124,26 @@ def test_the_printers_own_calls_are_not_ops():
         d = summarize(pkg).to_dict()
     text = json.dumps(d)
     assert "aoti_torch_cpu_addmm_out" in text and "aoti_torch_print_tensor_handle" not in text
+
+
+def test_a_log_from_another_package_is_said_to_be_one():
+    """cuda/jagged's real log given with cuda/embedding: its Assertion line names a .py this package lacks.  Never
+    'the Assertion line is not in the text' with this package's candidates (issue 15 §3)."""
+    from inspector.queries.trace import trace_assert
+
+    log = (S / "cuda/jagged/error.log").read_text()
+    with inspector.open_package(S / "cuda/embedding/embedding.pt2") as pkg:
+        d = diagnose(pkg, log)
+        assert d.category == "foreign_log" and "another package or build" in d.verdict and not d.candidates
+        t = trace_assert(pkg, log=log)
+        assert not t.matches and not t.candidates and "is not in this package" in t.verdict
+
+
+def test_a_log_from_another_build_of_the_same_model_is_said_to_be_one():
+    """cpu-2.8/jagged's real log (torch 2.8) given with cpu/jagged (torch 2.13): the same check, another kernel
+    name: another build of the same model, and the kernel of this one that holds the same check."""
+    log = (S / "cpu-2.8/jagged/error.log").read_text()
+    with inspector.open_package(S / "cpu/jagged/jagged.pt2") as pkg:
+        d = diagnose(pkg, log)
+    assert d.category == "foreign_log" and "another build of the same model" in d.verdict
+    assert "cpp_fused_ge_index_index_copy_mul_sub_where_zeros_like_0" in d.verdict

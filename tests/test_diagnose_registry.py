@@ -51,7 +51,7 @@ def test_every_category_is_recognised_by_a_pattern():
     from inspector.queries.diagnose.rules import RULES
 
     pointed = {p.category for p in [*P.LOCATED, *P.PATTERNS]}
-    assert set(CATEGORIES) - pointed == {r.category for r in RULES if r.by_package} == {"unknown", "weights_not_loaded"}
+    assert set(CATEGORIES) - pointed == {r.category for r in RULES if r.by_package} == {"unknown", "weights_not_loaded", "foreign_log"}
 
 
 def test_log_hints_are_keyed_by_pattern_names():

@@ -80,7 +80,10 @@ def _other_failure(log: str) -> str | None:
     from ..logs import parse_log
     from ..queries.diagnose.rules import CATEGORIES
 
-    cats = [e.category for e in parse_log(log).events if e.category in CATEGORIES]
+    rep = parse_log(log)
+    if any(r.kind != "message" for r in rep.asserts):  # it holds a located check: an assertion's log after all
+        return None
+    cats = [e.category for e in rep.events if e.category in CATEGORIES]
     return next((c for c in cats if c not in ("index_assert", "extern_op")), None)
 
 

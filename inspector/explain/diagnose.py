@@ -13,6 +13,8 @@ CATEGORY_DOC = {
     "index_assert": "a device assert / CPU check with its line: the full trace-assert answer;",
     "extern_op": "an ATen op called by the wrapper failed (CPU exception at the call, ATen CUDA kernel assert, "
                  "a swallowed ``Exception in aoti_torch``): a trace with kind extern;",
+    "foreign_log": "the log's located check is no assertion of this package: another package, or another build of the "
+                   "same model;",
     "deprecated_api": "torch._export.aot_compile / aot_load;",
     "symbolic_assert": "a runtime assertion on a symbolic size failed (``Expected u0 >= 10 but received 2``): the symbol, "
                        "the input dim or the op behind it;",
@@ -475,3 +477,7 @@ PRINTER_LOCATE = "Find the user's line behind the kernel: `pt2-inspect locate PK
 PRINTER_LEVEL2 = "Recompile with the printer at level 2 to see each kernel's values."
 PRINTER_BEFORE_LAUNCH = ("an output printed before_launch holds whatever memory it got (inf, 3e35): a kernel is "
                          "judged by what it wrote, after_launch")
+
+FOREIGN_LOG = "the log's failing check is not in this package: the log comes from another package or build"
+FOREIGN_STEP = ("Diagnose the log with the package that printed it (its kernel .py / kernel.cpp names are in the log); "
+                "`pt2-inspect show PKG` lists this package's kernels and assertions.")

@@ -166,7 +166,47 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
     if matches:
         res.verdict = matches[0].verdict
         return res
+    if located:  # the log names its check's file and line, and nothing here is it: never guess among ours
+        res.verdict, note = _foreign(pkg, located, model)
+        res.hints.append(note)
+        return res
     return _with_candidates(pkg, res, report, model, message=message)
+
+
+_TMP = re.compile(r"\b(tmp|ks|s|u|x|y|r)\d+\b")
+
+
+def _foreign(pkg, located, model) -> tuple[str, str]:
+    from .kernels import assert_message
+
+    """The log's located checks match no assertion of this package: it comes from another package or build.
+    When an assertion here differs from the log's only in its numbering (tmp9 / tmp12, ks0 / ks1: another torch
+    or config compiled the same model), say which."""
+    from .kernels import assert_message
+
+    def shape(msg: str) -> str:
+        return _TMP.sub(lambda m: m.group(1) + "#", norm_msg(msg))
+
+    want = {shape(r.message) for r in located if r.message}
+    same = []
+    for n in [model] if model else pkg.model_names:
+        for site in pkg.index(n).assert_sites():
+            msg = assert_message(site.text)
+            if msg and shape(msg) in want:
+                same.append((n, site.kernel, site.line, msg))
+    r = located[0]
+    where = f" at {r.file_name}:{r.line}" if r.file else ""
+    said = f"`{r.message}`{where}"
+    if same:
+        n, k, line, msg = same[0]
+        return (f"the log's check {said} is not in this package; {k} line {line} holds the same check up to its "
+                f"numbering (`{msg}`) under another kernel or file name: the log comes from another build of the same "
+                "model (another torch or config)",
+                "trace the log against the package that printed it; the kernel and line numbers of another build "
+                "do not apply to this one")
+    return (f"the log's check {said} is not in this package: the log comes from another package or build",
+            "no assertion, kernel file or kernel name of this package is in the log: check that the log and the "
+            "package belong together")
 
 
 _FRAMING = re.compile(r'Traceback \(most recent call last\):|File ".*", line \d+|frame #\d+:|\^+$')

@@ -210,6 +210,26 @@ class IndexAssert(_Traced):
         return f.trace is not None and f.trace.matches[0].kernel_kind != "extern"
 
 
+class ForeignLog(Rule):
+    """The log names its failing check's file and line, and no assertion of this package is it: the log comes
+    from another package or another build of the same model.  Never answered with this package's candidates."""
+
+    category = "foreign_log"
+    by_package = True
+
+    def claims(self, f: Facts) -> bool:
+        return bool([r for r in f.located if r.kind in ("cuda", "cpu")]) and f.trace is None
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        from ..trace import trace_assert
+
+        t = trace_assert(f.pkg, log=f.log, model=f.model, ep=f.ep)
+        d.verdict = t.verdict or say.FOREIGN_LOG
+        d.evidence = [Evidence(r.first_text, _ASSERT_PATTERN[r.kind]) for r in f.located[:3]]
+        d.notes += t.hints[-1:]
+        d.steps = [step(say.FOREIGN_STEP)]
+
+
 class DeprecatedApi(Rule):
     category = "deprecated_api"
 
@@ -832,7 +852,7 @@ def general_steps(models: list[Model]) -> list[Step]:
 
 
 # The order rules are tried in: a located, traced check first (index_assert and extern_op exclude each other); "unknown" last (it claims every log).
-RULES: list[Rule] = [IndexAssert(), ExternOp(), DeprecatedApi(), SymbolicAssert(), NanInf(), Printer(), Constants(), CustomOp(),
+RULES: list[Rule] = [IndexAssert(), ExternOp(), ForeignLog(), DeprecatedApi(), SymbolicAssert(), NanInf(), Printer(), Constants(), CustomOp(),
                      TorchVersion(), WrongArtifact(), InputCheckRule(), DeviceMismatch(), WeightsNotLoaded(),
                      IllegalMemoryAccess(), DeviceAssert(), Load(), Unknown()]
 CATEGORIES: tuple[str, ...] = tuple(r.category for r in RULES)

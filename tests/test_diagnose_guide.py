@@ -147,3 +147,20 @@ def test_a_log_from_another_build_of_the_same_model_is_said_to_be_one():
         d = diagnose(pkg, log)
     assert d.category == "foreign_log" and "another build of the same model" in d.verdict
     assert "cpp_fused_ge_index_index_copy_mul_sub_where_zeros_like_0" in d.verdict
+
+
+def test_the_first_thread_decides_which_hypothesis_leads():
+    """With a bound of 0 every index fails, thread [0,0,0] of block [0,0,0] too.  Real logs: cuda/jagged (an empty
+    input) prints that thread and leads with the empty input; cuda/bucketize_index (one bucket past the table) and
+    the torch_geometric out-of-range ids do not print it, and lead with the index being too large."""
+    from inspector.queries.trace import trace_assert
+
+    cases = [(S / "cuda/jagged/jagged.pt2", S / "cuda/jagged/error.log", True),
+             (S / "cuda/bucketize_index/bucketize_index.pt2", S / "cuda/bucketize_index/error.log", False),
+             (H / "pyg/gcn/gcn.pt2", H / "pyg/gcn/logs/oob_id.log", False)]
+    for pkg_path, log, empty_first in cases:
+        with inspector.open_package(pkg_path) as pkg:
+            t = trace_assert(pkg, log=log.read_text())
+        v = t.matches[0].verdict
+        assert ("(an empty input) or" in v) == empty_first, (pkg_path, v)
+        assert ("the log shows that one did not" in v) == (not empty_first), (pkg_path, v)

@@ -74,8 +74,9 @@ def computed(o) -> bool:
     return any(p.startswith("buf") or re.fullmatch(r"(in_)?out_ptr\d+", p) for p in o.path)
 
 
-def trace_verdict(t) -> str:
-    """One line: which input holds what, against which limit, checked where."""
+def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
+    """One line: which input holds what, against which limit, checked where.  ``first_thread_failed``: whether the
+    log shows thread [0,0,0] of block [0,0,0] failing (with a bound of 0 every index fails, that one too)."""
     a = t.assertion
     var = a.get("index_var") or "the index"
     inputs = [o.input for o in t.index_origin if o.input]
@@ -98,6 +99,9 @@ def trace_verdict(t) -> str:
             return f"{src} holds values ≥ {lim} (or < 0){', indexing ' + tbl if tbl else ''}; {where}"
         if empty:
             dims = " or ".join(dim_words(x.input) for x in empty)
+            if first_thread_failed is False:
+                return (f"{src or var} is ≥ {lim} (or < 0); not an empty input: were {dims} 0, every index would fail, the "
+                        f"first thread of the first block too, and the log shows that one did not; {where}")
             return (f"{dims} is 0 (an empty input) or {src or var} is ≥ {lim}; the package was exported for "
                     f"{_rng(empty[0])}; {where}")
         return f"{src or var} is ≥ {lim} (or < 0); {where}"
@@ -125,8 +129,9 @@ def _rng(x) -> str:
     return f"{x.min if x.min is not None else '?'}..{x.max if x.max is not None else '?'}"
 
 
-def trace_hypotheses(t, n_sites: int) -> list[str]:
-    """Ranked causes, each stated once, then notes (intermediate buffers, several launches)."""
+def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None) -> list[str]:
+    """Ranked causes, each stated once, then notes (intermediate buffers, several launches).  A log whose first
+    thread did not fail puts a too-large index first: with a bound of 0 every thread fails."""
     out: list[str] = []
     a = t.assertion
     var = a.get("index_var") or "the index"
@@ -160,7 +165,7 @@ def trace_hypotheses(t, n_sites: int) -> list[str]:
                      "AOTI_RUNTIME_CHECK_INPUTS=1 at run time turns this into a clear input error.")
         # A value read straight from an input is the likelier cause; an index computed from other inputs
         # (cumsum, arange) usually goes wrong because a size is 0.
-        first, second = (value, empty) if direct else (empty, value)
+        first, second = (value, empty) if direct or first_thread_failed is False else (empty, value)
         out += [x for x in (first, second) if x]
         if len(t.bound.terms) > 1:
             out.append(f"The limit is {lim}{_numel_words(t.bound.terms, a.get('bound_expr') or '')}: "

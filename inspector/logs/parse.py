@@ -37,6 +37,7 @@ class ReportedAssert:
     line: int | None = None
     kernel: str | None = None  # CPU: the kernel the exception names; ATen: the CUDA kernel function
     occurrences: int = 1  # CUDA: failing threads seen
+    threads: list = field(default_factory=list)  # CUDA: (block, thread) of each failing thread printed, as written
     first_text: str = ""  # the first line it came from
 
     @property
@@ -117,6 +118,7 @@ def parse_log(text: str) -> LogReport:
             else:
                 seen[key] = ReportedAssert(kind="cuda", message=m.group("msg").strip(), file=m.group("file"),
                                            line=int(m.group("line")), first_text=line.strip())
+            seen[key].threads.append((m.group("block").replace(" ", ""), m.group("thread").replace(" ", "")))
             continue
         m = P.ATEN_ASSERT.search(line)
         if m:

@@ -163,6 +163,11 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
                       context=_context(pkg, report, model, skip={(x[1].line) for x in extern}),
                       hints=report.hints + warnings + _ep_notes(pkg, eps))
     res.exported_program = next((e.source for e in eps.values() if e), None)
+    for mt in matches:  # the log's thread evidence: which hypothesis comes first
+        first = _first_thread_failed(located, mt)
+        if first is False:
+            mt.verdict = words.trace_verdict(mt, first_thread_failed=False)
+            mt.hypotheses = words.trace_hypotheses(mt, len(mt.call_sites), first_thread_failed=False)
     if matches:
         res.verdict = matches[0].verdict
         return res
@@ -171,6 +176,15 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         res.hints.append(note)
         return res
     return _with_candidates(pkg, res, report, model, message=message)
+
+
+def _first_thread_failed(located, mt) -> bool | None:
+    """Whether the CUDA assert this match was found for printed thread [0,0,0] of block [0,0,0] (None: no
+    thread lines for it, or not exact)."""
+    for r in located:
+        if r.kind == "cuda" and r.threads and mt.exact and r.line == mt.file_line:
+            return ("0,0,0", "0,0,0") in r.threads
+    return None
 
 
 _TMP = re.compile(r"\b(tmp|ks|s|u|x|y|r)\d+\b")

@@ -164,3 +164,20 @@ def test_the_first_thread_decides_which_hypothesis_leads():
         v = t.matches[0].verdict
         assert ("(an empty input) or" in v) == empty_first, (pkg_path, v)
         assert ("the log shows that one did not" in v) == (not empty_first), (pkg_path, v)
+
+
+@pytest.mark.parametrize("net", ["gat", "edgeconv"])
+def test_an_extern_call_that_only_noticed_a_device_assert_is_no_match(net):
+    """torch_geometric GAT runs that hit a Triton index assert print `Exception in aoti_torch: CUDA error:
+    device-side assert triggered` at the scatter_reduce calls after it, then abort (`terminate called`, rc -6):
+    those calls noticed the assert; they are not matched as failing, and nothing says the run went on (issue 16)."""
+    from inspector.queries.trace import trace_assert
+
+    folder = H / "pyg" / net
+    for scenario in ("oob_id", "neg_id"):
+        log = (folder / "logs" / f"{scenario}.log").read_text()
+        assert "terminate called" in log or "Aborted" in log or "Fatal Python error" in log
+        with inspector.open_package(folder / f"{net}.pt2") as pkg:
+            t = trace_assert(pkg, log=log)
+        assert t.matches and all(m.kernel_kind != "extern" for m in t.matches), [m.kernel for m in t.matches]
+        assert "went on" not in json.dumps(t.to_dict())

@@ -190,6 +190,8 @@ MENTIONS: list[Pattern] = [
     _p("at_run", "detail", r"in __call__|boxed_run|run_impl|\bforward\b",
        "a frame of the model's run: a crash happened while running"),
     _p("python_traceback", "detail", r"Traceback", "a Python traceback: the process raised, not merely warned"),
+    _p("aborted", "detail", r"terminate called|Aborted \(core dumped\)|SIGABRT|Fatal Python error: Aborted",
+       "the process aborted: nothing after the failure ran on"),
     _p("device_assert_said", "detail", r"device-side assert",
        "the text says a device-side assert fired (trace-assert --message: then its candidates)"),
 ]

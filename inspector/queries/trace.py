@@ -398,15 +398,20 @@ def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model,
                 out.append((m, site, f"ATen CUDA kernel {r.kernel} asserted ({r.file_name}:{r.line}); "
                                      f"{site.target} can launch it", r.message))
     ev = report.first("exception_in_aoti_torch")
-    if ev is not None and not out and not report.noticed:
+    # A CUDA error is reported by whichever call comes next: when the log holds the device assert that fired, an
+    # extern call that printed "device-side assert triggered" only noticed it and is no failing op.
+    noticed_only = ev is not None and any(r.kind == "cuda" for r in report.asserts) and \
+        report.events_say("device_assert_said")
+    if ev is not None and not out and not report.noticed and not noticed_only:
         msg = ev.fields.get("msg", "")
+        went_on = ("the process aborted after it" if report.mentions("aborted") else
+                   "the run went on with garbage and exit code 0")
         for name in [model] if model else pkg.model_names:
             m, sites = extern_calls(pkg, name, lambda st, target: st.kind != "checked_call" and not target.startswith(
                 ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")))
             for site in sites:
                 if getattr(site, "checked", None) is not True and index_args(site)[1]:
-                    out.append((m, site, "an unchecked extern call swallowed the exception (the run went on with "
-                                         "garbage and exit code 0)", msg))
+                    out.append((m, site, f"an unchecked extern call swallowed the exception ({went_on})", msg))
     uniq, seen = [], set()
     for x in out:
         if (x[0].name, x[1].line) not in seen:

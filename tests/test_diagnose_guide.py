@@ -181,3 +181,22 @@ def test_an_extern_call_that_only_noticed_a_device_assert_is_no_match(net):
             t = trace_assert(pkg, log=log)
         assert t.matches and all(m.kernel_kind != "extern" for m in t.matches), [m.kernel for m in t.matches]
         assert "went on" not in json.dumps(t.to_dict())
+
+
+def test_an_index_wrapped_in_broadcast_to_is_traced():
+    """EdgeConv's assert text is `0 <= tl.broadcast_to(tmp19, [YBLOCK, XBLOCK]) < ks1` (issue 16): the bound and
+    the origin are traced as for a bare tmp (num_nodes = input 0 dim 0; the ids of input 1)."""
+    from inspector.parse.message import parse_check_message
+    from inspector.queries.trace import trace_assert
+
+    m = parse_check_message("index out of bounds: 0 <= tl.broadcast_to(tmp19, [YBLOCK, XBLOCK]) < ks1")
+    assert (m.index_var, m.bound) == ("tmp19", "ks1")
+    assert parse_check_message("index out of bounds: 0 <= tl.reshape(tmp3, [XBLOCK]) < 512").static_bound == 512
+    assert parse_check_message("index out of bounds: 0 <= (tmp5).to(tl.int64) < ks0").index_var == "tmp5"
+    folder = H / "pyg" / "edgeconv"
+    for scenario in ("oob_id", "neg_id"):
+        with inspector.open_package(folder / "edgeconv.pt2") as pkg:
+            t = trace_assert(pkg, log=(folder / "logs" / f"{scenario}.log").read_text())
+        mt = t.matches[0]
+        assert mt.complete and mt.bound.input.index == 0 and mt.bound.input.dim == 0
+        assert [o.input.index for o in mt.index_origin if o.input] == [1]

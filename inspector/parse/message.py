@@ -24,13 +24,25 @@ def static_bound(bound: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+# Triton wrappers Inductor puts around the index in a check's text (torch_geometric's EdgeConv: `0 <=
+# tl.broadcast_to(tmp19, [YBLOCK, XBLOCK]) < ks1`); the value checked is the name inside.
+_WRAPPED = re.compile(r"tl\.(?:broadcast_to|reshape)\(\s*([A-Za-z_]\w*)\s*,\s*\[[^\]]*\]\s*\)"
+                      r"|\(?\b([A-Za-z_]\w*)\)?\.to\(tl\.\w+\)")
+
+
+def unwrap_index(text: str) -> str:
+    """``0 <= tl.broadcast_to(tmp19, [YBLOCK, XBLOCK]) < ks1`` -> ``0 <= tmp19 < ks1`` (and ``tl.reshape``, ``.to(tl.int64)``)."""
+    return _WRAPPED.sub(lambda m: m.group(1) or m.group(2), text)
+
+
 def parse_check_message(text: str) -> CheckMessage | None:
-    """Parse the message; None when it is not an index check (other asserts are kept as plain text)."""
+    """Parse the message; None when it is not an index check (other asserts are kept as plain text).  An index
+    wrapped in ``tl.broadcast_to`` / ``tl.reshape`` or a cast is read as the name inside (`unwrap_index`)."""
     from lark.exceptions import UnexpectedInput  # lark only when a message is parsed
 
     from .grammar import parser
 
-    text = text.strip().strip('"')
+    text = unwrap_index(text.strip().strip('"'))
     try:
         tree = parser("assert_message", ("message",)).parse(text, start="message")
     except UnexpectedInput:

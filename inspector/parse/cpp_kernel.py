@@ -27,7 +27,8 @@ class _CppTransformer(ExprTransformer):
     def cparam(self, c):
         kinds = [t.type for t in c]
         names = [str(t) for t in c if t.type == "NAME"]
-        return (names[-1], names[0] + ("*" if "STAR" in kinds else ""), "CONST" in kinds)
+        ctype = "::".join(names[:-1])  # `at::BFloat16`
+        return (names[-1], ctype + ("*" if "STAR" in kinds else ""), "CONST" in kinds)
 
     def tmp_def(self, c):
         return ("tmp", str(c[0]), _joined(c[1]))

@@ -16,7 +16,8 @@ from .grammar import ExprTransformer, parse_one
 from .message import parse_check_message
 from .scan import _DECORATOR, kernel_flavor
 
-STARTS = ("def_stmt", "assign_stmt", "call_stmt")
+STARTS = ("def_stmt", "assign_stmt", "call_stmt", "control_stmt")
+_CONTROL = ("if ", "elif ", "else:", "for ", "while ", "return", "pass", "break", "continue")
 _MUTATED = re.compile(r"'mutated_arg_names':\s*\[([^\]]*)\]")
 
 
@@ -46,6 +47,26 @@ def parse_triton_statement(text: str, start: str, cov: Coverage | None = None, l
     return parse_one("triton", STARTS, _TRANSFORMER, text, start, cov, line)
 
 
+_ASSIGN = re.compile(r"^[A-Za-z_][\w, ]*(?::[^=]*)?=(?!=)")
+_END = "'''"  # the line closing the embedded source
+
+
+def _open_parens(s: str) -> int:
+    """How many (, [ and { the line leaves open (strings ignored)."""
+    depth, quote = 0, None
+    for ch in s:
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+    return depth
+
+
 def parse_triton_source(name: str, lines: list[str], source_file: str, first_line: int,
                         line_base: int = 1, cov: Coverage | None = None) -> Kernel:
     """``lines[0]`` is the ``async_compile.triton(`` line at wrapper line ``first_line``; it is kernel line
@@ -55,11 +76,21 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
                first_line=first_line, source=list(lines), line_base=line_base,
                source_count=len(lines))
     in_def = False
+    joined_until = -1
     for idx, raw in enumerate(lines):
         kline = idx + line_base
+        if idx <= joined_until:  # a line of a statement spread over several (joined at its first line)
+            continue
         s = raw.strip()
         if not s or s.startswith("#"):
             continue
+        if in_def and _open_parens(s) > 0:  # `a, b, c = triton_helpers.welford_reduce(` ... `)`: one statement
+            j, depth = idx, _open_parens(s)
+            while depth > 0 and j + 1 < len(lines) and not lines[j + 1].strip().startswith(_END):
+                j += 1
+                s += " " + lines[j].strip()
+                depth = _open_parens(s)
+            joined_until = j
         m = _DECORATOR.search(s)
         if m and not in_def:
             k.flavor = m.group(1)
@@ -93,6 +124,12 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
                 ptr = next((n for n in args[0].names if "ptr" in n), None)
                 if ptr and len(args) > 1:
                     k.stores.append(Store(ptr=ptr, value=args[1], line=kline))
+            continue
+        if s.startswith(_CONTROL):  # template control flow: understood, no graph fact
+            parse_triton_statement(s, "control_stmt", cov, first_line + idx)
+            continue
+        if s.startswith("tl.") and not _ASSIGN.match(s):  # `tl.assume(pid_m >= 0)`, `tl.debug_barrier()`
+            parse_triton_statement(s, "call_stmt", cov, first_line + idx)
             continue
         if "=" in s:
             r = parse_triton_statement(s, "assign_stmt", cov, first_line + idx)

@@ -126,6 +126,11 @@ class _WrapperTransformer(ExprTransformer):
     def tail(self, c):
         return ("tail", c[0])
 
+    def bare_declaration(self, c):  # `int64_t u0_raw;`: declared here, filled by the call after it
+        names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
+        typ = next(str(t) for t in c if getattr(t, "type", None) == "TYPE")
+        return ("decl", typ, names[0], Expr(""), None)
+
     def handle_decl(self, c):
         return ("handle", str(c[1]))
 
@@ -136,8 +141,8 @@ class _WrapperTransformer(ExprTransformer):
         toks = [str(t) for t in c if not isinstance(t, Expr)]
         return ("assign", toks, c[-1])
 
-    def call(self, c):
-        return ("call", str(c[0]), c[1] if len(c) > 1 else [], False)
+    def call(self, c):  # a `tail` (a second call on the line: the printer's `printf("\\n");`) is not a graph fact
+        return ("call", str(c[0]), c[1] if len(c) > 1 and isinstance(c[1], list) else [], False)
 
     def checked_call(self, c):
         return ("call", str(c[0]), c[1] if len(c) > 1 else [], True)

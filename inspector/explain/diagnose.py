@@ -433,11 +433,13 @@ WRONG_KIND_STEP = "Load each kind with its own loader; `pt2-inspect show FILE` s
 
 def weights_not_loaded_verdict(n: int, nbytes: int) -> str:
     return (f"the package was built without its weights (package_constants_in_so=False: {n} constants, "
-            f"{nbytes:,} bytes, not in the .so) and the run crashed: its constants were never loaded")
+            f"{nbytes:,} bytes, not in the .so) and the run crashed: some or all of its constants were never "
+            "loaded (a model's state_dict() lacks its non-persistent buffers, e.g. position_ids)")
 
 
-WEIGHTS_LOAD_STEP = ("Call load_constants with every constant (check_full_update=True) before the first run; "
-                     "`pt2-inspect doctor PKG --weights FILE` checks the file first.")
+WEIGHTS_LOAD_STEP = ("Call load_constants with every constant before the first run, buffers included "
+                     "(check_full_update=True warns for a missing buffer only; the run then crashes); "
+                     "`pt2-inspect doctor PKG --weights FILE` lists what the file lacks.")
 
 
 def _call(kernel: str, call: int, line: int | None) -> str:

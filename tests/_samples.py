@@ -141,9 +141,9 @@ def pkg_for(log: Path) -> Path:
 SAMPLES: list[Sample] = [Sample(p.parent) for p in sorted(S.glob("*/*/manifest.json"))]
 IDS = [s.id for s in SAMPLES]
 MANIFESTS = [s.manifest_path for s in SAMPLES]
-# Every AOTI package on disk; ep/ folders hold torch.export.save files, not AOTI packages.  harvest/ (issue 16's
-# packages from code nobody here wrote, with its own index.json per package) is not swept yet: see its README.
-PACKAGES = sorted(p for p in S.glob("**/*.pt2") if p.parent.name != "ep" and "harvest" not in p.relative_to(S).parts)
+# Every AOTI package on disk, the harvest's (issue 16: code nobody here wrote) included; ep/ folders and
+# exported_program.pt2 hold torch.export.save files, not AOTI packages.
+PACKAGES = sorted(p for p in S.glob("**/*.pt2") if p.parent.name != "ep" and p.name != "exported_program.pt2")
 LOGS = sorted({*S.glob("*/*/error.log"), *S.glob("*/*/logs/*.log")})
 
 

@@ -14,7 +14,7 @@ from inspector.queries.kernels import assert_message, kernel_rows
 from inspector.report import build_report, trace_chain
 
 ROOT = Path(__file__).resolve().parents[1]
-from _samples import PACKAGES  # noqa: E402  (ep/: no AOTI model; harvest/: not swept yet)
+from _samples import PACKAGES  # noqa: E402  (every AOTI package, the harvest's included)
 TRACED = sorted(p.parent for p in ROOT.glob("sample_packages/*/*/error.log") if list(p.parent.glob("*.pt2")))
 IDS = [p.relative_to(ROOT / "sample_packages").as_posix() for p in PACKAGES]
 

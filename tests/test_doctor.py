@@ -288,3 +288,18 @@ def test_scan_a_registry_with_hostile_files(tmp_path, capsys):
     assert rc == 0 and "1 package(s), 1 model(s)" in out
     rc, _, err = _cli(["scan", str(tmp_path / "nothing-here")], capsys)
     assert rc == 2 and "nothing to scan" in err
+
+
+def test_custom_ops_unchecked_loads_and_extern_calls():
+    """The harvested custom_op package (a Python torch.library.custom_op, loaded for real in a fresh process:
+    `Could not find schema for hvlib::scale_shift`) and cuda/embedding_noassert (assert_indirect_indexing=False,
+    a real illegal memory access) are told apart before they run."""
+    custom = ROOT / "sample_packages/harvest/issue15_cpu213/custom_op_cpu"
+    assert "Could not find schema for hvlib::scale_shift" in (custom / "logs/missing_op.log").read_text()
+    r = _run(custom / "custom_op_cpu.pt2")
+    f = next(f for f in r.findings if f.kind == "custom_op")
+    assert f.severity == "warn" and "hvlib::scale_shift" in f.message and r.facts["model"]["custom_ops"] == ["hvlib::scale_shift"]
+    r = _run(ROOT / "sample_packages/cuda/embedding_noassert/embedding_noassert.pt2")
+    assert r.facts["model"]["unchecked_indirect"] == 1
+    assert any(f.kind == "checks" and "no bounds check" in f.message for f in r.findings)
+    assert _run(ROOT / "sample_packages/cuda/embedding/embedding.pt2").facts["model"]["unchecked_indirect"] == 0

@@ -223,6 +223,8 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         findings += _weights(name, f, pkg, fact)
         findings += _complete(name, f, wrapper, members, fact)
         findings += _checks(name, wrapper, fact)
+        findings += _unchecked(pkg, name, f, fact)
+        findings += _custom_ops(pkg, name, f, fact)
         if wfile is not None:
             findings += compare_weights(name, pkg.index(name).constants(), wfile, fact)
     findings.sort(key=lambda x: (SEVERITY_ORDER[x.severity], x.model or "", x.kind))
@@ -399,6 +401,60 @@ def _abi(name, f, pkg, release, host_glibc, fact) -> list[Finding]:
                 out.append(Finding("error", "glibc", name, f"the .so needs {fact['glibc']} and this host has "
                                    f"{host_glibc}: loading fails with `version '{fact['glibc']}' not found`", [so],
                                    "build on a machine with an older glibc than the serving one"))
+    return out
+
+
+def _unchecked(pkg, name, f, fact) -> list[Finding]:
+    """Loads through an index with no bounds assert (built with assert_indirect_indexing=False, or an extern op
+    Inductor cannot check), and extern ATen calls made without an error check."""
+    from .suspects import model_suspects
+
+    out = []
+    sus = model_suspects(pkg, name)
+    fact["unchecked_indirect"] = len(sus)
+    if sus:
+        s0 = sus[0]
+        out.append(Finding("warn", "checks", name, f"{len(sus)} load(s)/store(s) through an index with no bounds check "
+                           f"(e.g. {s0['kernel']} line {s0['line']}): a bad index there reads or writes out of bounds "
+                           "(an illegal memory access, a segfault, or wrong numbers) instead of failing with a message",
+                           [f"{x['kernel']} line {x['line']}" for x in sus[:4]],
+                           "rebuild with index asserts on (inductor_configs={'assert_indirect_indexing': True}, the "
+                           "default), or check the index inputs before calling"))
+    bare = [(target, st.line) for st, target, kind in pkg.index(name).calls()
+            if kind == "extern" and st.kind != "checked_call"
+            and not target.startswith(("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty"))]
+    fact["unchecked_extern"] = len(bare)
+    if bare:
+        out.append(Finding("info", "checks", name, f"{len(bare)} extern call(s) run without an error check (e.g. "
+                           f"{bare[0][0]} at wrapper.cpp line {bare[0][1]}): an error there prints `Exception in "
+                           "aoti_torch` and the run goes on with garbage", [f"{t} line {ln}" for t, ln in bare[:4]]))
+    return out
+
+
+def _custom_ops(pkg, name, f, fact) -> list[Finding]:
+    """Ops the package calls through the proxy executor (``<hash>.wrapper.json``): a Python ``custom_op`` needs its
+    registration in the serving process (seen for real: `Could not find schema for hvlib::scale_shift`)."""
+    out = []
+    for member in f.other:
+        if not member.endswith(".wrapper.json"):
+            continue
+        try:
+            doc = pkg.archive.read_json(member)
+        except Exception:  # noqa: BLE001 - unreadable: the loader will say so; not our finding
+            continue
+        for n in (doc or {}).get("nodes", []):
+            node = n.get("node") or {}
+            op = node.get("target")
+            if not op:
+                continue
+            py = (node.get("metadata") or {}).get("torch_library_custom_op") == "1"
+            fact.setdefault("custom_ops", []).append(op)
+            out.append(Finding("warn" if py else "info", "custom_op", name,
+                               f"calls the custom op {op} through the proxy executor" + (
+                                   ": a Python torch.library.custom_op, so the serving process must import its "
+                                   "definition before loading, or loading fails with `Could not find schema for "
+                                   f"{op}`" if py else ": it must be registered (TORCH_LIBRARY) where the package runs"),
+                               [member], "import the module that defines it before aoti_load_package" if py else None))
     return out
 
 

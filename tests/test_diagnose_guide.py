@@ -200,3 +200,15 @@ def test_an_index_wrapped_in_broadcast_to_is_traced():
         mt = t.matches[0]
         assert mt.complete and mt.bound.input.index == 0 and mt.bound.input.dim == 0
         assert [o.input.index for o in mt.index_origin if o.input] == [1]
+
+
+def test_runtime_input_checks_need_compiling_in_on_torch_2_6():
+    """AOTI_RUNTIME_CHECK_INPUTS acts at run time on builds that compiled the guards in (every sample but torch 2.6's);
+    a torch 2.6 package has none, so the step says it acts at compile time there."""
+    log = "RuntimeError: something went wrong\n"
+    for pkg_path, when in ((S / "cpu-2.6/jagged/jagged.pt2", "compile"), (S / "cpu/jagged/jagged.pt2", "run")):
+        with inspector.open_package(pkg_path) as pkg:
+            d = diagnose(pkg, log)
+        st = next(s for s in d.steps if "AOTI_RUNTIME_CHECK_INPUTS" in s.env)
+        assert st.when == when, (pkg_path, st)
+        assert ("no input guards compiled in" in st.do) == (when == "compile")

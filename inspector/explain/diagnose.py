@@ -483,3 +483,6 @@ PRINTER_BEFORE_LAUNCH = ("an output printed before_launch holds whatever memory 
 FOREIGN_LOG = "the log's failing check is not in this package: the log comes from another package or build"
 FOREIGN_STEP = ("Diagnose the log with the package that printed it (its kernel .py / kernel.cpp names are in the log); "
                 "`pt2-inspect show PKG` lists this package's kernels and assertions.")
+
+NO_GUARDS_COMPILED = (" This package has no input guards compiled in (torch 2.6 writes none unless "
+                      "AOTI_RUNTIME_CHECK_INPUTS=1 is set when compiling): rebuild with it set, then run with it set.")

@@ -873,4 +873,7 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None, against:
             d.category = rule.category
             rule.answer(f, d)
             break
+    if not any(i.guards for m in f.models for i in m.inputs):  # torch 2.6: no check_input_K compiled in
+        d.steps = [Step(s.do + say.NO_GUARDS_COMPILED, s.env, "compile") if "AOTI_RUNTIME_CHECK_INPUTS" in s.env else s
+                   for s in d.steps]
     return d

@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
-from rich.tree import Tree
-
-from .trace import TraceMatch, TraceResult
 
 if TYPE_CHECKING:
+    from rich.table import Table
+    from rich.tree import Tree
+
     from .summary import ModelSummary, ShowResult
+    from .trace import TraceMatch, TraceResult
 
 MAX_KERNEL_ROWS = 60  # a terminal table of 20,000 rows takes seconds to draw and nobody reads it
 
@@ -72,6 +72,8 @@ class _Table:
         if lines is not None:
             console.file.write("\n".join(lines) + "\n")
             return
+        from rich.table import Table  # (only here: a piped show never needs it)
+
         t = Table(title=self.title, title_justify="left", show_edge=False)
         for i, col in enumerate(self.columns):
             if i in self.min_widths:
@@ -212,6 +214,8 @@ def _kernel_table(console: Console, m: ModelSummary, max_rows: int | None = MAX_
 
 
 def _match_tree(mt: TraceMatch) -> Tree:
+    from rich.tree import Tree
+
     a = mt.assertion
     how = "exact" if mt.exact else "candidate"
     root = Tree(Text.assemble(("✗ ", "bold red"), (a["message"], "bold"), f"   model {mt.model!r}, {how}: {mt.matched_by}"))

@@ -9,7 +9,7 @@ from typing import Any
 
 from .model import Model
 from .package import Package
-from .trace import GUARD_NOTE
+from .explain import GUARD_NOTE  # (not via .trace: that imports every query)
 
 
 def _plain(x):

@@ -153,8 +153,12 @@ def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, t
     key = (grammar, start, type(transformer), text)
     r = _MEMO.get(key, _MISSING)
     if r is _MISSING:
+        inline = _inline_parser(grammar, starts, transformer)
         try:
-            r = transformer.transform(parser(grammar, starts).parse(text, start=start))
+            if inline is not None:
+                r = inline.parse(text, start=start)
+            else:
+                r = transformer.transform(parser(grammar, starts).parse(text, start=start))
         except UnexpectedInput:
             r = None
         if len(_MEMO) >= _MEMO_MAX:
@@ -166,6 +170,35 @@ def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, t
         else:
             cov.ok()
     return r
+
+
+@functools.lru_cache(maxsize=None)
+def _inline_parser(grammar: str, starts: tuple[str, ...], transformer: Transformer):
+    """``parser(grammar, starts)`` with ``transformer``'s methods as its reduce callbacks (Lark's LALR
+    ``transformer=`` option): each rule is transformed as it is reduced, no parse tree is built and walked
+    again.  The same callbacks run on the same children, in the same order (Lark wraps them exactly as
+    for a tree), so the result is the one `Transformer.transform` gives; an exception in a callback
+    propagates unwrapped (no `VisitError`), still an internal error.  The LALR tables and the lexer are
+    the loaded parser's own, shared; only the callbacks differ.  None (parse, then transform) when this
+    Lark's internals are not the ones this was written against (lark 1.x)."""
+    import copy
+
+    p = parser(grammar, starts)
+    try:
+        if getattr(transformer, "__visit_tokens__", False):  # token callbacks are the lexer's business: not here
+            return None
+        callbacks = p._parse_tree_builder.create_callback(transformer)
+        front = copy.copy(p.parser)
+        lalr = copy.copy(front.parser)
+        inner = copy.copy(lalr.parser)
+        if not isinstance(getattr(inner, "callbacks", None), dict):
+            return None
+        inner.callbacks = callbacks
+        lalr.parser = inner
+        front.parser = lalr
+        return front
+    except AttributeError:
+        return None
 
 
 # The transformers are pure functions of the text whose results nobody mutates: a statement seen before in

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import functools
-import gc
 import hashlib
 import itertools
 import json
@@ -39,6 +37,7 @@ from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEn
 from ..parse.scan import (TOKEN, RunStatement, WrapperMap, constant_totals, declared_names, kernel_flavor,
                           scan_kernel_cpp, scan_warnings, scan_wrapper)
 from . import cache
+from .gc import gc_paused as _gc_paused
 from .cache import CacheError
 
 
@@ -51,26 +50,6 @@ _CACHE_NOTES = ("index cache part ignored", "index cache not written")  # kept o
 # A name mentioned by more run_impl statements than this (`kernels`, `stream`, a dtype) is followed to its
 # declaration only, not to every call that names it.
 HOT = 256
-
-
-def _gc_paused(method):
-    """Run ``method`` with Python's cyclic garbage collector paused (and restored after, as it was).  Indexing
-    builds hundreds of thousands of small acyclic objects (a statement each, kernels, parse results); each
-    collection the allocations trigger walks all of them again and frees nothing: on a 20,010-kernel package
-    that was a fifth of a cold trace and a third of `show --full`.  Reference counting still frees everything
-    as usual; any cycles left wait for the next collection after the method returns."""
-
-    @functools.wraps(method)
-    def paused(*args, **kwargs):
-        if not gc.isenabled():
-            return method(*args, **kwargs)
-        gc.disable()
-        try:
-            return method(*args, **kwargs)
-        finally:
-            gc.enable()
-
-    return paused
 
 
 class StatementParser:

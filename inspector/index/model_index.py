@@ -619,8 +619,12 @@ class ModelIndex:
                 self._note(f"index cache part ignored and rebuilt: {e}")
         run = self.wmap.run
         want_set, line_set = set(want), set(lines)
-        calls = {i for i, st in enumerate(run)
-                 if st.callee and (st.line in line_set or self.wmap.call_target(st.callee) in want_set)}
+        alloc = self.wmap.dialect.allocation_prefix
+        if line_set or any(n.startswith(alloc) for n in want_set):
+            calls = {i for i, st in enumerate(run)
+                     if st.callee and (st.line in line_set or self.wmap.call_target(st.callee) in want_set)}
+        else:  # the launches of these kernels: among the calls the scan found (allocations are none of them)
+            calls = {i for i, target, _ in self._call_index() if target in want_set}
         # the small facts (as `eager` reads them) and, for the calls asked about, their buffers' writers
         around = self._closure(calls, follow_calls=True, globals_=self._globals())
         included = self._eager_statements() | self._constant_bindings() | around

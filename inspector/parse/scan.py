@@ -220,10 +220,15 @@ def declared_name(st: RunStatement) -> str | None:
     return m.group(1) if m else None
 
 
+# A handle declaration's name: the type's word is followed by a space, so `_DECLARED` cannot match in it and
+# its first match is this name (anchored here instead of searched for)
+_HANDLE_DECL = re.compile(r"(?:RAII)?AtenTensorHandle ([A-Za-z_]\w*)\s*(?:\[\])?\s*(?:=|;|\()")
+
+
 def declared_names(statements: list[RunStatement]) -> list[str | None]:
     """`declared_name` of each statement, in one loop (no call per statement: a 20,000-kernel run_impl has
     ~90,000 declarations)."""
-    out, search = [], _DECLARED.search
+    out, search, handle = [], _DECLARED.search, _HANDLE_DECL.match
     for st in statements:
         if st.kind not in ("declaration", "handle_decl"):
             out.append(None)
@@ -233,7 +238,8 @@ def declared_names(statements: list[RunStatement]) -> list[str | None]:
             text = text.replace("decltype(auto)", "")
         if "[[maybe_unused]]" in text:
             text = text.replace("[[maybe_unused]]", "")
-        m = search(text)
+        # `RAIIAtenTensorHandle buf0(buf0_handle);`: the anchored match is what the search finds first there
+        m = handle(text) or search(text)
         out.append(m.group(1) if m else None)
     return out
 

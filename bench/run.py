@@ -5,6 +5,7 @@ ratio to `grep -n` finding the assert in the same extracted wrapper, measured in
     python bench/run.py --variants 500 --runs 5 --json-out bench.json
     python bench/run.py --skip-large                  # only --version, the largest shipped sample, the multi-model one
     python bench/run.py --large /work/large/large.pt2 --multi /work/multi_build/multi_model.deflated.pt2
+    python bench/run.py --large /work/large/large.pt2 --only 'large (no cache)'   # only the rows named so
 
 The large package is grown from the real cuda/jagged sample by bench/make_large.py (cached in
 --work), and traced with that sample's real error log.  "cold" runs pass --no-cache; "cached" runs
@@ -93,6 +94,8 @@ def main(argv=None) -> int:
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--multi", type=Path, default=MULTI, help="the multi-model package (rows skipped when missing)")
     ap.add_argument("--large", type=Path, help="a prebuilt large package (else built with bench/make_large.py)")
+    ap.add_argument("--only", action="append", metavar="SUBSTR",
+                    help="only the rows whose name holds SUBSTR (repeatable), e.g. --only 'large (no cache)'")
     a = ap.parse_args(argv)
     a.work.mkdir(parents=True, exist_ok=True)
     cache = a.work / "cache"
@@ -105,6 +108,8 @@ def main(argv=None) -> int:
     rows = []
 
     def row(name, cmd, runs, grep=None, warmup=1):
+        if a.only and not any(o in name for o in a.only):
+            return
         r = series(cmd, env, runs, warmup)
         r["name"] = name
         r["command"] = " ".join(cmd[2:])
@@ -168,7 +173,7 @@ def main(argv=None) -> int:
         if not wp.exists():
             _make(["--variants", "1", "--weights-mb", str(a.weights_mb), "-o", str(wp)])
         row(f"show, {a.weights_mb} MB weights member (cold)", [*tool, "show", str(wp), "--no-cache"], a.runs)
-    peak = max(r["peak_rss_mb"] for r in rows)
+    peak = max((r["peak_rss_mb"] for r in rows), default=0)
     print(f"peak RSS of any run: {peak:.0f} MB (target < {RSS_TARGET_MB} MB: {'met' if peak < RSS_TARGET_MB else 'NOT met'})")
     if a.json_out:
         a.json_out.write_text(json.dumps({"rows": rows, "peak_rss_mb": peak, "variants": a.variants,

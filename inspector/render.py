@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
-from rich.tree import Tree
-
-from .trace import TraceMatch, TraceResult
 
 if TYPE_CHECKING:
+    from rich.table import Table
+    from rich.tree import Tree
+
     from .summary import ModelSummary, ShowResult
+    from .trace import TraceMatch, TraceResult
 
 MAX_KERNEL_ROWS = 60  # a terminal table of 20,000 rows takes seconds to draw and nobody reads it
 
@@ -26,6 +27,62 @@ def _fmt_shape(shape) -> Text:
 def _row(t: Table, *cells) -> None:
     """Cells as plain text: shapes like [s59, 8] must not be read as rich markup."""
     t.add_row(*(c if isinstance(c, Text) else Text(str(c)) for c in cells))
+
+
+_EMOJI = re.compile(r":\S*?:")  # what rich's markup may read as an emoji code (`:smile:`)
+
+
+class _Table:
+    """A table as `show` draws it (rich's `Table(title=…, title_justify="left", show_edge=False)`: heavy head,
+    a space of padding each side), its cells plain text.  `print` writes it as plain lines when rich would
+    draw exactly those bytes (no colour, no recording, every cell printable ASCII, the whole table within the
+    console's width: nothing wraps); else it draws it with rich.  A piped `show` of ten models' kernel tables
+    spent most of its time in rich's layout, which has nothing to do there."""
+
+    def __init__(self, title: str, columns, min_widths: dict[int, int] | None = None):
+        """``min_widths``: column index -> its least width; such a column folds (never "…") when rich draws it."""
+        self.title, self.columns, self.min_widths, self.rows = title, list(columns), min_widths or {}, []
+
+    def add(self, *cells) -> None:
+        self.rows.append([c.plain if isinstance(c, Text) and not c.spans and not c.style else c for c in cells])
+
+    def _plain_lines(self, console: Console) -> list[str] | None:
+        if console.color_system is not None or console.record or console.is_jupyter or \
+                getattr(console, "_buffer_index", 0):  # (inside `with console:` rich holds its output back)
+            return None
+        cells = [self.title, *self.columns]
+        for r in self.rows:
+            cells += r
+        if not all(isinstance(c, str) and c.isascii() and c.isprintable() for c in cells) or \
+                any("[" in c or _EMOJI.search(c) for c in cells[: 1 + len(self.columns)]):  # rich reads titles and
+            return None                                                                   # headers as markup
+        widths = [max(len(h), self.min_widths.get(i, 0), *(len(r[i]) for r in self.rows)) + 2
+                  for i, h in enumerate(self.columns)]
+        width = sum(widths) + len(widths) - 1
+        if width > console.width or len(self.title) > width:
+            return None
+        out = [self.title.ljust(width)] if self.title else []  # (rich draws no line for an empty title)
+        out += ["┃".join(f" {h.ljust(w - 2)} " for h, w in zip(self.columns, widths)),
+                "╇".join("━" * w for w in widths)]
+        out += ["│".join(f" {c.ljust(w - 2)} " for c, w in zip(r, widths)) for r in self.rows]
+        return out
+
+    def print(self, console: Console) -> None:
+        lines = self._plain_lines(console)
+        if lines is not None:
+            console.file.write("\n".join(lines) + "\n")
+            return
+        from rich.table import Table  # (only here: a piped show never needs it)
+
+        t = Table(title=self.title, title_justify="left", show_edge=False)
+        for i, col in enumerate(self.columns):
+            if i in self.min_widths:
+                t.add_column(col, overflow="fold", min_width=self.min_widths[i])
+            else:
+                t.add_column(col)
+        for r in self.rows:
+            _row(t, *r)
+        console.print(t)
 
 
 def _bytes(n: int | None) -> str:
@@ -45,17 +102,15 @@ def _inputs_cell(m: ModelSummary, most: int = 3) -> str:
 
 def _models_table(console: Console, s: ShowResult) -> None:
     """The lead: one row per model (what it is, what it takes, where its assertions are, how big its weights)."""
-    t = Table(title=f"models ({len(s.models)})", title_justify="left", show_edge=False)
-    for col in ("model", "device", "inputs", "kernels", "with assertions", "constants"):
-        t.add_column(col)
+    t = _Table(f"models ({len(s.models)})", ("model", "device", "inputs", "kernels", "with assertions", "constants"))
     for m in s.models:
         tot = m.constant_totals
         consts = f"{tot.count:,} ({_bytes(tot.nbytes)})" if tot else str(len(m.constants))
         asserting = sum(1 for k in m.kernels if k.assertions)
-        _row(t, m.name, m.device or "?", _inputs_cell(m), f"{len(m.kernels):,}",
-             f"{asserting:,} ({m.assertions:,} assertion{'' if m.assertions == 1 else 's'})" if asserting else "-",
-             consts)
-    console.print(t)
+        t.add(m.name, m.device or "?", _inputs_cell(m), f"{len(m.kernels):,}",
+              f"{asserting:,} ({m.assertions:,} assertion{'' if m.assertions == 1 else 's'})" if asserting else "-",
+              consts)
+    t.print(console)
     console.print()
 
 
@@ -86,43 +141,33 @@ def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None 
         console.print(Text.assemble(("model ", "bold"), (m.name, "bold cyan"), f"  device {dev}"))
         console.print(f"  wrapper {m.wrapper}" + (f"\n  kernels {m.kernel_cpp}" if m.kernel_cpp else ""))
 
-        t = Table(title="inputs", title_justify="left", show_edge=False)
-        for col in ("#", "name", "dtype", "shape", "stride", "device"):
-            t.add_column(col)
+        t = _Table("inputs", ("#", "name", "dtype", "shape", "stride", "device"))
         for i in m.inputs:
-            _row(t, str(i.index), i.name, i.dtype or "?", _fmt_shape(i.shape), _fmt_shape(i.stride), i.device or "?")
-        console.print(t)
+            t.add(str(i.index), i.name, i.dtype or "?", _fmt_shape(i.shape), _fmt_shape(i.stride), i.device or "?")
+        t.print(console)
 
         if m.symbols:
-            t = Table(title="symbols (range: input guards)", title_justify="left", show_edge=False)
-            for col in ("symbol", "input", "dim", "min", "max", "note"):
-                t.add_column(col)
+            t = _Table("symbols (range: input guards)", ("symbol", "input", "dim", "min", "max", "note"))
             for sy in m.symbols:
-                _row(t, sy.name, str(sy.input) if sy.input is not None else "?",
+                t.add(sy.name, str(sy.input) if sy.input is not None else "?",
                      str(sy.dim) if sy.dim is not None else "?",
                      str(sy.min) if sy.min is not None else "-", str(sy.max) if sy.max is not None else "-",
-                     f"alias of {sy.alias_of}" if sy.alias_of else "")
-            console.print(t)
+                  f"alias of {sy.alias_of}" if sy.alias_of else "")
+            t.print(console)
             console.print(f"  [yellow]note:[/] {escape(s.guard_note)}; without it nothing stops a size outside the range (a 0 included).")
 
-        t = Table(title="outputs", title_justify="left", show_edge=False)
-        t.add_column("#")
-        t.add_column("name")
-        t.add_column("from")
+        t = _Table("outputs", ("#", "name", "from"))
         for o in m.outputs:
-            _row(t, str(o.index), o.name, o.source or "?")
-        console.print(t)
+            t.add(str(o.index), o.name, o.source or "?")
+        t.print(console)
 
         _constants_line(console, m)
         if m.constants and m.constants_listed:
             rows = m.constants if max_constant_rows is None else m.constants[:max_constant_rows]
-            t = Table(title=f"constants ({len(m.constants)})", title_justify="left", show_edge=False)
-            for col in ("name", "fqn", "dtype", "shape", "bytes"):
-                t.add_column(col)
+            t = _Table(f"constants ({len(m.constants)})", ("name", "fqn", "dtype", "shape", "bytes"))
             for c in rows:
-                _row(t, c.name, c.fqn or "-", c.dtype or "?", _fmt_shape(c.shape),
-                     str(c.nbytes) if c.nbytes is not None else "?")
-            console.print(t)
+                t.add(c.name, c.fqn or "-", c.dtype or "?", _fmt_shape(c.shape), str(c.nbytes) if c.nbytes is not None else "?")
+            t.print(console)
             if len(rows) < len(m.constants):
                 console.print(f"  … {len(m.constants) - len(rows):,} more constants not shown: `show --json` lists all")
 
@@ -152,16 +197,15 @@ def _kernel_table(console: Console, m: ModelSummary, max_rows: int | None = MAX_
     rows = m.kernels
     if max_rows is not None and len(rows) > max_rows:
         rows = ([k for k in m.kernels if k.assertions] + [k for k in m.kernels if not k.assertions])[:max_rows]
-    t = Table(title=f"kernels ({len(m.kernels)}; {m.assertions} assertions)", title_justify="left", show_edge=False)
     # Never "…": two kernels must not look alike.  Names fold; the other columns give way to them.
     longest = max((len(k.name) for k in rows), default=6)
-    t.add_column("kernel", overflow="fold", min_width=max(6, min(longest, console.width - 40)))
-    for col in ("kind", "launches", "assertions", "assert lines"):
-        t.add_column(col)
+    t = _Table(f"kernels ({len(m.kernels)}; {m.assertions} assertions)",
+               ("kernel", "kind", "launches", "assertions", "assert lines"),
+               min_widths={0: max(6, min(longest, console.width - 40))})
     for k in rows:
-        _row(t, k.name, f"{k.kind} {k.flavor}" if k.kind == "triton" else k.kind, str(k.launches),
-             str(k.assertions), ", ".join(map(str, k.assert_lines)) or "-")
-    console.print(t)
+        t.add(k.name, f"{k.kind} {k.flavor}" if k.kind == "triton" else k.kind, str(k.launches),
+              str(k.assertions), ", ".join(map(str, k.assert_lines)) or "-")
+    t.print(console)
     more = len(m.kernels) - len(rows)
     if more:
         left = sum(1 for k in m.kernels if k.assertions) - sum(1 for k in rows if k.assertions)
@@ -170,6 +214,8 @@ def _kernel_table(console: Console, m: ModelSummary, max_rows: int | None = MAX_
 
 
 def _match_tree(mt: TraceMatch) -> Tree:
+    from rich.tree import Tree
+
     a = mt.assertion
     how = "exact" if mt.exact else "candidate"
     root = Tree(Text.assemble(("✗ ", "bold red"), (a["message"], "bold"), f"   model {mt.model!r}, {how}: {mt.matched_by}"))

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 from .model import Model
+from .index.gc import gc_paused
 from .package import Package
-from .trace import GUARD_NOTE
+from .explain import GUARD_NOTE  # (not via .trace: that imports every query)
 
 
 def _plain(x):
@@ -180,11 +181,13 @@ class ShowResult:
     guard_note: str
     models: list[ModelSummary]
 
+    @gc_paused
     def to_dict(self) -> dict:
         """Exactly what `show --json` prints (inspector/schemas/show.schema.json)."""
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
 
 
+@gc_paused
 def summarize(pkg: Package, model: str | None = None, full: bool = False, constants: bool = True) -> ShowResult:
     """By default from the scan (kernels, asserts, calls: nothing parsed) and the small facts (inputs, guards,
     symbols, outputs: their statements parsed); ``full``: every statement parsed, so the coverage counts the

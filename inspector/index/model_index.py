@@ -34,9 +34,10 @@ from collections import defaultdict
 
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
-from ..parse.scan import (TOKEN, RunStatement, WrapperMap, constant_totals, consumes_comments, declared_name, kernel_flavor,
+from ..parse.scan import (TOKEN, RunStatement, WrapperMap, constant_totals, declared_names, kernel_flavor,
                           scan_kernel_cpp, scan_warnings, scan_wrapper)
 from . import cache
+from .gc import gc_paused as _gc_paused
 from .cache import CacheError
 
 
@@ -121,6 +122,7 @@ class ModelIndex:
     a later process answers from them without reading the wrapper at all, and scans it only to parse a
     region no earlier run parsed."""
 
+    @_gc_paused
     def __init__(self, archive: Archive, f: ModelFiles, progress=None, key: str | None = None):
         self.name = f.name
         self.files = f
@@ -138,6 +140,7 @@ class ModelIndex:
         self._eager: Model | None = None
         self._full: Model | None = None
         self._comments = None  # `_comment_groups`
+        self._calls_at = None  # `_call_index`
         self._names = None  # (declared name -> statement indices, token postings, prologue end)
         self._cpp = None  # (kernel.cpp lines, regions)
         self._slices: dict[str, Model] = {}
@@ -173,6 +176,12 @@ class ModelIndex:
     @property
     def wmap(self) -> WrapperMap:
         """The wrapper's regions (scanned on first use: a cached index may never need them)."""
+        if self._wmap is None:
+            self._scan()
+        return self._wmap
+
+    @_gc_paused
+    def _scan(self) -> None:
         if self._wmap is None:
             # Coverage counts the statements parsed in this process: the counts a cached summary brought
             # are dropped, whatever is parsed now counts again (a slice re-reads the small facts too).
@@ -239,13 +248,25 @@ class ModelIndex:
                 sites += [AssertSite(r.name, j - r.triton[0] + base, wm.lines[j].strip(), j + 1) for j in r.asserts]
         for name, (_, _, checks) in self.cpp_regions.items():
             sites += [AssertSite(name, j + 1, self.cpp_lines[j].strip(), None) for j in checks]
-        calls = []
-        for st in wm.run:
-            if st.callee and not st.callee.startswith(wm.dialect.allocation_prefix):
-                tk = wm.dialect.call_target(st.callee, wm.cpp_kernels)
-                if tk:
-                    calls.append((st, tk[0], tk[1]))
+        run = wm.run
+        calls = [(run[i], t, kind) for i, t, kind in self._call_index()]
         return kinds, sites, calls
+
+    def _call_index(self) -> list[tuple[int, str, str]]:
+        """(run_impl index, target, "kernel"|"extern") of every kernel launch and extern op call, in order: the
+        statements that `consumes_comments`, found in one pass over run_impl and shared by every question."""
+        if self._calls_at is None:
+            wm = self.wmap
+            alloc, target, cpp = wm.dialect.allocation_prefix, wm.dialect.call_target, wm.cpp_kernels
+            out = []
+            for i, st in enumerate(wm.run):
+                c = st.callee
+                if c and not c.startswith(alloc):
+                    tk = target(c, cpp)
+                    if tk:
+                        out.append((i, tk[0], tk[1]))
+            self._calls_at = out
+        return self._calls_at
 
     # The scan's facts about kernels, each its own cache part, read only when a question needs it: a cached
     # trace of one kernel reads the assert sites, not the list of 20,000 kernels nor run_impl's calls.
@@ -351,6 +372,7 @@ class ModelIndex:
         """How many kernels this index has parsed (or read back from the index cache) so far."""
         return len(self._kernels)
 
+    @_gc_paused
     def kernel(self, name: str) -> Kernel | None:
         """One kernel, parsed from its region on first use (or read from the index cache)."""
         if name in self._kernels:
@@ -423,14 +445,14 @@ class ModelIndex:
         """(declared name -> its statements, postings, prologue end).  The postings (every statement a name
         appears in) are built on first use (`_postings`): the small facts follow declarations only."""
         if self._names is None:
-            run, wm = self.wmap.run, self.wmap
+            run = self.wmap.run
             decls: dict[str, list[int]] = defaultdict(list)
-            prologue_end = next((i for i, st in enumerate(run) if consumes_comments(wm, st)), len(run))
-            for i, st in enumerate(run):
-                if st.kind in ("declaration", "handle_decl"):
-                    n = declared_name(st)
-                    if n:
-                        decls[n].append(i)
+            calls = self._call_index()
+            prologue_end = calls[0][0] if calls else len(run)
+            at = [i for i, st in enumerate(run) if st.kind in ("declaration", "handle_decl")]
+            for i, n in zip(at, declared_names([run[i] for i in at])):  # one regex over them all
+                if n:
+                    decls[n].append(i)
             self._names = (decls, None, prologue_end)
         return self._names
 
@@ -487,14 +509,14 @@ class ModelIndex:
     def _comment_groups(self) -> list[tuple[int, list[int]]]:
         """(call, the comments it takes): each call that takes comments, with those since the previous one."""
         if self._comments is None:
-            groups, comments = [], []
-            for i, st in enumerate(self.wmap.run):
-                if st.kind == "comment":
-                    comments.append(i)
-                elif consumes_comments(self.wmap, st):
-                    if comments:
-                        groups.append((i, comments))
-                    comments = []
+            run = self.wmap.run
+            notes = [i for i, st in enumerate(run) if st.kind == "comment"]
+            groups, k = [], 0
+            for i, _, _ in self._call_index():  # the comments between the previous call and this one
+                j = bisect.bisect_left(notes, i, k)
+                if j > k:
+                    groups.append((i, notes[k:j]))
+                k = j
             self._comments = groups
         return self._comments
 
@@ -546,6 +568,7 @@ class ModelIndex:
                     m.launcher_params[name] = self._launcher_params[name]
         return m
 
+    @_gc_paused
     def eager(self) -> Model:
         """Inputs, symbols, guards and outputs; no kernel parsed, no call read, no constant (`constants`)."""
         if self._eager is None:
@@ -554,6 +577,7 @@ class ModelIndex:
             self._eager_aliases = dict(out[0].aliases)
         return self._eager
 
+    @_gc_paused
     def constants(self) -> list[Constant]:
         """Every entry of constants_info_ (the eager facts and slices hold only the constants they bind)."""
         if self._full is not None:
@@ -581,6 +605,7 @@ class ModelIndex:
         nothing parsed, where `constants` parses every entry."""
         return self._constant_totals
 
+    @_gc_paused
     def slice(self, kernels=(), call_lines=()) -> Model:
         """What a trace of ``kernels`` (and of the run_impl calls at wrapper lines ``call_lines``) needs."""
         if self._full is not None:
@@ -599,8 +624,12 @@ class ModelIndex:
                 self._note(f"index cache part ignored and rebuilt: {e}")
         run = self.wmap.run
         want_set, line_set = set(want), set(lines)
-        calls = {i for i, st in enumerate(run)
-                 if st.callee and (st.line in line_set or self.wmap.call_target(st.callee) in want_set)}
+        alloc = self.wmap.dialect.allocation_prefix
+        if line_set or any(n.startswith(alloc) for n in want_set):
+            calls = {i for i, st in enumerate(run)
+                     if st.callee and (st.line in line_set or self.wmap.call_target(st.callee) in want_set)}
+        else:  # the launches of these kernels: among the calls the scan found (allocations are none of them)
+            calls = {i for i, target, _ in self._call_index() if target in want_set}
         # the small facts (as `eager` reads them) and, for the calls asked about, their buffers' writers
         around = self._closure(calls, follow_calls=True, globals_=self._globals())
         included = self._eager_statements() | self._constant_bindings() | around
@@ -624,6 +653,7 @@ class ModelIndex:
                     m.launcher_params[name] = self._launcher_params[name]
         return m
 
+    @_gc_paused
     def full(self, progress=None) -> Model:
         """Every statement and every kernel parsed."""
         if self._full is None:

@@ -16,7 +16,7 @@ from lark import Lark, Transformer
 from lark.exceptions import UnexpectedInput
 
 from ..model import Coverage, Expr
-from . import STATEMENTS
+from . import INLINE_PARSERS, STATEMENTS
 
 _SOURCE_TREE = Path(__file__).resolve().parents[2] / "grammars"
 
@@ -153,8 +153,12 @@ def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, t
     key = (grammar, start, type(transformer), text)
     r = _MEMO.get(key, _MISSING)
     if r is _MISSING:
+        inline = _inline_parser(grammar, starts, transformer)
         try:
-            r = transformer.transform(parser(grammar, starts).parse(text, start=start))
+            if inline is not None:
+                r = inline.parse(text, start=start)
+            else:
+                r = transformer.transform(parser(grammar, starts).parse(text, start=start))
         except UnexpectedInput:
             r = None
         if len(_MEMO) >= _MEMO_MAX:
@@ -166,6 +170,57 @@ def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, t
         else:
             cov.ok()
     return r
+
+
+def _inline_parser(grammar: str, starts: tuple[str, ...], transformer: Transformer):
+    """``parser(grammar, starts)`` with ``transformer``'s methods as its reduce callbacks (Lark's LALR
+    ``transformer=`` option): each rule is transformed as it is reduced, no parse tree is built and walked
+    again.  The same callbacks run on the same children, in the same order (Lark wraps them exactly as
+    for a tree), so the result is the one `Transformer.transform` gives, and an exception in a callback is
+    the same `VisitError`.  The LALR tables and the lexer are the loaded parser's own, shared; only the
+    callbacks differ.  Built once per package opened (`inspector.parse.forget_statements` empties
+    ``INLINE_PARSERS``: a transformer patched in between is seen).  None (parse, then transform) when
+    this Lark's internals are not the ones this was written against (lark 1.x)."""
+    key = (grammar, starts, id(transformer))
+    hit = INLINE_PARSERS.get(key, _MISSING)
+    if hit is _MISSING:
+        hit = INLINE_PARSERS[key] = _build_inline(parser(grammar, starts), transformer)
+    return hit
+
+
+def _build_inline(p: Lark, transformer: Transformer):
+    import copy
+
+    from lark import Tree
+    from lark.exceptions import GrammarError, VisitError
+
+    def visit_errors(callback, name):
+        def call(children):  # what `Transformer._call_userfunc` does with an exception
+            try:
+                return callback(children)
+            except GrammarError:
+                raise
+            except Exception as e:
+                raise VisitError(name, Tree(name, children), e)
+        return call
+
+    try:
+        if getattr(transformer, "__visit_tokens__", False):  # token callbacks are the lexer's business: not here
+            return None
+        callbacks = p._parse_tree_builder.create_callback(transformer)
+        callbacks = {rule: visit_errors(cb, rule.alias or rule.options.template_source or rule.origin.name)
+                     for rule, cb in callbacks.items()}
+        front = copy.copy(p.parser)
+        lalr = copy.copy(front.parser)
+        inner = copy.copy(lalr.parser)
+        if not isinstance(getattr(inner, "callbacks", None), dict):
+            return None
+        inner.callbacks = callbacks
+        lalr.parser = inner
+        front.parser = lalr
+        return front
+    except AttributeError:
+        return None
 
 
 # The transformers are pure functions of the text whose results nobody mutates: a statement seen before in

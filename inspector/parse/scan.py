@@ -33,7 +33,7 @@ class LauncherRegion:
     decorator: str | None = None  # the `@triton_heuristics.<flavor>(` of its source, when it has one
 
 
-@dataclass
+@dataclass(slots=True)
 class RunStatement:
     """One non-empty run_impl line: its 1-based wrapper line, stripped text, and what it is.
 
@@ -168,30 +168,37 @@ def _scan_triton(wm: WrapperMap, r: LauncherRegion, j: int, asserts: list[int]) 
 
 def _scan_run_impl(wm: WrapperMap, i: int) -> int:
     d, lines = wm.dialect, wm.lines
+    n = len(lines)
     i += 1
-    while i < len(lines) and not lines[i].startswith(d.run_impl_body):
+    while i < n and not lines[i].startswith(d.run_impl_body):
         i += 1
     i += 1
-    while i < len(lines) and not lines[i].startswith(d.run_impl_end):
-        s = lines[i].strip()
-        i += 1
+    end = i
+    while end < n and not lines[end].startswith(d.run_impl_end):
+        end += 1
+    # one statement per non-empty line; locals, not attribute look-ups, in the loop (~190,000 lines on 20k kernels)
+    run, start_rule, size_stride, checked = wm.run, d.start_rule, d.size_stride_check, d.checked_call
+    skip = len(checked)
+    append = run.append
+    for line_no, raw in enumerate(lines[i:end], i + 1):
+        s = raw.strip()
         if not s:
             continue
-        if s.startswith("//"):
-            wm.run.append(RunStatement(i, s, "comment"))
+        if s[:2] == "//":
+            append(RunStatement(line_no, s, "comment"))
             continue
-        if s.startswith("if (") and d.size_stride_check in s:
-            wm.run.append(RunStatement(i, s[s.index(d.size_stride_check): s.rindex(";") + 1], "size_stride"))
+        if s[:4] == "if (" and size_stride in s:
+            append(RunStatement(line_no, s[s.index(size_stride): s.rindex(";") + 1], "size_stride"))
             continue
-        rule = d.start_rule(s)
-        callee = None
+        rule = start_rule(s)
         if rule == "call":
-            callee = s[: s.index("(")]
+            append(RunStatement(line_no, s, rule, s[: s.index("(")]))
         elif rule == "checked_call":
-            rest = s[len(d.checked_call):]
-            callee = rest[: rest.index("(")] if "(" in rest else None
-        wm.run.append(RunStatement(i, s, rule, callee))
-    return i + 1
+            rest = s[skip:]
+            append(RunStatement(line_no, s, rule, rest[: rest.index("(")] if "(" in rest else None))
+        else:
+            append(RunStatement(line_no, s, rule))
+    return end + 1
 
 
 _DECLARED = re.compile(r"\b([A-Za-z_]\w*)\s*(?:\[\])?\s*(?:=|;|\()")
@@ -211,6 +218,30 @@ def declared_name(st: RunStatement) -> str | None:
         text = text.replace("[[maybe_unused]]", "")
     m = _DECLARED.search(text)
     return m.group(1) if m else None
+
+
+# A handle declaration's name: the type's word is followed by a space, so `_DECLARED` cannot match in it and
+# its first match is this name (anchored here instead of searched for)
+_HANDLE_DECL = re.compile(r"(?:RAII)?AtenTensorHandle ([A-Za-z_]\w*)\s*(?:\[\])?\s*(?:=|;|\()")
+
+
+def declared_names(statements: list[RunStatement]) -> list[str | None]:
+    """`declared_name` of each statement, in one loop (no call per statement: a 20,000-kernel run_impl has
+    ~90,000 declarations)."""
+    out, search, handle = [], _DECLARED.search, _HANDLE_DECL.match
+    for st in statements:
+        if st.kind not in ("declaration", "handle_decl"):
+            out.append(None)
+            continue
+        text = st.text
+        if "decltype(auto)" in text:
+            text = text.replace("decltype(auto)", "")
+        if "[[maybe_unused]]" in text:
+            text = text.replace("[[maybe_unused]]", "")
+        # `RAIIAtenTensorHandle buf0(buf0_handle);`: the anchored match is what the search finds first there
+        m = handle(text) or search(text)
+        out.append(m.group(1) if m else None)
+    return out
 
 
 def consumes_comments(wm: WrapperMap, st: RunStatement) -> bool:

@@ -141,9 +141,11 @@ def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None 
         console.print(Text.assemble(("model ", "bold"), (m.name, "bold cyan"), f"  device {dev}"))
         console.print(f"  wrapper {m.wrapper}" + (f"\n  kernels {m.kernel_cpp}" if m.kernel_cpp else ""))
 
-        t = _Table("inputs", ("#", "name", "dtype", "shape", "stride", "device"))
+        named = any(i.user_name for i in m.inputs)  # the exported program's names (a packaged one, or --ep)
+        t = _Table("inputs", ("#", "name", *(("user name",) if named else ()), "dtype", "shape", "stride", "device"))
         for i in m.inputs:
-            t.add(str(i.index), i.name, i.dtype or "?", _fmt_shape(i.shape), _fmt_shape(i.stride), i.device or "?")
+            t.add(str(i.index), i.name, *((i.user_name or "-",) if named else ()), i.dtype or "?", _fmt_shape(i.shape),
+                  _fmt_shape(i.stride), i.device or "?")
         t.print(console)
 
         if m.symbols:
@@ -245,8 +247,12 @@ def _match_tree(mt: TraceMatch) -> Tree:
             bt.add(f"symbol {b.symbol}{alias} = {b.definition} (wrapper.cpp line {b.definition_line})")
         if b.input:
             rng = f"{b.min if b.min is not None else '?'}..{b.max if b.max is not None else '?'}"
+            guard = (f"guards allow {rng} (checked only with AOTI_RUNTIME_CHECK_INPUTS=1)"
+                     if b.min is not None or b.max is not None else
+                     "no guard bounds it (none compiled in: torch 2.6 writes none unless AOTI_RUNTIME_CHECK_INPUTS=1 "
+                     "is set when compiling)")
             bt.add(Text.assemble(("model input ", "bold"), f"{b.input.index} ({b.input.name}), dim {b.input.dim}; "
-                                 f"guards allow {rng} (checked only with AOTI_RUNTIME_CHECK_INPUTS=1)"))
+                                 + guard))
         else:
             bt.add(Text("could not trace the bound to a model input", style="yellow"))
     it = root.add(Text.assemble(("index ", "bold"), f"{a['index_var']} comes from"))

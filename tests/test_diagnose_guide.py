@@ -212,3 +212,14 @@ def test_runtime_input_checks_need_compiling_in_on_torch_2_6():
         st = next(s for s in d.steps if "AOTI_RUNTIME_CHECK_INPUTS" in s.env)
         assert st.when == when, (pkg_path, st)
         assert ("no input guards compiled in" in st.do) == (when == "compile")
+
+
+def test_show_names_the_users_inputs_in_the_terminal_too(capsys):
+    """With an exported program (packaged, or --ep) show's input table has the user's names, as --json has."""
+    from inspector.cli import main
+
+    assert main(["show", str(S / "cpu/transformer/transformer.pt2"), "--ep",
+                 str(S / "cpu/transformer/ep/transformer_ep.pt2"), "--wide"]) == 0
+    out = capsys.readouterr().out
+    row = next(l for l in out.splitlines() if "arg149_1" in l and "int64" in l)
+    assert "ids" in row and "user name" in out

@@ -223,3 +223,16 @@ def test_show_names_the_users_inputs_in_the_terminal_too(capsys):
     out = capsys.readouterr().out
     row = next(l for l in out.splitlines() if "arg149_1" in l and "int64" in l)
     assert "ids" in row and "user name" in out
+
+
+def test_an_argmax_position_names_the_dim_that_bounds_it():
+    """cuda/argmax_embedding: `emb(scores.argmax(dim=1))` with scores 2x150 and a 100-row table.  The index is a
+    position along input 0 dim 1, so that size (150) is what overruns the table: the trace says so (issue 15 §3)."""
+    from inspector.queries.trace import trace_assert
+
+    with inspector.open_package(S / "cuda/argmax_embedding/argmax_embedding.pt2") as pkg:
+        t = trace_assert(pkg, log=(S / "cuda/argmax_embedding/error.log").read_text())
+    mt = t.matches[0]
+    assert "position along input 0 (arg1_1) dim 1" in mt.verdict
+    assert mt.hypotheses[0].startswith("the index is a position triton_per_fused_argmax_0 found")
+    assert "100 rows" in mt.hypotheses[0]

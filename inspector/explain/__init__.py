@@ -199,3 +199,14 @@ def user_code(t) -> str:
     where = f"{loc['file'].rsplit('/', 1)[-1]}:{loc['line']}  `{loc['code']}`" + (f" in `{loc['module']}`" if loc.get("module") else "")
     return (f"In your code: the index comes from `{names[0]}`, used at {where}." if names
             else f"In your code: {where}.")
+
+
+def reduction_position_hypothesis(kernel: str, length: str, rows) -> str:
+    """The index is a position an argmax-like reduction found (``tmpN_idx`` of ``max_with_index``)."""
+    table = f"; the table has {rows} rows, so {length} above {rows} runs it past the end" if rows is not None else ""
+    return (f"the index is a position {kernel} found (an argmax/argmin over {length}): its values reach "
+            f"0..{length} - 1{table}. Check that size against the table, not the values of the input.")
+
+
+def reduction_position_note(length: str) -> str:
+    return f"; the index is a position along {length} (an argmax/argmin)"

@@ -168,6 +168,13 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         if first is False:
             mt.verdict = words.trace_verdict(mt, first_thread_failed=False)
             mt.hypotheses = words.trace_hypotheses(mt, len(mt.call_sites), first_thread_failed=False)
+    for n, mt in zip([c[0] for c in uniq], matches):  # an index that is an argmax's position: the size bounds it
+        red = _reduction_position(slices[n], mt)
+        if red:
+            kname, length = red
+            rows = (mt.table or {}).get("rows")
+            mt.hypotheses.insert(0, words.reduction_position_hypothesis(kname, length, rows))
+            mt.verdict += words.reduction_position_note(length)
     if matches:
         res.verdict = matches[0].verdict
         return res
@@ -176,6 +183,32 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         res.hints.append(note)
         return res
     return _with_candidates(pkg, res, report, model, message=message)
+
+
+def _reduction_position(m: Model, mt) -> tuple[str, str] | None:
+    """(kernel, the reduced length in words) when an index origin passes through ``tmpN_idx`` (the position
+    ``triton_helpers.max_with_index`` returns: argmax/argmin) inside a kernel of the slice."""
+    from ..graph import call_params
+
+    for o in mt.index_origin:
+        for i, step in enumerate(o.path):
+            if not step.endswith("_idx"):
+                continue
+            kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
+            site = next((c for c in m.calls if c.kind == "kernel" and c.target == kname), None)
+            if site is None:
+                continue
+            args = dict(zip(call_params(m, site), site.args))
+            arg = next((args[p] for p in ("r0_numel", "rnumel") if p in args), None)
+            text = getattr(arg, "text", None) or (str(arg) if arg is not None else None)
+            if not text:
+                continue
+            sym = m.symbols.get(text)
+            if sym is not None and sym.input is not None and sym.input < len(m.inputs):
+                inp = m.inputs[sym.input]
+                return kname, f"input {sym.input} ({inp.name}) dim {sym.dim}"
+            return kname, text.rstrip("L")
+    return None
 
 
 def _first_thread_failed(located, mt) -> bool | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from . import ids
+import inspector.ids as ids
 from .minigraph import MultiDiGraph
 
 _SHAPES = {"input": "box", "input_dim": "box", "symbol": "ellipse", "buffer": "cylinder", "kernel": "component",

@@ -27,7 +27,7 @@ with ``call``), ``launches`` (call→kernel), ``reads`` (value→call),
 
 from __future__ import annotations
 
-from . import ids
+import inspector.ids as ids
 from .minigraph import MultiDiGraph
 from .model import CallSite, Kernel, Model, TmpDef
 

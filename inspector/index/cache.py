@@ -29,7 +29,7 @@ import typing
 from pathlib import Path
 
 from .._version import __version__
-from .. import model as M
+import inspector.model as M
 
 FORMAT = 2
 TOOL = "pt2-inspect index cache"

@@ -36,7 +36,7 @@ from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
 from ..parse.scan import (TOKEN, RunStatement, WrapperMap, constant_totals, declared_names, kernel_flavor,
                           scan_kernel_cpp, scan_warnings, scan_wrapper)
-from . import cache
+import inspector.index.cache as cache
 from .gc import gc_paused as _gc_paused
 from .cache import CacheError
 

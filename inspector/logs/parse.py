@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import explain as words
-from . import patterns as P
+import inspector.explain as words
+import inspector.logs.patterns as P
 
 
 @dataclass

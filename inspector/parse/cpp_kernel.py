@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 
 from ..model import Assertion, Coverage, Expr, Kernel, KernelParam, Store, TmpDef, param_role
-from .grammar import ExprTransformer, parse_one
+from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .message import parse_check_message
 from .scan import scan_kernel_cpp
 
-STARTS = ("signature", "tmp_def", "check", "vec_store", "scalar_store")
+STARTS = GRAMMAR_STARTS["cpp_kernel"]
 
 
 class _CppTransformer(ExprTransformer):

@@ -12,11 +12,11 @@ import functools
 import re
 
 from ..model import Assertion, Coverage, Kernel, KernelParam, Store, TmpDef, param_role
-from .grammar import ExprTransformer, parse_one
+from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .message import parse_check_message
 from .scan import _DECORATOR, kernel_flavor
 
-STARTS = ("def_stmt", "assign_stmt", "call_stmt", "control_stmt")
+STARTS = GRAMMAR_STARTS["triton"]
 _CONTROL = ("if ", "elif ", "else:", "for ", "while ", "return", "pass", "break", "continue")
 _MUTATED = re.compile(r"'mutated_arg_names':\s*\[([^\]]*)\]")
 

@@ -37,11 +37,11 @@ from ..model import (
     param_role,
 )
 from ..dialects import embedded_source
-from .grammar import ExprTransformer, parse_one
+from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .scan import LauncherRegion, WrapperMap
 from .triton import kernel_flavor, parse_triton_source
 
-STARTS = ("declaration", "handle_decl", "assignment", "call", "checked_call", "guard", "launcher_param", "load_kernel")
+STARTS = GRAMMAR_STARTS["wrapper"]
 
 
 _DTYPE_NAMES = {

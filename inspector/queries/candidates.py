@@ -1,7 +1,7 @@
 """Candidate assertions: which checks may have fired when the log shows only the symptom of a device-side
 assert (its ``Assertion`` line is missing).  Used by `diagnose` (category device_assert) and by `trace-assert`.
 
-Imports only downward (match, and trace's per-assertion ``explain`` when candidates are made); the words are in inspector.explain.diagnose.
+Imports only downward (match, and the per-assertion ``explain`` of inspector.queries.explanation); the words are in inspector.explain.diagnose.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from .. import explain as words
+import inspector.explain as words
 from ..explain import diagnose as say
 from ..logs import LogReport
 from ..model import Model
@@ -92,7 +92,7 @@ def assert_candidates(pkg: Package, rep: LogReport, model: str | None) -> list[C
 
     With a ``… API call failed at …wrapper.cpp, line N`` in the log: the assertions of kernels launched
     before line N, nearest first (CUDA reports at a later call).  Otherwise every assertion, input-fed first."""
-    from .trace import explain, explain_extern  # here, not at the top: `diagnose` of an input check needs no trace
+    from .explanation import explain, explain_extern  # here: `diagnose` of an input check needs none of it
 
     limit = None
     noticed_model = None

@@ -10,7 +10,7 @@ import operator
 import re
 from dataclasses import asdict, dataclass, field
 
-from .. import ids
+import inspector.ids as ids
 from ..errors import UsageError
 from ..model import Model
 from ..naming import dtype_name, root_symbol

@@ -32,7 +32,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from .. import elf
+import inspector.elf as elf
 from ..errors import UsageError
 
 SEVERITY_ORDER = {"error": 0, "warn": 1, "info": 2}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .. import ids
+import inspector.ids as ids
 from ..graph import resolve_tmp
 from ..model import Kernel, Model
 from .walk import dedupe, edges, value_table, walk_kernel

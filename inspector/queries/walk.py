@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .. import ids
+import inspector.ids as ids
 from ..model import Assertion, CallSite, Kernel, Model
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from ... import explain as words
+import inspector.explain as words
 from ...explain import SCALAR_TYPES
 from ...explain import diagnose as say
 from ...logs import LogEvent, LogReport, parse_log

@@ -1,0 +1,215 @@
+"""One assertion or extern call explained: ``TraceMatch`` and the walks that fill it (`explain`, `explain_extern`).
+
+`trace_assert` (inspector.queries.trace) finds which assertions a failure names and calls these; `assert_candidates`
+(inspector.queries.candidates) explains its candidates with them.  Both import this module, and it imports
+neither: the walks (inspector.queries.walk), the match helpers and the words are below it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+import inspector.explain as words
+import inspector.ids as ids
+from ..model import Assertion, CallSite, Kernel, Model
+from ..naming import root_symbol
+from ..package import Package
+from ..parse.message import static_bound
+from .fused import extern_op_name, source_nodes
+from .match import index_args
+from .walk import (BoundChain, BoundTerm, IndexOrigin, InputRef, bound_chain, edges, index_origins, value_origins,
+                   value_table)
+
+
+@dataclass
+class TraceMatch:
+    model: str
+    kernel: str
+    kernel_kind: str  # "triton" | "cpp" | "extern"
+    file_line: int
+    assertion: dict
+    static_bound: int | None
+    bound: BoundChain | None
+    index_origin: list[IndexOrigin]
+    source_nodes: list[str]
+    source_nodes_derived: bool
+    aten_ops: list[str]
+    explanation: list[str]
+    exact: bool = True
+    matched_by: str = ""
+    call_sites: list[int] = field(default_factory=list)  # wrapper lines of the kernel's launches
+    source_file: str = ""
+    snippet: list[tuple[int, str]] = field(default_factory=list)
+    stack_traces: list[str] = field(default_factory=list)
+    post_grad_nodes: list[str] = field(default_factory=list)
+    verdict: str = ""
+    hypotheses: list[str] = field(default_factory=list)
+    table: dict | None = None  # what the index reads: {"kind", "name", "fqn", "rows", "param", "arg"}
+    source_locations: list[dict] = field(default_factory=list)  # the user's lines (exported program)
+
+    @property
+    def complete(self) -> bool:
+        """Every hop resolved: the bound (unless static) and every index origin."""
+        if self.kernel_kind == "extern":
+            bound_ok = True
+        else:
+            terms = self.bound.terms if self.bound is not None else []
+            bound_ok = self.static_bound is not None or (bool(terms) and all(t.input is not None for t in terms))
+        return bound_ok and bool(self.index_origin) and all(o.unresolved is None for o in self.index_origin)
+
+
+def _ep_usable(pkg, m: Model, ep) -> bool:
+    from ..exported_program import disagreements
+
+    return ep is not None and not any("user inputs" in d for d in disagreements(ep, m))
+
+
+def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True, how: str = "", ep=None) -> TraceMatch:
+    g = pkg.graph_of(m)
+    sites = [c for c in m.calls if c.kind == "kernel" and c.target == k.name]
+    site = sites[0] if sites else None
+    call_node = ids.call(site.line) if site else None
+    static = static_bound(a.bound_expr) if a.bound_expr is not None else None
+    bound = None if static is not None else bound_chain(m, g, k, a, call_node)
+    origins = index_origins(m, g, k, a, site) if a.index_var else []
+    nodes, derived, aten, traces, post = source_nodes(m, k, site)
+    lo = a.line - 6
+    snippet = [(ln, k.source_line(ln)) for ln in range(max(k.line_base, lo), a.line + 3) if k.source_line(ln) is not None]
+    match = TraceMatch(
+        model=m.name, kernel=k.name, kernel_kind=k.kind, file_line=a.line,
+        assertion={"message": a.message, "index_var": a.index_var, "bound_expr": a.bound_expr,
+                   "lower_bound": a.lower_bound, "condition": a.condition, "wrapper_line": a.wrapper_line},
+        static_bound=static, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
+        aten_ops=aten, explanation=[], exact=exact, matched_by=how, call_sites=[c.line for c in sites],
+        source_file=k.source_file, snippet=snippet, stack_traces=traces, post_grad_nodes=post,
+        table=_table(m, g, k, a, call_node))
+    _finish(pkg, m, match, ep, len(sites))
+    return match
+
+
+def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
+    if _ep_usable(pkg, m, ep):
+        refs = [o.input for o in match.index_origin if o.input]
+        if match.bound:
+            refs += [t.input for t in match.bound.terms if t.input]
+        for r in refs:
+            r.user_name = ep.user_name(r.index)
+        if match.bound:
+            from .walk import limit_words
+
+            match.bound.input = match.bound.terms[0].input if match.bound.terms else match.bound.input
+            match.bound.limit = limit_words(match.assertion.get("bound_expr") or "", match.bound.terms)
+        names = match.source_nodes
+        if match.source_nodes_derived:
+            # Op names, not node names: prefer the nodes of those ops that read the index's input directly.
+            ops = set(names)
+            users = [n for o in match.index_origin if o.input for n in ep.input_users(o.input.index)]
+            pref = [n for n in users if n in ep.nodes and _op_of(ep.nodes[n].target) in ops]
+            names = pref or [n for n in names if n in ep.nodes and _op_of(ep.nodes[n].target) == n.rstrip("_0123456789")]
+        match.source_locations = [asdict(x) for x in ep.locations(names)]
+        if match.table and match.table.get("kind") == "input":
+            match.table["user_name"] = ep.user_name(match.table["index"])
+    match.verdict = words.trace_verdict(match)
+    match.hypotheses = words.trace_hypotheses(match, n_sites)
+    match.explanation = list(match.hypotheses)
+    if match.source_locations:
+        match.explanation.append(words.user_code(match))
+
+
+def _op_of(target: str) -> str:
+    """``torch.ops.aten.embedding.default`` -> ``embedding``."""
+    parts = target.split(".")
+    return parts[3] if len(parts) > 3 and parts[:3] == ["torch", "ops", "aten"] else target
+
+
+def _table(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> dict | None:
+    """The tensor the checked index reads from: a load whose address uses the index variable."""
+    an = ids.assertion(k.name, a.line)
+    start = next((v for v, _ in edges(g, an, "asserts_on")), None)
+    if start is None or call_node is None:
+        return None
+    from .suspects import copies
+
+    users = [u for c in copies(g, start) for u, _, d in g.in_edges(c, data=True)
+             if d.get("kind") == "uses" and u.startswith("tmp:")]
+    for u in users:
+        for p, d2 in edges(g, u, "loads"):
+            bind = next(edges(g, p, "binds", call_node), None)
+            if bind is None:
+                continue
+            return value_table(m, g, bind[0], g.nodes[p]["name"], bind[1].get("arg"))
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Failures inside extern ATen ops
+# ---------------------------------------------------------------------------
+
+
+def _extern_bound(m: Model, table: dict | None, site: CallSite) -> BoundChain | None:
+    """The size an extern op checks its index against: the indexed dim of its table, when that table is an
+    input (or a buffer made from exactly one input, taken to share its shape) and the dim is symbolic."""
+    from .match import indexed_dim
+    from .walk import term_words
+
+    if not table:
+        return None
+    if table.get("kind") == "input":
+        idx = table.get("index")
+    elif table.get("kind") == "buffer" and len(table.get("from_inputs") or []) == 1:
+        idx = table["from_inputs"][0]
+    else:
+        return None
+    inp = next((i for i in m.inputs if i.index == idx), None)
+    d = indexed_dim(site)
+    if inp is None or d >= len(inp.shape):
+        return None
+    sym = root_symbol(m.symbols, inp.shape[d])
+    if sym is None or sym.input is None:
+        return None
+    owner = next(i for i in m.inputs if i.index == sym.input)
+    name = f"{table['name']}.size({d})"
+    t = BoundChain(kernel_param=name, call_arg=table["name"], symbol=sym.name,
+                   input=InputRef(index=owner.index, name=owner.name, dim=sym.dim), min=sym.min, max=sym.max,
+                   definition=sym.expr, definition_line=sym.line)
+    t.terms = [BoundTerm(**{f: getattr(t, f) for f in BoundTerm.__dataclass_fields__})]
+    t.limit = term_words(t)
+    return t
+
+
+def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, ep=None) -> TraceMatch:
+    g = pkg.graph_of(m)
+    table_name, idx_names = index_args(site)
+    origins = []
+    for n in idx_names:
+        origins += value_origins(m, g, n, site.line)
+    table = None
+    if table_name:
+        from ..graph import value_node
+
+        v = value_node(m, table_name)
+        table = value_table(m, g, v, None, table_name) if v else None
+        if table and table["kind"] == "buffer":
+            made = [o.input.index for o in value_origins(m, g, table_name, site.line) if o.input]
+            table["from_inputs"] = sorted(set(made))
+    nodes, derived, aten, traces, post = source_nodes(m, None, site)
+    limit = None
+    bound = _extern_bound(m, table, site)
+    if bound is None:
+        mm = re.search(r"range \[0, (\d+)\)|size (\d+)", msg or "")
+        if table and table.get("kind") == "constant" and isinstance(table.get("rows"), int):
+            limit = table["rows"]
+        elif mm:
+            limit = int(mm.group(1) or mm.group(2))
+    match = TraceMatch(
+        model=m.name, kernel=site.target, kernel_kind="extern", file_line=site.line,
+        assertion={"message": msg, "index_var": ", ".join(idx_names) or None,
+                   "bound_expr": str(limit) if limit else (bound.kernel_param if bound else None),
+                   "lower_bound": "0", "condition": "", "wrapper_line": site.line, "op": extern_op_name(site.target),
+                   "checked": getattr(site, "checked", None)},
+        static_bound=limit, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
+        aten_ops=aten, explanation=[], exact=True, matched_by=how, call_sites=[site.line],
+        source_file=m.wrapper_member or "", snippet=[], stack_traces=traces, post_grad_nodes=post, table=table)
+    _finish(pkg, m, match, ep, 1)
+    return match

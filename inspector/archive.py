@@ -216,6 +216,28 @@ class Archive:
             raise UnreadablePackage(f"{self.path}: member {name} is over the {limit} bytes accepted")
         return data
 
+    def read_range(self, name: str, offset: int, size: int) -> bytes:
+        """``size`` bytes of a member from ``offset`` (fewer at its end), without reading the rest: what
+        `inspector.elf` needs of a `.so` (its headers and symbol tables) when the weights are compiled into it.
+        A stored zip member (as AOTI writes them) is sought directly; a deflated one is decompressed up to there."""
+        if name not in self._members:
+            raise KeyError(name)
+        if offset < 0 or size < 0:
+            return b""
+        try:
+            if self._zip is not None:
+                with self._zip.open(name) as f:
+                    f.seek(offset)
+                    return f.read(size)
+            with (self._dir / name).open("rb") as f:
+                f.seek(offset)
+                return f.read(size)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+            raise UnreadablePackage(f"{self.path}: cannot read {name}: {e}") from None
+        except UnicodeDecodeError:
+            raise UnreadablePackage(f"{self.path}: cannot read {name}: its local header's name is not UTF-8 "
+                                    "(a damaged zip)") from None
+
     def fingerprint(self, name: str) -> str:
         """A content checksum of a member, for the index cache key: the CRC-32 the zip directory
         records (nothing is read), or a BLAKE2b of a folder file's bytes."""

@@ -156,3 +156,17 @@ def test_shim_table_row_equals_the_installed_torch():
         assert got == want
     else:  # a CPU install checked against a CUDA wheel's row: its CPU symbols are a subset
         assert got <= want and got
+
+
+def test_ranged_reads_equal_the_whole_member():
+    """doctor reads a .so's headers and tables through Archive.read_range (never the whole member: the weights may
+    be compiled into it)."""
+    import inspector
+
+    pkg, member = SOS[0]
+    with inspector.open_package(pkg) as p:
+        whole = p.archive.read_bytes(member, limit=1 << 30)
+        for off, size in ((0, 64), (1000, 4096), (len(whole) - 10, 100)):
+            assert p.archive.read_range(member, off, size) == whole[off:off + size]
+        r = lambda o, n: p.archive.read_range(member, o, n)  # noqa: E731
+        assert elf.dynamic_symbols(r) == elf.dynamic_symbols(elf.bytes_reader(whole))

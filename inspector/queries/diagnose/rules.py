@@ -76,6 +76,21 @@ class Facts:
         return t if t.matches else None
 
     @cached_property
+    def weightless(self) -> list[tuple[int, int]]:
+        """(constants, bytes) of each model built without its weights (a constants blob of at most 64 bytes in its
+        .so): read once, by ranges of the .so, when a crash makes it matter."""
+        from ..doctor import weights_blob_bytes
+
+        out = []
+        for m in self.models:
+            blob = weights_blob_bytes(self.pkg, m.name)
+            if blob is not None and blob <= 64:
+                consts = self.pkg.index(m.name).constants()
+                if consts:
+                    out.append((len(consts), sum(c.nbytes or 0 for c in consts)))
+        return out
+
+    @cached_property
     def crashed_at_load(self) -> bool:
         """A segfault whose stack shows the loader and not the model's run."""
         return self.rep.has("segfault") and self.rep.mentions("at_load") and not self.rep.mentions("at_run")
@@ -818,24 +833,11 @@ class WeightsNotLoaded(Rule):
 
     def claims(self, f: Facts) -> bool:
         crashed = (f.rep.has("segfault") and not f.crashed_at_load) or f.rep.has("illegal_memory_access")
-        return crashed and bool(self._weightless(f))
-
-    @staticmethod
-    def _weightless(f: Facts) -> list[tuple[int, int]]:
-        from ..doctor import weights_blob_bytes
-
-        out = []
-        for m in f.models:
-            blob = weights_blob_bytes(f.pkg, m.name)
-            if blob is not None and blob <= 64:
-                consts = f.pkg.index(m.name).constants()
-                if consts:
-                    out.append((len(consts), sum(c.nbytes or 0 for c in consts)))
-        return out
+        return crashed and bool(f.weightless)
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
         d.evidence = _ev([e for e in f.rep.events if e.pattern in ("segfault", "illegal_memory_access")], 2)
-        n, nbytes = self._weightless(f)[0]
+        n, nbytes = f.weightless[0]
         d.verdict = say.weights_not_loaded_verdict(n, nbytes)
         d.steps = [step(say.WEIGHTS_LOAD_STEP)]
 

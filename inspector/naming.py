@@ -38,6 +38,19 @@ def strip_overload(op: str) -> str:
     return _OVERLOAD.sub("", op)
 
 
+# Bytes per element of torch's dtypes (what an allocation of N elements costs).
+DTYPE_BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "int16": 2,
+               "int8": 1, "uint8": 1, "bool": 1, "complex64": 8, "complex128": 16, "float8_e4m3fn": 1,
+               "float8_e5m2": 1, "uint16": 2, "uint32": 4, "uint64": 8}
+
+
+def is_kernel_def(def_name: str, kernel: str) -> bool:
+    """Whether the Triton ``def <def_name>(`` is kernel ``kernel``'s: Inductor's kernels keep their name; a
+    user-defined kernel (triton_op / wrap_triton) is launched as ``<its def name>_<n>`` (``gather_kernel`` ->
+    ``gather_kernel_0``)."""
+    return def_name == kernel or (kernel.startswith(def_name + "_") and kernel[len(def_name) + 1:].isdigit())
+
+
 def kernel_ops(name: str) -> list[str]:
     """``cpp_fused_ge_index_index_copy_mul_sub_where_zeros_like_0`` -> [ge, index, index_copy, mul, sub, where, zeros_like]."""
     s = FUSED_PREFIX.sub("", name)

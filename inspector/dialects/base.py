@@ -45,9 +45,11 @@ class Dialect:
     # "call_triton": run_impl calls `call_triton_<k>(…)`, a static launcher above run_impl that
     #   embeds the Triton source and loads the cubin;  "cpp": run_impl calls `cpp_fused_<k>(…)`.
     launch_style: str = "call_triton"
-    launcher_start: str | None = "static inline void call_triton_"
+    # `call_triton_<k>` for Inductor's kernels, `call_<k>` for a user-defined Triton kernel (torch.library
+    # triton_op / wrap_triton: `call_gather_kernel_0`, its source under `@triton_heuristics.user_autotune`)
+    launcher_start: str | None = "static inline void call_"
     launcher_params_end: str = "){"
-    launcher_name: re.Pattern = field(default=re.compile(r"call_(triton_\w+)\("))  # the kernel a launcher launches
+    launcher_name: re.Pattern = field(default=re.compile(r"call_(\w+)\("))  # the kernel a launcher launches
     launcher_call_prefix: str = "call_"  # run_impl callee `call_triton_x` launches kernel `triton_x`
     load_kernel_marker: str = "loadKernel("
     # -- where the kernel source is ----------------------------------------------------------
@@ -71,6 +73,24 @@ class Dialect:
     size_stride_check: str = "assert_size_stride("
     # run_impl callees that allocate a buffer (`aoti_torch_empty_strided(…, &buf0_handle)`): no graph op
     allocation_prefix: str = "aoti_torch_empty"
+    # The buffer life cycle run_impl spells out (doctor's memory estimate): an allocation with its size and
+    # stride arrays and dtype, the arrays' declarations, a buffer taking another's storage (`auto buf4 =
+    # std::move(buf0);`, a `reinterpret_tensor_wrapper(buf5, …)` view), a release (`buf0.reset();`) and an
+    # output handed to the caller (`output_handles[0] = buf2.release();`).
+    allocation: re.Pattern = field(default=re.compile(
+        r"aoti_torch_empty_strided\(\s*\d+\s*,\s*(?P<sizes>\w+)\s*,\s*(?P<strides>\w+)\s*,\s*cached_torch_dtype_(?P<dtype>\w+)\s*,"
+        r"\s*cached_torch_device_type_(?P<device>\w+).*?&(?P<buf>\w+)_handle\)"))
+    int_array: re.Pattern = field(default=re.compile(r"int64_t\s+(?P<name>int_array_\d+)\[\]\s*=\s*\{(?P<items>[^}]*)\}"))
+    storage_share: re.Pattern = field(default=re.compile(
+        r"^auto\s+(?P<name>\w+)\s*=\s*(?:std::move\((?P<moved>\w+)\)|.*?reinterpret_tensor_wrapper\((?P<viewed>\w+)\s*,)"))
+    release: re.Pattern = field(default=re.compile(r"\b(?P<buf>\w+)\.reset\(\)"))
+    handed_out: re.Pattern = field(default=re.compile(r"output_handles\[\d+\]\s*=\s*(?P<buf>\w+)\.release\(\)"))
+    extern_output: re.Pattern = field(default=re.compile(r"&(?P<buf>buf\d+)_handle\b"))
+    # A Triton kernel's first pointer parameter and its element type (`'signature': {'in_out_ptr0': '*fp32', …}`)
+    triton_signature: re.Pattern = field(default=re.compile(r"'signature':\s*\{'(?P<first>\w+)':\s*'\*(?P<t>\w+)'"))
+    triton_dtypes: tuple = (("fp32", "float32"), ("fp16", "float16"), ("bf16", "bfloat16"), ("fp64", "float64"),
+                            ("i64", "int64"), ("i32", "int32"), ("i8", "int8"), ("u8", "uint8"), ("i1", "bool"))
+    numel_local: re.Pattern = field(default=re.compile(r"^(?:int64_t\s+)?(?P<kernel>\w+?)_(?P<axis>[xyr]0?_?)numel\s*=\s*(?P<expr>[^;]+);"))
     # run_impl callees that are runtime plumbing, not graph ops (the unaligned-input copy included)
     runtime_helpers: tuple[str, ...] = ("aoti_torch_get_", "aoti_torch_delete", "aoti_torch_new_tensor_handle",
                                         "aoti_torch_grad_mode", "assert_size_stride", "aoti_torch_check",
@@ -94,11 +114,13 @@ class Dialect:
             return "call"
         return None
 
-    def call_target(self, callee: str, cpp_kernels: set[str]) -> tuple[str, str] | None:
-        """``(target, "kernel"|"extern")`` for a run_impl callee, or None for runtime helpers."""
+    def call_target(self, callee: str, cpp_kernels: set[str], launchers=()) -> tuple[str, str] | None:
+        """``(target, "kernel"|"extern")`` for a run_impl callee, or None for runtime helpers.  ``launchers``: the
+        kernels whose launcher the wrapper defines (a user-defined kernel's `call_<k>` is one only then)."""
         if callee.startswith(self.runtime_helpers):
             return None
-        if callee.startswith("call_triton_"):
+        if callee.startswith("call_triton_") or (
+                callee.startswith(self.launcher_call_prefix) and callee[len(self.launcher_call_prefix):] in launchers):
             return callee[len(self.launcher_call_prefix):], "kernel"
         if callee in cpp_kernels or callee.startswith("cpp_"):
             return callee, "kernel"

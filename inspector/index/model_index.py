@@ -257,12 +257,12 @@ class ModelIndex:
         statements that `consumes_comments`, found in one pass over run_impl and shared by every question."""
         if self._calls_at is None:
             wm = self.wmap
-            alloc, target, cpp = wm.dialect.allocation_prefix, wm.dialect.call_target, wm.cpp_kernels
+            alloc, target, cpp, launchers = wm.dialect.allocation_prefix, wm.dialect.call_target, wm.cpp_kernels, wm.launchers
             out = []
             for i, st in enumerate(wm.run):
                 c = st.callee
                 if c and not c.startswith(alloc):
-                    tk = target(c, cpp)
+                    tk = target(c, cpp, launchers)
                     if tk:
                         out.append((i, tk[0], tk[1]))
             self._calls_at = out

@@ -51,3 +51,34 @@ def parse_check_message(text: str) -> CheckMessage | None:
     var = next(str(t) for t in tree.children if getattr(t, "type", None) == "NAME")
     bound = next(str(t.children[0]) for t in tree.children if getattr(t, "data", None) == "bound").strip()
     return CheckMessage(index_var=var, bound=bound, lower=lower)
+
+
+# A user-defined kernel's own check (`tl.device_assert((idx >= 0) & (idx < rows), "…")`): its message is the
+# user's words, so the index and its bound are read from the condition.  Forms: `X < B`, `(X >= 0) & (X < B)`,
+# `(0 <= X) & (X < B)`, either order of the two halves.
+_NAME = r"([A-Za-z_]\w*)"
+_BOUND = r"([A-Za-z_]\w*|\d+)"
+_UPPER = re.compile(rf"^\(?\s*{_NAME}\s*<\s*{_BOUND}\s*\)?$")
+_LOWER = re.compile(rf"^\(?\s*(?:{_NAME}\s*>=\s*0|0\s*<=\s*{_NAME})\s*\)?$")
+
+
+def parse_check_condition(condition: str) -> CheckMessage | None:
+    """The index and bound a range condition checks (``(idx >= 0) & (idx < rows)`` -> idx < rows, lower 0);
+    None for any other condition."""
+    parts = [p.strip() for p in unwrap_index(condition.strip()).split("&")]
+    if not 1 <= len(parts) <= 2:
+        return None
+    upper = lower = None
+    for p in parts:
+        m = _UPPER.match(p)
+        if m and upper is None:
+            upper = m
+            continue
+        m = _LOWER.match(p)
+        if m and lower is None:
+            lower = m.group(1) or m.group(2)
+            continue
+        return None
+    if upper is None or (lower is not None and lower != upper.group(1)):
+        return None
+    return CheckMessage(index_var=upper.group(1), bound=upper.group(2), lower="0" if lower else None)

@@ -69,7 +69,7 @@ class WrapperMap:
         return self._constant_of
 
     def call_target(self, callee: str) -> str | None:
-        tk = self.dialect.call_target(callee, self.cpp_kernels)
+        tk = self.dialect.call_target(callee, self.cpp_kernels, self.launchers)
         return tk[0] if tk else None
 
 
@@ -259,7 +259,7 @@ def scan_warnings(wm: WrapperMap) -> list[str]:
     if not wm.saw_run_impl:
         out.append(f"no `{d.run_impl_start}` in the wrapper: a dialect this version does not "
                    "know; inputs, symbols and calls may be missing (answers are partial)")
-    elif not any(st.callee and d.call_target(st.callee, wm.cpp_kernels) for st in wm.run):
+    elif not any(st.callee and d.call_target(st.callee, wm.cpp_kernels, wm.launchers) for st in wm.run):
         out.append("run_impl holds no kernel or extern call this version recognizes (answers are partial)")
     for r in wm.launchers.values():
         if r.triton is None:

@@ -12,8 +12,9 @@ import functools
 import re
 
 from ..model import Assertion, Coverage, Kernel, KernelParam, Store, TmpDef, param_role
+from ..naming import is_kernel_def
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
-from .message import parse_check_message
+from .message import parse_check_condition, parse_check_message
 from .scan import _DECORATOR, kernel_flavor
 
 STARTS = GRAMMAR_STARTS["triton"]
@@ -100,7 +101,7 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
             k.mutated = [x.strip().strip("'\"") for x in m.group(1).split(",") if x.strip()]
         if s.startswith("def ") and not in_def:
             r = parse_triton_statement(s, "def_stmt", cov, first_line + idx)
-            if r and r[1] == name:
+            if r and is_kernel_def(r[1], name):
                 k.params = [KernelParam(name=p, position=i, role=param_role(p, ann), ctype=ann)
                             for i, (p, ann) in enumerate(r[2])]
                 in_def = True
@@ -114,14 +115,15 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
             _, callee, args = r
             if callee == "tl.device_assert" and len(args) >= 2:
                 msg = args[1].text.strip("\"'")
-                cm = parse_check_message(msg)
+                cm = parse_check_message(msg) or parse_check_condition(args[0].text)
                 k.assertions.append(Assertion(
                     kernel=name, line=kline, message=msg,
                     index_var=cm.index_var if cm else None, bound_expr=cm.bound if cm else None,
                     lower_bound=cm.lower if cm else None, condition=args[0].text,
                     wrapper_line=first_line + idx))
             elif args:
-                ptr = next((n for n in args[0].names if "ptr" in n), None)
+                ptr = next((n for n in args[0].names if "ptr" in n), None) or next(
+                    (n for n in args[0].names if any(p.name == n for p in k.params)), None)
                 if ptr and len(args) > 1:
                     k.stores.append(Store(ptr=ptr, value=args[1], line=kline))
             continue
@@ -142,7 +144,32 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
                     k.tmps.append(TmpDef(name=n, expr=r[2], line=kline))
     if k.flavor == "other":
         k.flavor = kernel_flavor(name, None)
+    _roles_from_use(k)
     return k
+
+
+def _load_address_names(text: str) -> set[str]:
+    """The names in the address of each ``tl.load(<address>, mask=…)`` in ``text`` (not the mask's)."""
+    out: set[str] = set()
+    for m in re.finditer(r"tl\.load\(", text):
+        depth, i = 0, m.end()
+        while i < len(text) and not (depth == 0 and text[i] in ",)"):
+            depth += text[i] in "([" and 1 or (text[i] in ")]" and -1 or 0)
+            i += 1
+        out.update(re.findall(r"[A-Za-z_]\w*", text[m.end():i]))
+    return out
+
+
+def _roles_from_use(k: Kernel) -> None:
+    """A parameter Inductor's naming says nothing of (a user-defined kernel's `tab_ptr`, `rows`): written when
+    a store's pointer names it, read when a load's does, else a scalar the kernel uses as a size."""
+    todo = [p for p in k.params if p.role == "other" and not (p.ctype and "constexpr" in p.ctype)]
+    if not todo:
+        return
+    stored = {st.ptr for st in k.stores}
+    loaded = {n for t in k.tmps for n in _load_address_names(t.expr.text)}
+    for p in todo:
+        p.role = "out" if p.name in stored else "in" if p.name in loaded else "size"
 
 
 
@@ -179,7 +206,10 @@ def parse_triton_contract(name: str, lines: list[str], source_file: str, first_l
     for idx, raw in enumerate(lines):
         s = raw.strip()
         if s.startswith("def "):
-            r = _def_params(s.replace(name, _PLACEHOLDER, 1))
+            def_name = s[4:].split("(", 1)[0].strip()
+            if not is_kernel_def(def_name, name):
+                continue
+            r = _def_params(s.replace(def_name, _PLACEHOLDER, 1))
             if r is not None:
                 k.params = [KernelParam(name=p, position=i, role=param_role(p, ann), ctype=ann)
                             for i, (p, ann) in enumerate(r)]
@@ -197,7 +227,7 @@ def parse_triton_contract(name: str, lines: list[str], source_file: str, first_l
         if r is None:
             continue
         condition, msg = r
-        cm = _check_message(msg)
+        cm = _check_message(msg) or parse_check_condition(condition)
         k.assertions.append(Assertion(
             kernel=name, line=idx + line_base, message=msg,
             index_var=cm.index_var if cm else None, bound_expr=cm.bound if cm else None,

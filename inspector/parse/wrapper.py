@@ -201,6 +201,7 @@ class WrapperScanner:
         self.lines = wmap.lines
         self.m.wrapper_lines = len(self.lines)
         self.cpp_kernels = wmap.cpp_kernels
+        self.launchers = wmap.launchers
         self.parse = parse or (lambda region, idx, text, rule, line: parse_statement(text, rule, self.m.cov(region), line))
         self.pending_nodes: tuple[list[str], list[str]] | None = None
         self.pending_provenance: str | None = None
@@ -411,7 +412,7 @@ class WrapperScanner:
                         b = n[: -len("_handle")]
                         self.m.buffers[b] = BufferDef(name=b, line=line, kind="alloc")
             return
-        tk = self.d.call_target(callee, self.cpp_kernels)
+        tk = self.d.call_target(callee, self.cpp_kernels, self.launchers)
         if tk is None:
             return
         target, kind = tk

@@ -18,7 +18,7 @@ from ..package import Package
 from ..parse.message import static_bound
 from .fused import extern_op_name, source_nodes
 from .match import index_args
-from .walk import (BoundChain, BoundTerm, IndexOrigin, InputRef, bound_chain, edges, index_origins, value_origins,
+from .walk import (BoundChain, BoundTerm, IndexOrigin, InputRef, bound_chain, edges, index_origins, literal_bound, value_origins,
                    value_table)
 
 
@@ -71,6 +71,8 @@ def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True,
     site = sites[0] if sites else None
     call_node = ids.call(site.line) if site else None
     static = static_bound(a.bound_expr) if a.bound_expr is not None else None
+    if static is None and site is not None:
+        static = literal_bound(m, site, a)
     bound = None if static is not None else bound_chain(m, g, k, a, call_node)
     origins = index_origins(m, g, k, a, site) if a.index_var else []
     nodes, derived, aten, traces, post = source_nodes(m, k, site)

@@ -112,6 +112,20 @@ def bound_chain(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> 
     return chain
 
 
+def literal_bound(m: Model, site: CallSite, a: Assertion) -> int | None:
+    """The bound when it is one kernel parameter that the launch passes as an integer literal (a user-defined
+    kernel's `idx < rows`, launched with `rows` = 50)."""
+    from ..graph import call_params
+    from ..parse.message import static_bound
+
+    if not a.bound_expr or not re.fullmatch(r"[A-Za-z_]\w*", a.bound_expr):
+        return None
+    names = call_params(m, site)
+    if a.bound_expr not in names or names.index(a.bound_expr) >= len(site.args):
+        return None
+    return static_bound(site.args[names.index(a.bound_expr)].text)
+
+
 def limit_words(expr: str, terms: list[BoundTerm]) -> str:
     """``ks0 + ks1`` -> ``input 0.size(0) + input 1.size(0)`` (user names when known)."""
     by = {t.kernel_param: term_words(t) for t in terms}

@@ -25,6 +25,12 @@ fail), warn (it may fail or mislead), info; each with its evidence and what to d
                     load_constants copies raw bytes and checks none of this
   completeness      the .so and every cubin the wrapper loads are present
   checks            input guards, NaN/Inf checks, the value printer compiled in
+  memory            constant bytes, and the run's peak activation memory from the
+                    wrapper's allocations and releases: a formula of the dynamic
+                    sizes, evaluated at --input shapes (else every size at 64).
+                    Measured on an H200 (torch 2.11): exact for an MLP and for
+                    BERT at batch 8 and 32 (82% at 1); ResNet-18 40-57% of the peak
+                    (cuDNN's convolution workspaces are not in the package)
 
 Nothing inside the package is loaded, run or unpickled: ELF headers and symbol
 tables are read as bytes.
@@ -34,6 +40,7 @@ examples:
   pt2-inspect doctor model.pt2 --gpu auto --host-cpuinfo auto --torch 2.13
   pt2-inspect doctor model.pt2 --host-cpuinfo saved_cpuinfo.txt --json
   pt2-inspect doctor model.pt2 --weights new_weights.safetensors
+  pt2-inspect doctor model.pt2 --input 0=float32[64,3,224,224]
 
 exit codes: 0 no error found, 1 an error found, 2 usage, 3 unreadable package
 """
@@ -49,6 +56,8 @@ def add_parser(sub):
                    "a folder of shards, or a torch.save file)")
     p.add_argument("--model", metavar="NAME", help="only this model of the package (needed with --weights when "
                    "it holds several)")
+    p.add_argument("--input", action="append", default=[], metavar="SPEC",
+                   help="an input's shape for the memory estimate, as `check` takes it: 0=float32[64,128] (repeat)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--wide", action="store_true", help="never wrap or cut: lines as long as they need (default when piped)")
     return p
@@ -57,11 +66,13 @@ def add_parser(sub):
 def run(a) -> int:
 
     from ..package import open_package
+    from ..queries.check import parse_spec
     from ..queries.doctor import doctor
 
     cpuinfo = host_cpuinfo(a.host_cpuinfo)
     with open_package(a.package) as pkg:
-        r = doctor(pkg, gpu=a.gpu, host_cpuinfo=cpuinfo, torch=a.torch, weights=a.weights, model=a.model)
+        r = doctor(pkg, gpu=a.gpu, host_cpuinfo=cpuinfo, torch=a.torch, weights=a.weights, model=a.model,
+                   inputs=[parse_spec(s) for s in a.input])
     if a.json:
         print(json.dumps(r.to_dict(), indent=2))
     else:

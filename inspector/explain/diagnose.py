@@ -22,7 +22,8 @@ CATEGORY_DOC = {
     "printer": "the intermediate value printer's output: the first kernel whose output holds NaN/Inf, or (with "
                "--against a good run's log) the first whose output differs;",
     "constants": "load_constants / update_constant_buffer refused a key or missed a constant;",
-    "custom_op": "the package calls a custom op the serving process has not registered;",
+    "out_of_memory": "an allocation failed for lack of memory: the buffer, its size formula, the constants' bytes;",
+    "custom_op": "the package calls a custom op the serving process has not registered, or has no proxy executor;",
     "torch_version": "the loading torch lacks a C-shim symbol the .so calls, or cannot read the archive's layout;",
     "wrong_artifact": "a torch.export.save archive given to aoti_load_package, or the reverse;",
     "input_check": "AOTI_RUNTIME_CHECK_INPUTS=1 (or the wrapper's size/stride assert) rejected an input;",
@@ -361,6 +362,41 @@ def nan_buffer_verdict(what: str, buf: str, writer: str | None, line: int | None
     return f"{buf} holds {what}, written by {writer} at wrapper.cpp line {line}{fx}: that op made it or passed it on"
 
 
+def nan_kernel_verdict(kernel: str, line: int, calls: list[int], nodes: list[str], condition: str) -> str:
+    at = f", launched at wrapper.cpp line {', '.join(map(str, calls))}" if calls else ""
+    fx = f" (FX nodes {', '.join(nodes[:6])})" if nodes else ""
+    checked = f" `{condition}`" if condition else ""
+    return (f"{kernel} found a NaN or Inf in a value it computed (its check{checked} at line {line} of its .py{at}){fx}: "
+            "that kernel made it, or one of its inputs already held it")
+
+
+def constants_not_provided_verdict(names: list[str], fqns: list[str], buffers: bool, crashed: bool) -> str:
+    pairs = ", ".join(f"{n} ({q})" if q != n else n for n, q in zip(names, fqns))
+    why = (": buffers a model's state_dict() leaves out (register_buffer(..., persistent=False)); add them from "
+           "named_buffers()" if buffers else "")
+    after = ", and the run then read uninitialised memory" if crashed else ""
+    return (f"the constants update left out {pairs}{why}; torch only warned{after}")
+
+
+def oom_verdict(size: str, free: str | None, total: str | None, alloc, constants: str) -> str:
+    room = f" ({free} free of {total})" if free and total else ""
+    if alloc:
+        buf, line, formula = alloc
+        what = (f"the run asked for {size}{room} allocating {buf} at wrapper.cpp line {line}, whose size is "
+                f"{formula} bytes: the input sizes make it that large")
+    else:
+        what = f"the run asked for {size}{room} and the device had not that much left"
+    return f"out of memory: {what}" + (f"; the package's constants hold {constants}" if constants else "")
+
+
+OOM_SIZES = ("Lower the dynamic sizes (the batch, the sequence length) the buffer's formula grows with, or split the "
+             "input into several calls.")
+OOM_DOCTOR = ("See the run's peak memory at your input sizes before running: `pt2-inspect doctor PKG --input "
+              "0=float32[…]` (activations at their peak + constants).")
+OOM_FRAGMENTATION = ("When the free memory is larger than the request, the cache is fragmented: set "
+                     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.")
+
+
 NAN_CHECK_INPUT = "Check the input for NaN/Inf before calling the model (torch.isfinite(x).all())."
 NAN_CPU_NOTE = ("on CPU builds the NaN/Inf checks guard the graph's inputs only: a NaN made inside runs silently; "
                 "the intermediate value printer finds the first kernel that makes one")
@@ -406,6 +442,19 @@ def custom_op_step(op: str | None) -> str:
 
 
 NO_PROXY = "this runtime has no proxy executor: a package that calls custom ops needs one (load it from Python)"
+
+
+def no_proxy_verdict(calls: list[int], has_json: bool) -> str:
+    where = f" (wrapper.cpp line{'s' if len(calls) > 1 else ''} {', '.join(map(str, calls))})" if calls else ""
+    if has_json:
+        return (f"the package calls ops through the proxy executor{where}, and this runtime has none: a package that "
+                "calls custom ops must be loaded with its proxy executor (aoti_load_package from Python)")
+    return (f"the package calls ops through the proxy executor{where}, but it has no <hash>.wrapper.json, the file "
+            "the loader builds the proxy executor from: the member was removed or never packaged")
+
+
+NO_PROXY_REBUILD = ("Package it again with torch._inductor.aoti_compile_and_package (it keeps the .wrapper.json beside "
+                    "the .so), or put the json that the compile produced back beside the .so.")
 
 
 def torch_symbol_verdict(symbol: str, first: str | None) -> str:

@@ -110,10 +110,20 @@ PATTERNS: list[Pattern] = [
     _p("constants_map_missing", "constants", r"Cannot find constants (?P<name>\w+) in constants_map",
        "a full update (check_full_update=True) lacks one of the package's constants (internal name)"),
     _p("constant_device", "constants",
-       r"constant '(?P<name>[^']+)' is on device type (?P<got>\d+) but expected device type (?P<exp>\d+)",
-       "a new constant is on another device than the package's"),
+       r"[Cc]onstant '(?P<name>[^']+)' (?:is on|has) device type (?P<got>\d+) but (?:model )?expect(?:ed|s) device type (?P<exp>\d+)",
+       "a new constant is on another device than the package's (2.11: `update_constant_buffer does not support "
+       "mixed device constants. Constant 'lin.weight' has device type 0 but model expects device type 1`)"),
+    _p("constant_not_provided", "constants",
+       r"Found constant or module state buffer or empty module state parameter (?P<name>\w+) in model, but not provided by user",
+       "a full update (load_constants(check_full_update=True)) left a constant out: only this warning says so, and the "
+       "run reads uninitialised memory (BERT's non-persistent buffers are not in state_dict())"),
     _p("weights_corrupt", "constants", r"Weights data seems corrupt",
        "the weights blob (in the .so or beside it) is damaged or misaligned"),
+    _p("out_of_memory", "out_of_memory",
+       r"(?:CUDA|HIP|XPU)? ?out of memory\. Tried to allocate (?P<size>[\d.]+ [KMGTP]?i?B)"
+       r"(?:\. GPU (?P<gpu>\d+) has a total capacity of (?P<total>[\d.]+ [KMGTP]?i?B) of which (?P<free>[\d.]+ [KMGTP]?i?B) is free)?"
+       r"|DefaultCPUAllocator: can't allocate memory: you tried to allocate (?P<bytes>\d+) bytes",
+       "an allocation failed: the device (or host) has less free memory than the run asked for"),
     _p("custom_op_missing", "custom_op", r"Could not find schema for (?P<op>[\w:.]+)",
        "the package calls a custom op that is not registered in the serving process"),
     _p("no_proxy_executor", "custom_op", r"Unable to find a proxy executor",

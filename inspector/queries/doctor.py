@@ -170,9 +170,10 @@ def _so_reader(pkg, member: str):
 
 
 def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: str | None = None,
-           weights: str | None = None, model: str | None = None) -> DoctorResult:
+           weights: str | None = None, model: str | None = None, inputs=()) -> DoctorResult:
     """Every finding for every model of ``pkg`` (or ``model``).  ``host_cpuinfo``: a /proc/cpuinfo text, or
-    "auto" (this host).  ``weights``: a weights file or folder to check against the model's constants."""
+    "auto" (this host).  ``weights``: a weights file or folder to check against the model's constants.
+    ``inputs``: input shapes (``check``'s ``InputSpec``) the memory estimate is evaluated at."""
     release = resolve_release(torch) if torch else None
     gpu_sm, gpu_src = None, None
     if gpu:
@@ -225,6 +226,7 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         findings += _checks(name, wrapper, fact)
         findings += _unchecked(pkg, name, f, fact)
         findings += _custom_ops(pkg, name, f, fact)
+        findings += _memory(pkg, name, device, inputs, fact)
         if wfile is not None:
             findings += compare_weights(name, pkg.index(name).constants(), wfile, fact)
     findings.sort(key=lambda x: (SEVERITY_ORDER[x.severity], x.model or "", x.kind))
@@ -513,6 +515,45 @@ def _weights(name, f, pkg, fact) -> list[Finding]:
             out.append(Finding("info", "weights", name, f"its {len(consts)} constants ({need:,} bytes) are compiled "
                                f"into the .so ({blob:,} bytes with alignment)", [so]))
     return out
+
+
+def _memory(pkg, name, device, inputs, fact) -> list[Finding]:
+    """Constant bytes and the run's peak activation memory: a formula of the dynamic symbols, evaluated at
+    ``inputs`` (else only the formula at the allocation where it peaks for size 64 of every symbol)."""
+    from .memory import human_bytes, memory_plan, symbol_values
+
+    try:
+        plan = memory_plan(pkg, name)
+    except Exception:  # noqa: BLE001 - no estimate is a missing fact, not a failed doctor
+        return []
+    consts = pkg.index(name).constant_totals()
+    cbytes = consts.get("nbytes") or 0
+    m = pkg.index(name).eager()
+    given = symbol_values(m, inputs) if inputs else {}
+    values = {s: given.get(s, 64) for s in plan.symbols}
+    peak = plan.peak(values)
+    if not plan.allocations:
+        return []
+    alloc = next((a for a in plan.allocations if a.line == peak.line), None)
+    at = ", ".join(f"{k} = {v}" for k, v in sorted(values.items()) if m.symbols[k].alias_of is None)
+    fact["memory"] = {"constants_bytes": cbytes, "peak_activation_bytes": peak.bytes, "at": values,
+                      "peak_line": peak.line, "live_at_peak": peak.live, "outputs_bytes": peak.outputs,
+                      "extern_outputs_estimated": sum(1 for a in plan.allocations if a.estimated_from),
+                      "extern_outputs_unsized": plan.unsized, "given": bool(given)}
+    where = f"{'at ' + at if at else 'static shapes'}{'' if given or not at else ' (no --input: every symbol taken as 64)'}"
+    msg = (f"{where}: {human_bytes(peak.bytes)} of activations at their peak (wrapper.cpp line {peak.line}, "
+           f"{len(peak.live)} buffers alive) + {human_bytes(cbytes)} of constants on {device}")
+    ev = [f"{len(plan.allocations)} allocations and their releases in run_impl"]
+    if alloc is not None:
+        ev.append(f"the peak's allocation: {alloc.buffer} = {alloc.formula()} bytes (wrapper.cpp line {alloc.line})")
+    est = [a for a in plan.allocations if a.estimated_from]
+    if est:
+        ev.append(f"{len(est)} extern op outputs sized by the numel of the kernel that reads them (an estimate)")
+    if plan.unsized:
+        ev.append(f"{len(plan.unsized)} extern op outputs of unknown size left out: {', '.join(plan.unsized[:5])}")
+    return [Finding("info", "memory", name, msg, ev,
+                    "not counted: the inputs, workspaces an extern op takes for itself (cuDNN convolutions, "
+                    "cuBLAS: 32 MiB on the first matmul) and the allocator's fragmentation")]
 
 
 def _complete(name, f, wrapper: str, members: set[str], fact) -> list[Finding]:

@@ -204,11 +204,18 @@ class _Traced(Rule):
         pass
 
 
+def _nan_check(f: Facts) -> bool:
+    """The located, traced check is a Triton kernel's NaN/Inf assert (TORCHINDUCTOR_RUNTIME_TRITON_NAN_ASSERTS)."""
+    return f.trace is not None and bool(P.REGISTRY["nan_inf_triton"].search(f.trace.matches[0].assertion.get("message") or ""))
+
+
 class ExternOp(_Traced):
     category = "extern_op"
 
     def claims(self, f: Facts) -> bool:
-        return f.trace is not None and f.trace.matches[0].kernel_kind == "extern"
+        # the proxy executor's call failing because the runtime has none, or a custom op missing, is custom_op's
+        return (f.trace is not None and f.trace.matches[0].kernel_kind == "extern"
+                and not f.rep.has("custom_op_missing", "no_proxy_executor"))
 
     def more(self, f: Facts, d: Diagnosis) -> None:
         ev = f.rep.first("exception_in_aoti_torch")
@@ -222,7 +229,9 @@ class IndexAssert(_Traced):
     category = "index_assert"
 
     def claims(self, f: Facts) -> bool:
-        return f.trace is not None and f.trace.matches[0].kernel_kind != "extern"
+        # a Triton kernel's NaN/Inf assert (TORCHINDUCTOR_RUNTIME_TRITON_NAN_ASSERTS) is located like an index
+        # check, but it is nan_inf's
+        return f.trace is not None and f.trace.matches[0].kernel_kind != "extern" and not _nan_check(f)
 
 
 class ForeignLog(Rule):
@@ -594,7 +603,7 @@ class NanInf(Rule):
     category = "nan_inf"
 
     def claims(self, f: Facts) -> bool:
-        return f.rep.has("nan_inf_input", "nan_inf_call", "nan_inf_triton")
+        return f.rep.has("nan_inf_input", "nan_inf_call", "nan_inf_triton") or _nan_check(f)
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
         rep = f.rep
@@ -604,6 +613,16 @@ class NanInf(Rule):
         what = say.nan_word(next((e.fields["what"] for e in evs if e.fields.get("what")), None))
         m = f.models[0]
         inp = next((i for i in m.inputs if i.name == buf), None) if buf else None
+        if f.trace is not None and not buf:  # a Triton kernel's own NaN/Inf assert: the trace names the kernel
+            mt = f.trace.matches[0]
+            d.trace = f.trace
+            d.evidence = _ev(evs, 1) + [Evidence(r.first_text, _ASSERT_PATTERN[r.kind]) for r in f.located[:1]]
+            d.verdict = say.nan_kernel_verdict(mt.kernel, mt.file_line, mt.call_sites, mt.source_nodes,
+                                               mt.assertion.get("condition") or "")
+            d.steps = [step(say.NAN_CHECK_INPUT),
+                       step(say.NAN_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "2",
+                                              "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": mt.kernel}, "compile")]
+            return
         if inp is not None:
             label = say.input_label(inp.index, inp.name, f.ep.user_name(inp.index) if f.ep else None)
             d.verdict = say.nan_input_verdict(what, label)
@@ -731,7 +750,8 @@ class Constants(Rule):
     category = "constants"
 
     def claims(self, f: Facts) -> bool:
-        return f.rep.has("constant_not_found", "constants_map_missing", "constant_device", "weights_corrupt")
+        return f.rep.has("constant_not_found", "constants_map_missing", "constant_device", "weights_corrupt",
+                         "constant_not_provided")
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
         rep = f.rep
@@ -756,12 +776,52 @@ class Constants(Rule):
             name = e.fields.get("name", "")
             c = by_name.get(name)
             d.verdict = say.constant_missing_verdict(name, c.fqn if c else None)
+        elif e.pattern == "constant_not_provided":
+            names = list(dict.fromkeys(x.fields.get("name", "") for x in evs if x.pattern == "constant_not_provided"))
+            fqns = [by_name[n].fqn if n in by_name and by_name[n].fqn else n for n in names]
+            kinds = {by_name[n].kind for n in names if n in by_name}
+            d.verdict = say.constants_not_provided_verdict(names, fqns, "Buffer" in kinds,
+                                                           f.rep.has("illegal_memory_access", "segfault", "cublas_error"))
         elif e.pattern == "constant_device":
             d.verdict = say.constant_device_verdict(e.fields.get("name", ""), e.fields.get("got", "?"),
                                                     e.fields.get("exp", "?"))
         else:
             d.verdict = say.CONSTANTS_CORRUPT
         d.steps = [step(say.CONSTANTS_DOCTOR)]
+
+
+class OutOfMemory(Rule):
+    """``CUDA out of memory. Tried to allocate 596.05 GiB``: the allocation the wrapper made (its line in the
+    failed call), the buffer's size formula, and the package's constant bytes."""
+
+    category = "out_of_memory"
+
+    def claims(self, f: Facts) -> bool:
+        return f.rep.has("out_of_memory")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        from ..memory import human_bytes, memory_plan
+
+        ev = f.rep.first("out_of_memory")
+        d.evidence = [Evidence(ev.text, ev.pattern)] + [Evidence(n.text, P.NOTICED.name) for n in f.rep.noticed[:1]]
+        size = ev.fields.get("size") or (human_bytes(int(ev.fields["bytes"])) if ev.fields.get("bytes") else "?")
+        alloc = None
+        consts = 0
+        for m in f.models:
+            consts += f.pkg.index(m.name).constant_totals().get("nbytes") or 0
+            lines = {n.line for n in f.rep.noticed}
+            if lines:
+                try:
+                    plan = memory_plan(f.pkg, m.name)
+                except Exception:  # noqa: BLE001 - the verdict stands without the buffer's formula
+                    continue
+                alloc = next((a for a in plan.allocations if a.line in lines), alloc)
+        d.verdict = say.oom_verdict(size, ev.fields.get("free"), ev.fields.get("total"),
+                                    (alloc.buffer, alloc.line, alloc.formula()) if alloc else None,
+                                    human_bytes(consts) if consts else None)
+        d.steps = [step(say.OOM_SIZES), step(say.OOM_DOCTOR)]
+        if ev.fields.get("free") and ev.fields.get("size"):
+            d.steps.append(step(say.OOM_FRAGMENTATION, {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}))
 
 
 class CustomOp(Rule):
@@ -782,8 +842,9 @@ class CustomOp(Rule):
             d.verdict = say.custom_op_verdict(op, calls)
             d.steps = [step(say.custom_op_step(op))]
         else:
-            d.verdict = say.NO_PROXY
-            d.steps = [step(say.custom_op_step(None))]
+            json_members = [x for m in f.models for x in f.pkg.files(m.name).other if x.endswith(".wrapper.json")]
+            d.verdict = say.no_proxy_verdict(calls, bool(json_members))
+            d.steps = [step(say.custom_op_step(None) if json_members else say.NO_PROXY_REBUILD)]
 
 
 class TorchVersion(Rule):
@@ -854,7 +915,8 @@ def general_steps(models: list[Model]) -> list[Step]:
 
 
 # The order rules are tried in: a located, traced check first (index_assert and extern_op exclude each other); "unknown" last (it claims every log).
-RULES: list[Rule] = [IndexAssert(), ExternOp(), ForeignLog(), DeprecatedApi(), SymbolicAssert(), NanInf(), Printer(), Constants(), CustomOp(),
+RULES: list[Rule] = [IndexAssert(), ExternOp(), ForeignLog(), DeprecatedApi(), SymbolicAssert(), NanInf(), Printer(), Constants(),
+                     OutOfMemory(), CustomOp(),
                      TorchVersion(), WrongArtifact(), InputCheckRule(), DeviceMismatch(), WeightsNotLoaded(),
                      IllegalMemoryAccess(), DeviceAssert(), Load(), Unknown()]
 CATEGORIES: tuple[str, ...] = tuple(r.category for r in RULES)

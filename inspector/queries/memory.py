@@ -1,0 +1,238 @@
+"""Device memory a model's run needs, from the wrapper's own allocations and releases (issue 14: doctor).
+
+run_impl spells out every buffer's life: ``aoti_torch_empty_strided(…, int_array_0, int_array_1, dtype, …,
+&buf0_handle)`` with the size arrays declared above it (``{s77, 64L, 56L, 56L}``: a formula of the dynamic
+symbols), ``auto buf4 = std::move(buf0);`` and ``reinterpret_tensor_wrapper(buf5, …)`` sharing a storage,
+``buf0.reset();`` releasing one, ``output_handles[0] = buf2.release();`` handing one to the caller.  Walking
+the statements in order with symbol values gives the bytes alive after each statement; the largest is the
+run's peak activation memory (constants and inputs are the caller's, counted apart).
+
+What the wrapper does not say: the size of an extern op's own output (``aoti_torch_cuda_convolution(…,
+&buf0_handle)``).  Its size is taken from the ``<kernel>_xnumel`` of the first launch that reads it, with
+the dtype's size from that kernel's Triton signature when it names one (else 4 bytes); an output no launch
+reads is left out and counted in ``unsized``.  The CUDA caching allocator rounds every block up to 512 bytes,
+and so does this estimate.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..naming import DTYPE_BYTES
+
+ROUND = 512  # the CUDA caching allocator's block granularity
+
+
+@dataclass
+class Allocation:
+    buffer: str
+    line: int  # wrapper.cpp line
+    dtype: str | None
+    sizes: list[str]  # size expressions (C++), or [numel] for an estimated extern output
+    strides: list[str]
+    kind: str  # "alloc" | "extern_out" (its size estimated from a launch's numel)
+    estimated_from: str | None = None  # the kernel whose numel sized an extern output
+
+    def elements(self, values: dict[str, int]) -> int | None:
+        from .check import evaluate
+
+        if self.kind == "extern_out":
+            return evaluate(self.sizes[0], values) if self.sizes else None
+        sizes = [evaluate(s, values) for s in self.sizes]
+        strides = [evaluate(s, values) for s in self.strides]
+        if any(v is None for v in sizes + strides):
+            return None
+        if any(v == 0 for v in sizes):
+            return 0
+        return 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
+
+    def nbytes(self, values: dict[str, int]) -> int | None:
+        n = self.elements(values)
+        if n is None:
+            return None
+        return n * DTYPE_BYTES.get(self.dtype or "", 4)
+
+    def formula(self) -> str:
+        """``4 * s77*64*56*56`` (bytes; the storage of a contiguous tensor), in the wrapper's own terms."""
+        item = DTYPE_BYTES.get(self.dtype or "", 4)
+        parts = [re.sub(r"(\d+)L\b", r"\1", s) for s in self.sizes]
+        body = "*".join(f"({p})" if re.search(r"[+-]", p) else p for p in parts) or "1"
+        return f"{item}*{body}"
+
+
+@dataclass
+class Event:
+    line: int
+    op: str  # "alloc" | "free" | "out"
+    storage: int  # index into MemoryPlan.allocations
+
+
+@dataclass
+class MemoryPlan:
+    model: str
+    device: str
+    allocations: list[Allocation] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    unsized: list[str] = field(default_factory=list)  # extern outputs whose size nothing in the wrapper says
+    symbols: list[str] = field(default_factory=list)  # the dynamic symbols the sizes use
+    outputs: set[int] = field(default_factory=set)  # storages handed to the caller
+
+    def peak(self, values: dict[str, int]) -> "Peak":
+        live: dict[int, int] = {}
+        unknown: set[str] = set()
+        best = Peak(0, None, [], 0)
+        for ev in self.events:
+            a = self.allocations[ev.storage]
+            if ev.op == "alloc":
+                n = a.nbytes(values)
+                if n is None:
+                    unknown.add(a.buffer)
+                    continue
+                live[ev.storage] = -(-n // ROUND) * ROUND if n else 0
+                total = sum(live.values())
+                if total > best.bytes:
+                    best = Peak(total, ev.line, [self.allocations[i].buffer for i in live], 0)
+            elif ev.op == "free":
+                live.pop(ev.storage, None)
+        best.outputs = sum(v for i, v in live.items() if i in self.outputs)
+        best.unknown = sorted(unknown)
+        return best
+
+
+@dataclass
+class Peak:
+    bytes: int
+    line: int | None  # the allocation at which the peak is reached
+    live: list[str]  # buffers alive then
+    outputs: int  # bytes held at the end (the outputs handed to the caller)
+    unknown: list[str] = field(default_factory=list)  # allocations whose size the values did not settle
+
+
+def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
+    """The buffer life cycle of one model's run_impl (from the scan's statements; nothing parsed)."""
+    ix = pkg.index(model)
+    wm = ix.wmap
+    d = wm.dialect
+    m = ix.eager()
+    plan = MemoryPlan(model=m.name, device=m.device or "")
+    plan.symbols = sorted(m.symbols)
+    arrays: dict[str, list[str]] = {}
+    owner: dict[str, int] = {}  # RAII name -> storage
+    holders: dict[int, int] = {}  # storage -> RAII names holding it
+    numel: dict[str, str] = {}  # kernel -> its latest xnumel expression
+    pending: dict[str, int] = {}  # extern output buffer -> storage, size not known yet
+    signature = _signatures(ix)
+
+    def take(name: str, storage: int) -> None:
+        if name in owner:
+            drop(name)
+        owner[name] = storage
+        holders[storage] = holders.get(storage, 0) + 1
+
+    def drop(name: str, line: int | None = None) -> None:
+        s = owner.pop(name, None)
+        if s is None:
+            return
+        holders[s] -= 1
+        if holders[s] == 0 and line is not None:
+            plan.events.append(Event(line, "free", s))
+
+    for st in wm.run:
+        text = st.text
+        if st.kind == "comment":
+            continue
+        for a in d.int_array.finditer(text):
+            arrays[a.group("name")] = [x.strip() for x in a.group("items").split(",") if x.strip()]
+        n = d.numel_local.match(text)
+        if n and n.group("axis").startswith("x"):
+            numel[n.group("kernel")] = n.group("expr").strip()
+        al = d.allocation.search(text)
+        if al:
+            plan.allocations.append(Allocation(al.group("buf"), st.line, al.group("dtype"), arrays.get(al.group("sizes"), []),
+                                               arrays.get(al.group("strides"), []), "alloc"))
+            s = len(plan.allocations) - 1
+            take(al.group("buf"), s)
+            plan.events.append(Event(st.line, "alloc", s))
+            continue
+        target = wm.call_target(st.callee) if st.callee else None
+        if target and target.startswith("aoti_"):  # an extern op that fills a handle allocates its output
+            for b in d.extern_output.findall(text):
+                if b in owner:
+                    continue
+                plan.allocations.append(Allocation(b, st.line, None, [], [], "extern_out"))
+                s = len(plan.allocations) - 1
+                take(b, s)
+                pending[b] = s
+        elif target and pending:  # a launch: it sizes the extern outputs it takes
+            args = set(re.findall(r"\b\w+\b", text))
+            for b in [b for b in pending if b in args or any(o in args for o, s in owner.items() if s == pending[b])]:
+                s = pending.pop(b)
+                a = plan.allocations[s]
+                if target in numel:
+                    a.sizes, a.estimated_from = [numel[target]], target
+                    a.dtype = signature.get(target)
+                    plan.events.append(Event(a.line, "alloc", s))
+        sh = d.storage_share.match(text)
+        if sh:
+            src = sh.group("moved") or sh.group("viewed")
+            if src in owner:
+                s = owner[src]
+                take(sh.group("name"), s)
+                if sh.group("moved"):
+                    drop(src)
+        for r in d.release.finditer(text):
+            drop(r.group("buf"), st.line)
+        for o in d.handed_out.finditer(text):
+            s = owner.pop(o.group("buf"), None)
+            if s is not None:
+                holders[s] = holders.get(s, 1) + 1  # the caller holds it from now on
+                plan.outputs.add(s)
+    plan.unsized = sorted(b for b in pending)
+    plan.events.sort(key=lambda e: (e.line, e.op != "free"))
+    return plan
+
+
+def _signatures(ix) -> dict[str, str]:
+    """kernel -> the dtype of its first pointer parameter (Triton's `'signature': {'in_out_ptr0': '*fp32', …}`),
+    read from the decorator lines the scan located."""
+    out = {}
+    wm = ix.wmap
+    for name, r in wm.launchers.items():
+        if r.triton is None:
+            continue
+        for line in wm.lines[r.triton[0]: min(r.triton[1], r.triton[0] + 20)]:
+            m = wm.dialect.triton_signature.search(line)
+            if m:
+                out[name] = dict(wm.dialect.triton_dtypes).get(m.group("t"))
+                break
+    return out
+
+
+def symbol_values(m, specs, ep=None) -> dict[str, int]:
+    """Each dynamic symbol's value from input shapes (``check``'s ``InputSpec``s): a dim that is a symbol
+    gives it its size (aliases included)."""
+    from ..naming import root_symbol
+    from .check import _resolve
+
+    out: dict[str, int] = {}
+    for spec in specs:
+        if spec.shape is None:
+            continue
+        inp = m.inputs[_resolve(m, spec, ep)]
+        for want, got in zip(inp.shape, spec.shape):
+            sym = root_symbol(m.symbols, want)
+            if sym is not None:
+                out[sym.name] = got
+    for name, sym in m.symbols.items():  # aliases (s23 = s2) take their root's value
+        root = root_symbol(m.symbols, name)
+        if root is not None and root.name in out:
+            out[name] = out[root.name]
+    return out
+
+
+def human_bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"

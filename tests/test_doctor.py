@@ -303,3 +303,21 @@ def test_custom_ops_unchecked_loads_and_extern_calls():
     assert r.facts["model"]["unchecked_indirect"] == 1
     assert any(f.kind == "checks" and "no bounds check" in f.message for f in r.findings)
     assert _run(ROOT / "sample_packages/cuda/embedding/embedding.pt2").facts["model"]["unchecked_indirect"] == 0
+
+
+def test_proxy_executor_calls_without_the_wrapper_json_are_an_error():
+    """A real package re-zipped without its .wrapper.json (torch 2.11): its real run failed with `Unable to find a
+    proxy executor` (harvest/issue15/custom_op_cuda/logs/no_proxy_json.log); doctor says it before it runs."""
+    from pathlib import Path
+
+    import inspector
+    from inspector.queries.doctor import doctor
+
+    folder = Path(__file__).resolve().parents[1] / "sample_packages/harvest/issue15/custom_op_cuda"
+    assert "Unable to find a proxy executor" in (folder / "logs/no_proxy_json.log").read_text()
+    with inspector.open_package(folder / "no_json.pt2") as pkg:
+        r = doctor(pkg)
+    f = next(x for x in r.findings if x.kind == "custom_op")
+    assert f.severity == "error" and "no <hash>.wrapper.json" in f.message and "line 842" in f.evidence[0]
+    with inspector.open_package(folder / "custom_op_cuda.pt2") as pkg:
+        assert not any(x.kind == "custom_op" and x.severity == "error" for x in doctor(pkg).findings)

@@ -437,9 +437,17 @@ def _custom_ops(pkg, name, f, fact) -> list[Finding]:
     """Ops the package calls through the proxy executor (``<hash>.wrapper.json``): a Python ``custom_op`` needs its
     registration in the serving process (seen for real: `Could not find schema for hvlib::scale_shift`)."""
     out = []
-    for member in f.other:
-        if not member.endswith(".wrapper.json"):
-            continue
+    jsons = [x for x in f.other if x.endswith(".wrapper.json")]
+    calls = [st.line for st, target, _k in pkg.index(name).calls() if target == "aoti_torch_proxy_executor_call_function"]
+    if calls and not jsons:  # seen for real (torch 2.11): `Unable to find a proxy executor to run custom ops`
+        out.append(Finding("error", "custom_op", name,
+                           f"calls {len(calls)} op(s) through the proxy executor but has no <hash>.wrapper.json, the "
+                           "file the loader builds it from: loading succeeds and the first run fails with `Unable to "
+                           "find a proxy executor to run custom ops`",
+                           [f"wrapper.cpp line{'s' if len(calls) > 1 else ''} {', '.join(map(str, calls[:5]))}"],
+                           "package it again with torch._inductor.aoti_compile_and_package, or put the .wrapper.json "
+                           "the compile produced back beside the .so"))
+    for member in jsons:
         try:
             doc = pkg.archive.read_json(member)
         except Exception:  # noqa: BLE001 - unreadable: the loader will say so; not our finding

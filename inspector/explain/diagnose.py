@@ -437,6 +437,12 @@ def weights_not_loaded_verdict(n: int, nbytes: int) -> str:
             "loaded (a model's state_dict() lacks its non-persistent buffers, e.g. position_ids)")
 
 
+def load_from_disk_call(model: str) -> str:
+    """The call that loads a pickle_weights package with its weights (torch 2.13's load_package and
+    aoti_load_package take no load_weights_from_disk)."""
+    return f'torch.export.pt2_archive._package.load_pt2(PKG, load_weights_from_disk=True).aoti_runners["{model}"]'
+
+
 WEIGHTS_LOAD_STEP = ("Call load_constants with every constant before the first run, buffers included "
                      "(check_full_update=True warns for a missing buffer only; the run then crashes); "
                      "`pt2-inspect doctor PKG --weights FILE` lists what the file lacks.")

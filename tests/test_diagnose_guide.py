@@ -36,6 +36,9 @@ CASES = [
     (S / "cpu/embedding", "weights/missing", "constants", ["proj_weight (proj.weight)"]),
     (H / "issue15_cpu213/custom_op_cpu", "missing_op", "custom_op", ["hvlib::scale_shift", "line 825"]),
     (H / "issue15_cpu213/weightless_cpu", "no_weights", "weights_not_loaded", ["2 constants", "never loaded"]),
+    (H / "issue14_cpu213/pickle_weights_cpu", "aoti_load_package", "weights_not_loaded",
+     ['package_constants_on_disk_format="pickle_weights"', "2 pickled member(s) under data/weights/, 5,458 bytes",
+      "aoti_load_package ignores them", 'load_pt2(PKG, load_weights_from_disk=True).aoti_runners["model"]']),
     (H / "issue15_cpu213/wrong_kind_cpu", "export_archive_to_aoti_load_package", "wrong_artifact", ["torch.export.load"]),
     (H / "issue15_cpu213/wrong_kind_cpu", "aoti_package_to_export_load", "wrong_artifact", ["aoti_load_package"]),
     # torch 2.11 on the H200 (stop 18)

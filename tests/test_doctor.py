@@ -321,3 +321,81 @@ def test_proxy_executor_calls_without_the_wrapper_json_are_an_error():
     assert f.severity == "error" and "no <hash>.wrapper.json" in f.message and "line 842" in f.evidence[0]
     with inspector.open_package(folder / "custom_op_cuda.pt2") as pkg:
         assert not any(x.kind == "custom_op" and x.severity == "error" for x in doctor(pkg).findings)
+
+
+PICKLE = ROOT / "sample_packages/harvest/issue14_cpu213/pickle_weights_cpu"
+
+
+def test_weights_stored_beside_the_code_pickle_weights():
+    """Issue 14 §1: built with package_constants_on_disk_format="pickle_weights" (torch 2.13 CPU) and run for real
+    in fresh processes: aoti_load_package(p)(x) segfaults (rc -11), load_pt2(p, load_weights_from_disk=True) runs.
+    doctor names the members that hold the weights, their bytes from the zip directory, and the loading call."""
+    runs = {r["scenario"]: r for r in json.loads((PICKLE / "index.json").read_text())["runs"]}
+    assert runs["aoti_load_package"]["rc"] == -11 and runs["load_pt2_from_disk"]["rc"] == 0
+    assert "Segmentation fault" in (PICKLE / runs["aoti_load_package"]["log"]).read_text()
+    assert "matches the eager model: True" in (PICKLE / runs["load_pt2_from_disk"]["log"]).read_text()
+    with zipfile.ZipFile(PICKLE / "pickle_weights_cpu.pt2") as z:
+        sizes = {i.filename.rsplit("/", 1)[-1]: i.file_size for i in z.infolist() if "/data/weights/" in i.filename}
+    assert set(sizes) == {"weight_0", "weight_1"}
+    r = _run(PICKLE / "pickle_weights_cpu.pt2")
+    ws = [f for f in r.findings if f.kind == "weights"]
+    assert len(ws) == 1 and ws[0].severity == "warn"  # it replaces the plain load_constants warning
+    f = ws[0]
+    for s in ("2 constants (2,176 bytes) are not in the .so", 'package_constants_on_disk_format="pickle_weights"',
+              "(load_weights_from_disk=True)", "plain aoti_load_package ignores them",
+              "the first call segfaults (SIGSEGV"):
+        assert s in f.message, (s, f.message)
+    ev = "\n".join(f.evidence)
+    assert "wrapper.so: constants blob 1 byte(s)" in ev
+    assert "pickle_weights_cpu/data/aotinductor/model/weights_config.json" in ev
+    assert f"2 member(s) under data/weights/, {sum(sizes.values()):,} bytes (zip directory): weight_0, weight_1" in ev
+    assert 'load_pt2(PKG, load_weights_from_disk=True).aoti_runners["model"]' in f.fix
+    assert "load_package has no load_weights_from_disk" in f.fix
+    fact = r.facts["model"]
+    assert fact["weights_on_disk_members"] == 2 and fact["weights_on_disk_bytes"] == sum(sizes.values()) == 5458
+    assert fact["weights_in_so_bytes"] == 1
+    # load_package takes no load_weights_from_disk on torch 2.13: the real TypeError the fix names
+    assert "unexpected keyword argument 'load_weights_from_disk'" in (PICKLE / "logs/load_package_from_disk.log").read_text()
+
+
+def test_pickle_weights_are_never_read(monkeypatch):
+    """The weights members are sized from the zip directory: never opened, never unpickled."""
+    from inspector.archive import Archive
+
+    read = []
+    for meth in ("read_bytes", "read_range"):
+        orig = getattr(Archive, meth)
+
+        def spy(self, name, *a, _orig=orig, **kw):
+            read.append(name)
+            return _orig(self, name, *a, **kw)
+
+        monkeypatch.setattr(Archive, meth, spy)
+    r = _run(PICKLE / "pickle_weights_cpu.pt2")
+    assert any(f.kind == "weights" and "pickle_weights" in f.message for f in r.findings)
+    assert read and not [n for n in read if "/data/weights/" in n or n.endswith("weights_config.json")]
+
+
+def test_pickle_weights_said_from_the_members_alone(tmp_path):
+    """Without the .so (nothing to read a constants blob from), the members still say where the weights are."""
+    p = _repack(PICKLE / "pickle_weights_cpu.pt2", tmp_path / "noso.pt2", lambda n: n.endswith(".so"))
+    r = _run(p)
+    f = next(f for f in r.findings if f.kind == "weights")
+    assert f.severity == "warn" and f.message.startswith("its constants are stored beside the code")
+    assert "plain aoti_load_package ignores them" in f.message and "load_weights_from_disk=True" in f.fix
+    assert any("no compiled .so" in e.message for e in r.errors)
+
+
+def test_a_weightless_package_without_pickled_weights_keeps_the_load_constants_advice():
+    r = _run(ROOT / "sample_packages/harvest/issue15_cpu213/weightless_cpu/weightless_cpu.pt2")
+    f = next(f for f in r.findings if f.kind == "weights")
+    assert "pickle_weights" not in f.message and "load_constants" in f.fix
+    assert "weights_on_disk_members" not in r.facts["model"]
+
+
+def test_pickled_weights_members_in_index_order():
+    from inspector.dialects.members import pickled_weights
+
+    names = ["r/data/weights/weight_10", "r/data/weights/weight_2", "r/data/weights/sub/weight_3",
+             "r/data/aotinductor/model/weights_config.json", "data/weights/weight_0", "r/data/weights/other"]
+    assert pickled_weights(names, "r/") == ["r/data/weights/weight_2", "r/data/weights/weight_10"]

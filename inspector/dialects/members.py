@@ -11,6 +11,14 @@ from __future__ import annotations
 # Every model's files sit under this folder of the archive (after its root folder, when it has one).
 AOTI_DIR = "data/aotinductor/"
 
+# package_constants_on_disk_format="pickle_weights": every constant is torch.save'd (a pickle) into its own member
+# `data/weights/weight_<i>` at the archive's top (one per storage, shared by its models), and each model's folder
+# holds `weights_config.json` (FQN -> [member, shape, stride, offset]).  Only load_pt2(..., load_weights_from_disk=True)
+# (torch.export.pt2_archive._package) reads them and calls load_constants; aoti_load_package / load_package do not.
+PICKLED_WEIGHTS_DIR = "data/weights/"
+PICKLED_WEIGHT_PREFIX = "weight_"
+PICKLED_WEIGHTS_CONFIG = "weights_config.json"
+
 # Compiled device code (CUDA cubins, ROCm hsaco, SPIR-V): read only for the `assertFile` strings.
 DEVICE_CODE = (".cubin", ".hsaco", ".spv")
 
@@ -36,3 +44,12 @@ def role(fn: str) -> str:
     if "weight" in fn or fn.endswith(".bin"):
         return "weights"
     return "other"
+
+
+def pickled_weights(members, root: str = "") -> list[str]:
+    """The pickle_weights members (`data/weights/weight_<i>`) among ``members`` of an archive whose top folder is
+    ``root``, in their index order.  Names only: nothing here reads them."""
+    prefix = root + PICKLED_WEIGHTS_DIR
+    out = [m for m in members if m.startswith(prefix) and m[len(prefix):].startswith(PICKLED_WEIGHT_PREFIX)
+           and "/" not in m[len(prefix):]]
+    return sorted(out, key=lambda m: (len(m), m))

@@ -486,6 +486,24 @@ def weights_not_loaded_verdict(n: int, nbytes: int) -> str:
             "loaded (a model's state_dict() lacks its non-persistent buffers, e.g. position_ids)")
 
 
+def weights_beside_not_loaded_verdict(n: int, nbytes: int, members: int, disk_bytes: int, model: str) -> str:
+    return (f"the package stores its weights beside the code, not in the .so ({n} constants, {nbytes:,} bytes; "
+            f"package_constants_on_disk_format=\"pickle_weights\": {members} pickled member(s) under data/weights/, "
+            f"{disk_bytes:,} bytes), and it was loaded without them: aoti_load_package ignores them and the first "
+            f"call crashes; load it with {load_from_disk_call(model)}")
+
+
+def load_from_disk_call(model: str) -> str:
+    """The call that loads a pickle_weights package with its weights (torch 2.13's load_package and
+    aoti_load_package take no load_weights_from_disk)."""
+    return f'torch.export.pt2_archive._package.load_pt2(PKG, load_weights_from_disk=True).aoti_runners["{model}"]'
+
+
+def weights_from_disk_step(model: str) -> str:
+    return (f"Load it with `{load_from_disk_call(model)}`: it reads data/weights/ and calls load_constants "
+            "before the first run (torch 2.13's load_package has no load_weights_from_disk argument).")
+
+
 WEIGHTS_LOAD_STEP = ("Call load_constants with every constant before the first run, buffers included "
                      "(check_full_update=True warns for a missing buffer only; the run then crashes); "
                      "`pt2-inspect doctor PKG --weights FILE` lists what the file lacks.")

@@ -13,7 +13,9 @@ Findings, each with its evidence (member, wrapper line, symbol) and what to do, 
 - ``glibc``: the GLIBC / GLIBCXX versions the `.so` needs (``.gnu.version_r``), against this host's glibc with
   ``host_cpuinfo="auto"``.
 - ``weights``: constants compiled into the `.so` (``_binary_constants_bin_start`` … ``_end``) or left out,
-  against the bytes the model's constants need.
+  against the bytes the model's constants need; or stored beside the code (``pickle_weights``: the
+  ``data/weights/`` members, sized from the zip directory), which only ``load_pt2(…, load_weights_from_disk=True)``
+  loads.
 - ``completeness``: every member the loader opens (the `.so`, each cubin a launcher's ``loadKernel`` names).
 - ``checks``: what the build compiled in: input guards, NaN/Inf checks, the intermediate value printer.
 
@@ -33,7 +35,9 @@ from importlib import resources
 from pathlib import Path
 
 import inspector.elf as elf
+from ..dialects.members import PICKLED_WEIGHTS_CONFIG, PICKLED_WEIGHTS_DIR, pickled_weights
 from ..errors import UsageError
+from ..explain.diagnose import load_from_disk_call
 
 SEVERITY_ORDER = {"error": 0, "warn": 1, "info": 2}
 # gcc -m flags of an Inductor compile command, and AOTI_CPU_ISA words -> /proc/cpuinfo flags
@@ -498,8 +502,26 @@ def weights_blob_bytes(pkg, name: str) -> int | None:
     return None
 
 
+def weights_on_disk(pkg, name: str) -> tuple[str, list[str], int] | None:
+    """A model whose constants are stored beside the code (package_constants_on_disk_format="pickle_weights"):
+    its ``weights_config.json`` member, the archive's ``data/weights/weight_<i>`` members and their total bytes,
+    from the zip directory alone (never read, never unpickled).  None when the model has no weights_config.json."""
+    f = pkg.files(name)
+    a = pkg.archive
+    members = a.members()
+    config = f.folder + PICKLED_WEIGHTS_CONFIG
+    if config not in members:
+        return None
+    pickled = pickled_weights(members, getattr(a, "root", ""))
+    return config, pickled, sum(a.size(m) for m in pickled)
+
+
 def _weights(name, f, pkg, fact) -> list[Finding]:
     out = []
+    disk = weights_on_disk(pkg, name)
+    if disk:
+        _, pickled, disk_bytes = disk
+        fact["weights_on_disk_members"], fact["weights_on_disk_bytes"] = len(pickled), disk_bytes
     for so in f.shared_objects[:1]:
         blob = weights_blob_bytes(pkg, name)
         if blob is None:
@@ -511,7 +533,10 @@ def _weights(name, f, pkg, fact) -> list[Finding]:
             consts = []
         need = sum(c.nbytes or 0 for c in consts)
         fact["constants"], fact["constants_bytes"] = len(consts), need
-        if blob <= 64 and need:
+        if blob <= 64 and need and disk:
+            out.append(_beside(name, f"its {len(consts)} constants ({need:,} bytes) are not in the .so: they are",
+                               [f"{so}: constants blob {blob} byte(s)"], disk))
+        elif blob <= 64 and need:
             out.append(Finding(
                 "warn", "weights", name,
                 f"its {len(consts)} constants ({need:,} bytes) are not in the .so (built with "
@@ -522,6 +547,12 @@ def _weights(name, f, pkg, fact) -> list[Finding]:
         elif need:
             out.append(Finding("info", "weights", name, f"its {len(consts)} constants ({need:,} bytes) are compiled "
                                f"into the .so ({blob:,} bytes with alignment)", [so]))
+            if disk:
+                out.append(Finding("info", "weights", name, "a copy of its constants is also stored beside the code "
+                                   f"(pickle_weights, {disk[2]:,} bytes): aoti_load_package uses the .so's copy",
+                                   _disk_evidence(disk)))
+    if disk and not any(x.kind == "weights" for x in out):  # no .so to read: the members alone say it
+        out.append(_beside(name, "its constants are", [], disk))
     return out
 
 
@@ -562,6 +593,27 @@ def _memory(pkg, name, device, inputs, fact) -> list[Finding]:
     return [Finding("info", "memory", name, msg, ev,
                     "not counted: the inputs, workspaces an extern op takes for itself (cuDNN convolutions, "
                     "cuBLAS: 32 MiB on the first matmul) and the allocator's fragmentation")]
+
+
+def _disk_evidence(disk) -> list[str]:
+    config, pickled, disk_bytes = disk
+    shown = pickled[:5] + ([f"… and {len(pickled) - 5} more"] if len(pickled) > 5 else [])
+    return [f"{config}: maps each constant's FQN to a member below",
+            f"{len(pickled)} member(s) under {PICKLED_WEIGHTS_DIR}, {disk_bytes:,} bytes (zip directory): "
+            + ", ".join(m.rsplit("/", 1)[-1] for m in shown)]
+
+
+def _beside(name, lead: str, evidence: list[str], disk) -> Finding:
+    """The package carries its weights as separate pickled members: only the loading call that reads them works."""
+    return Finding(
+        "warn", "weights", name,
+        f"{lead} stored beside the code, one pickled tensor per member "
+        "(package_constants_on_disk_format=\"pickle_weights\"), and it needs the loading call that reads them "
+        "(load_weights_from_disk=True): plain aoti_load_package ignores them and the first call segfaults "
+        "(SIGSEGV, exit 139, no message)", evidence + _disk_evidence(disk),
+        f"load it with `{load_from_disk_call(name)}` (it reads {PICKLED_WEIGHTS_DIR} and calls "
+        "load_constants; torch 2.13's load_package has no load_weights_from_disk), or call "
+        "`runner.load_constants(state_dict, check_full_update=True)` after aoti_load_package")
 
 
 def _complete(name, f, wrapper: str, members: set[str], fact) -> list[Finding]:

@@ -76,9 +76,9 @@ class Facts:
         return t if t.matches else None
 
     @cached_property
-    def weightless(self) -> list[tuple[int, int]]:
-        """(constants, bytes) of each model built without its weights (a constants blob of at most 64 bytes in its
-        .so): read once, by ranges of the .so, when a crash makes it matter."""
+    def weightless(self) -> list[tuple[str, int, int]]:
+        """(model, constants, bytes) of each model built without its weights (a constants blob of at most 64 bytes
+        in its .so): read once, by ranges of the .so, when a crash makes it matter."""
         from ..doctor import weights_blob_bytes
 
         out = []
@@ -87,7 +87,7 @@ class Facts:
             if blob is not None and blob <= 64:
                 consts = self.pkg.index(m.name).constants()
                 if consts:
-                    out.append((len(consts), sum(c.nbytes or 0 for c in consts)))
+                    out.append((m.name, len(consts), sum(c.nbytes or 0 for c in consts)))
         return out
 
     @cached_property
@@ -897,8 +897,16 @@ class WeightsNotLoaded(Rule):
         return crashed and bool(f.weightless)
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
+        from ..doctor import weights_on_disk
+
         d.evidence = _ev([e for e in f.rep.events if e.pattern in ("segfault", "illegal_memory_access")], 2)
-        n, nbytes = f.weightless[0]
+        name, n, nbytes = f.weightless[0]
+        disk = weights_on_disk(f.pkg, name)
+        if disk:  # pickle_weights: the package carries them; only the loader that reads them loads them
+            _, pickled, disk_bytes = disk
+            d.verdict = say.weights_beside_not_loaded_verdict(n, nbytes, len(pickled), disk_bytes, name)
+            d.steps = [step(say.weights_from_disk_step(name)), step(say.WEIGHTS_LOAD_STEP)]
+            return
         d.verdict = say.weights_not_loaded_verdict(n, nbytes)
         d.steps = [step(say.WEIGHTS_LOAD_STEP)]
 

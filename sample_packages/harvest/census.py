@@ -55,7 +55,9 @@ def cubins(pkg):
             if n.endswith(".wrapper.cpp") or n.endswith(".cpp"):
                 text = z.read(n).decode("utf-8", "replace")
                 for m in re.finditer(r'kernels_\.(\w+)\s*=\s*loadKernel\("([^"]+)"\s*,\s*"(\w+)"', text):
-                    mapping[os.path.basename(m.group(2))] = m.group(3)
+                    # the kernels_ member is the launched kernel's name (a user-defined kernel's cubin function
+                    # keeps its def name: `gather_kernel` for the kernel launched as gather_kernel_0)
+                    mapping[os.path.basename(m.group(2))] = m.group(1)
     return out, mapping
 
 
@@ -158,7 +160,7 @@ def main(root):
             if not os.path.exists(log):
                 continue
             text = open(log, errors="replace").read()
-            rr = {"scenario": r["scenario"], "rc": r["rc"], "right": right_category(r["scenario"], r["rc"], text, info.get("name", "")),
+            rr = {"scenario": r["scenario"], "rc": r["rc"], "right": r.get("right_category") or right_category(r["scenario"], r["rc"], text, info.get("name", "")),
                   "expect": r.get("expect")}
             rc2, o2, e2 = sh(["diagnose", pkg, "--log", log, "--json"])
             rr["diagnose_rc"] = rc2
@@ -169,7 +171,7 @@ def main(root):
             except Exception:
                 rr["category"] = None
                 rr["diagnose_err"] = (e2 or o2)[-300:]
-            if rr["right"] in ("index_assert", "symbolic_assert", "device_assert/index_assert (user kernel)") or \
+            if rr["right"] in ("index_assert", "symbolic_assert", "device_assert/index_assert (user kernel)") and "Assertion" in text or \
                     "Assertion" in text:
                 rc3, o3, e3 = sh(["trace-assert", pkg, "--log", log, "--json"])
                 rr["trace_rc"] = rc3

@@ -41,14 +41,29 @@ for e in pk:
         print(f"| {e['dir']} | {r['scenario']} | {r['rc']} | {r['right']} | {r.get('category')} | {r.get('trace_rc', '')} | "
               f"{r.get('bound_found', '')} | {r.get('origin_found', '')} |")
         agree[(r["right"], r.get("category"))] += 1
+ALIAS = {"weightless (load)": "weights_not_loaded", "oom": "out_of_memory"}
+
+
+def right(r):
+    want, got = ALIAS.get(r["right"], r["right"]), r.get("category")
+    return got == want or (want.startswith("none") and got == "unknown")
+
+
+runs = [(e["dir"], r) for e in pk for r in e.get("runs", [])]
+print()
+print(f"- logs answered with the right category: {sum(right(r) for _, r in runs)} of {len(runs)} "
+      "(a clean or silently wrong run counts as right when diagnose finds no failure in it: `unknown`)")
+for d, r in runs:
+    if not right(r):
+        print(f"  - {d} {r['scenario']}: right {r['right']}, diagnose says {r.get('category')}")
 print()
 print("| right category | diagnose category | logs |")
 print("| --- | --- | --- |")
 for (a, b), n in sorted(agree.items(), key=lambda kv: (kv[0][0], -kv[1])):
     print(f"| {a} | {b} | {n} |")
-asserts = [(e["dir"], r) for e in pk for r in e.get("runs", []) if "trace_rc" in r]
+asserts = [(e["dir"], r) for e in pk for r in e.get("runs", []) if "trace_rc" in r and r["right"] == "index_assert"]
 print()
-print(f"- logs with an assertion given to trace-assert: {len(asserts)}; no bound: "
+print(f"- logs of a failed index assertion given to trace-assert: {len(asserts)}; no bound: "
       f"{sum(1 for _, r in asserts if not r.get('bound_found'))}; no origin: {sum(1 for _, r in asserts if not r.get('origin_found'))}")
 for d, r in asserts:
     if not (r.get("bound_found") and r.get("origin_found")):

@@ -255,7 +255,7 @@ def _match_tree(mt: TraceMatch) -> Tree:
                                  + guard))
         else:
             bt.add(Text("could not trace the bound to a model input", style="yellow"))
-    it = root.add(Text.assemble(("index ", "bold"), f"{a['index_var']} comes from"))
+    it = root.add(Text.assemble(("value " if a.get("checks") == "finite" else "index ", "bold"), f"{a['index_var']} comes from"))
     for o in mt.index_origin:
         end = (f"model input {o.input.index} ({o.input.name})" if o.input else
                f"constant {o.constant}" if o.constant else o.computed if o.computed else f"? ({o.unresolved})")

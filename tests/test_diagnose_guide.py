@@ -45,8 +45,12 @@ CASES = [
     (H / "issue15/oom_cuda", "oom", "out_of_memory", ["596.05 GiB", "buf0", "4*s77*s77 bytes", "135.05 GiB free"]),
     (H / "issue15/constants_cuda", "wrong_device", "constants", ["'lin_bias'", "device type 0", "device type 1"]),
     (H / "issue15/constants_cuda", "update_buffer_wrong_device", "constants", ["'lin.weight'", "device type 0"]),
+    # a Triton kernel's own NaN/Inf check: the value it checks, read straight from an input or computed from one
     (H / "issue15/runtime_triton_nan_cuda", "nan_input", "nan_inf",
-     ["triton_per_fused_abs_add_addmm_log_mul_relu_sum_0", "line 37", "wrapper.cpp line 949", "tmp1 == tmp1"]),
+     ["tmp1 holds a NaN or Inf in triton_per_fused_abs_add_addmm_log_mul_relu_sum_0", "read from input 0 (arg2_1)",
+      "line 37", "wrapper.cpp line 949"]),
+    (H / "issue15/runtime_triton_nan_cuda", "nan_y", "nan_inf",
+     ["tmp7 holds a NaN or Inf", "computed there from input 1 (arg3_1)", "line 45"]),
     (H / "memory/bert", "buffers_not_loaded", "constants",
      ["embeddings_position_ids (embeddings.position_ids)", "persistent=False", "uninitialised memory"]),
     (S / "cpu/jagged", "logs/torch26_rootless_members", "torch_version",

@@ -74,6 +74,18 @@ def computed(o) -> bool:
     return any(p.startswith("buf") or re.fullmatch(r"(in_)?out_ptr\d+", p) for p in o.path)
 
 
+def finite_verdict(t, direct: str | None, inputs: list[str]) -> str:
+    """A Triton kernel's own NaN/Inf check failed: the value it checks, and whether it came in with an input."""
+    var = t.assertion.get("index_var") or "a value"
+    head = f"{var} holds a NaN or Inf in {t.kernel}"
+    if direct:
+        return f"{head}: it is read from {direct}, so that input already held it; check that input"
+    if inputs:
+        return (f"{head}: computed there from {', '.join(dict.fromkeys(inputs))}; a NaN/Inf in that input, or the "
+                "computation, made it")
+    return f"{head}: computed inside the kernel (no input carries it in)"
+
+
 def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
     """One line: which input holds what, against which limit, checked where.  ``first_thread_failed``: whether the
     log shows thread [0,0,0] of block [0,0,0] failing (with a bound of 0 every index fails, that one too)."""
@@ -88,6 +100,8 @@ def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
     elif not src and consts:
         src = f"values read from constant {consts[0]}"
     tbl = table_words(t.table)
+    if a.get("checks") == "finite":
+        return finite_verdict(t, src if direct else None, [who(i) for i in inputs])
     where = f"failed inside the extern op {t.kernel}" if t.kernel_kind == "extern" else f"checked in {t.kernel}"
     if t.static_bound is not None:
         limit = f"≥ {t.static_bound}" + (f", indexing {tbl}" if tbl else "")
@@ -139,6 +153,13 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None) -
     src = ", ".join(dict.fromkeys(who(i) for i in inputs)) if inputs else None
     direct = any(o.input and not computed(o) for o in t.index_origin)
     tbl = table_words(t.table)
+    if a.get("checks") == "finite":
+        if src and direct:
+            return [f"{src} holds a NaN or Inf: check it before calling the model (torch.isfinite(x).all())."]
+        out.append(f"{var} is computed in {t.kernel}" + (f" from {src}" if src else "") + ": a NaN/Inf in "
+                   + ("that input, or " if src else "") + "the computation itself (log of a negative, 0/0, an "
+                   "overflow) made it; the intermediate value printer shows the values going in.")
+        return out
     if t.static_bound is not None:
         if src and not direct:
             out.append(f"the index computed from {src} takes a value outside 0..{t.static_bound - 1}"

@@ -362,12 +362,10 @@ def nan_buffer_verdict(what: str, buf: str, writer: str | None, line: int | None
     return f"{buf} holds {what}, written by {writer} at wrapper.cpp line {line}{fx}: that op made it or passed it on"
 
 
-def nan_kernel_verdict(kernel: str, line: int, calls: list[int], nodes: list[str], condition: str) -> str:
+def nan_kernel_verdict(trace_verdict: str, line: int, calls: list[int], nodes: list[str]) -> str:
     at = f", launched at wrapper.cpp line {', '.join(map(str, calls))}" if calls else ""
-    fx = f" (FX nodes {', '.join(nodes[:6])})" if nodes else ""
-    checked = f" `{condition}`" if condition else ""
-    return (f"{kernel} found a NaN or Inf in a value it computed (its check{checked} at line {line} of its .py{at}){fx}: "
-            "that kernel made it, or one of its inputs already held it")
+    fx = f"; FX nodes {', '.join(nodes[:6])}" if nodes else ""
+    return f"{trace_verdict} (its NaN/Inf check at line {line} of the kernel's .py{at}{fx})"
 
 
 def constants_not_provided_verdict(names: list[str], fqns: list[str], buffers: bool, crashed: bool) -> str:

@@ -82,3 +82,13 @@ def parse_check_condition(condition: str) -> CheckMessage | None:
     if upper is None or (lower is not None and lower != upper.group(1)):
         return None
     return CheckMessage(index_var=upper.group(1), bound=upper.group(2), lower="0" if lower else None)
+
+
+_FINITE = re.compile(r"^\(\s*([A-Za-z_]\w*)\s*==\s*\1\s*\)")
+
+
+def parse_value_check(condition: str) -> str | None:
+    """The value a NaN/Inf check tests (``(tmp1 == tmp1) & (tmp1 != float('inf')) & …`` -> ``tmp1``: only a NaN is
+    unequal to itself), or None for any other condition."""
+    m = _FINITE.match(condition.strip())
+    return m.group(1) if m else None

@@ -14,7 +14,7 @@ import re
 from ..model import Assertion, Coverage, Kernel, KernelParam, Store, TmpDef, param_role
 from ..naming import is_kernel_def
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
-from .message import parse_check_condition, parse_check_message
+from .message import parse_check_condition, parse_check_message, parse_value_check
 from .scan import _DECORATOR, kernel_flavor
 
 STARTS = GRAMMAR_STARTS["triton"]
@@ -118,7 +118,7 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
                 cm = parse_check_message(msg) or parse_check_condition(args[0].text)
                 k.assertions.append(Assertion(
                     kernel=name, line=kline, message=msg,
-                    index_var=cm.index_var if cm else None, bound_expr=cm.bound if cm else None,
+                    index_var=cm.index_var if cm else parse_value_check(args[0].text), bound_expr=cm.bound if cm else None,
                     lower_bound=cm.lower if cm else None, condition=args[0].text,
                     wrapper_line=first_line + idx))
             elif args:
@@ -230,6 +230,6 @@ def parse_triton_contract(name: str, lines: list[str], source_file: str, first_l
         cm = _check_message(msg) or parse_check_condition(condition)
         k.assertions.append(Assertion(
             kernel=name, line=idx + line_base, message=msg,
-            index_var=cm.index_var if cm else None, bound_expr=cm.bound if cm else None,
+            index_var=cm.index_var if cm else parse_value_check(condition), bound_expr=cm.bound if cm else None,
             lower_bound=cm.lower if cm else None, condition=condition, wrapper_line=first_line + idx))
     return k

@@ -264,3 +264,26 @@ def test_an_argmax_position_names_the_dim_that_bounds_it():
     assert "position along input 0 (arg1_1) dim 1" in mt.verdict
     assert mt.hypotheses[0].startswith("the index is a position triton_per_fused_argmax_0 found")
     assert "100 rows" in mt.hypotheses[0]
+
+
+def test_an_aten_layout_error_is_never_read_as_an_index_bound():
+    """Issue 16: `setStorage: sizes [300, 4] … storage of size 0` (a real pyg run on an empty graph printed it) was
+    answered "input 1 holds a value outside 0..3 … or grow the table". Crafted: cpu/embedding_bag's real log with
+    the op's error line swapped for that text (and for a shape and a dtype error); the real log still traces its index."""
+    folder = S / "cpu/embedding_bag"
+    real = (folder / "error.log").read_text()
+    line = "Index 4 of input takes value 300 which is not in the valid range [0, 300)"
+    assert line in real
+    swaps = {
+        "storage": "setStorage: sizes [300, 4], strides [4, 1], storage offset 0, and itemsize 4 requiring a storage "
+                   "size of 4800 are out of bounds for storage of size 0",
+        "shape": "shape '[-1, 100]' is invalid for input of size 2099",
+        "dtype": "expected scalar type Long but found Int",
+    }
+    with inspector.open_package(folder / "embedding_bag.pt2") as pkg:
+        assert "holds values ≥ 300" in diagnose(pkg, real).verdict
+        for kind, text in swaps.items():
+            d = diagnose(pkg, real.replace(line, text))
+            assert d.category == "extern_op", (kind, d.category)
+            assert f"failed with an ATen {kind} error, not an index out of range" in d.verdict, d.verdict
+            assert "300" not in d.verdict and "grow the table" not in " ".join(d.notes + [s.do for s in d.steps])

@@ -74,6 +74,21 @@ def computed(o) -> bool:
     return any(p.startswith("buf") or re.fullmatch(r"(in_)?out_ptr\d+", p) for p in o.path)
 
 
+# An extern op's error about a tensor's layout (inspector.logs.patterns.ATEN_LAYOUT_ERRORS): what it means.
+LAYOUT_WORDS = {
+    "storage": "a view of a tensor needs more memory than the tensor holds",
+    "shape": "the shapes it was given do not fit together",
+    "dtype": "a tensor it was given has another dtype than it needs",
+}
+LAYOUT_CAUSES = {
+    "storage": ("A size is 0 in this run (an empty input: no rows, no edges) while the view keeps another size, or an "
+                "op (a custom op) returned a tensor smaller than its meta/fake function said: check the inputs' sizes "
+                "for 0 against what the package was exported with, and the op's fake function."),
+    "shape": "Check the inputs' sizes against the package's symbolic shapes (`pt2-inspect check PKG --input …`).",
+    "dtype": "Check the inputs' and the new weights' dtypes (`pt2-inspect check`, `pt2-inspect doctor --weights`).",
+}
+
+
 def finite_verdict(t, direct: str | None, inputs: list[str]) -> str:
     """A Triton kernel's own NaN/Inf check failed: the value it checks, and whether it came in with an input."""
     var = t.assertion.get("index_var") or "a value"
@@ -102,6 +117,10 @@ def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
     tbl = table_words(t.table)
     if a.get("checks") == "finite":
         return finite_verdict(t, src if direct else None, [who(i) for i in inputs])
+    if a.get("checks") in LAYOUT_WORDS:
+        feeds = f"; its tensors come from {src}" if src else ""
+        return (f"{t.kernel} failed with an ATen {a['checks']} error, not an index out of range: "
+                f"{LAYOUT_WORDS[a['checks']]}{feeds}")
     where = f"failed inside the extern op {t.kernel}" if t.kernel_kind == "extern" else f"checked in {t.kernel}"
     if t.static_bound is not None:
         limit = f"≥ {t.static_bound}" + (f", indexing {tbl}" if tbl else "")
@@ -153,6 +172,9 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None) -
     src = ", ".join(dict.fromkeys(who(i) for i in inputs)) if inputs else None
     direct = any(o.input and not computed(o) for o in t.index_origin)
     tbl = table_words(t.table)
+    if a.get("checks") in LAYOUT_WORDS:
+        out.append(LAYOUT_CAUSES[a["checks"]])
+        return out
     if a.get("checks") == "finite":
         if src and direct:
             return [f"{src} holds a NaN or Inf: check it before calling the model (torch.isfinite(x).all())."]

@@ -259,6 +259,24 @@ EXTERN_LIMIT = _p(
     "extern_limit", "detail", r"range \[0, (\d+)\)|size (\d+)",
     "an ATen op's error naming the size an index must stay under (group 1 or 2)")
 
+# An ATen op's error that is about a tensor's layout, not an index's value: read by the extern trace, which must not
+# take a size in it for a table's bound (`setStorage: sizes [300, 4] … storage of size 0` is no index 300 or 4).
+ATEN_LAYOUT_ERRORS = [
+    _p("aten_storage", "detail",
+       r"setStorage: sizes \[(?P<sizes>[^\]]*)\].*?out of bounds for storage of size (?P<storage>\d+)|"
+       r"out of bounds for storage of size (?P<storage2>\d+)",
+       "a view whose sizes need more memory than the tensor has: a size that is 0 here, or an op whose output is "
+       "smaller than its meta said"),
+    _p("aten_shape", "detail",
+       r"shape '\[[^\]]*\]' is invalid for input of size \d+|shapes cannot be multiplied|"
+       r"must match the size of tensor \w+ \(\d+\) at non-singleton dimension|Sizes of tensors must match",
+       "shapes that do not fit together"),
+    _p("aten_dtype", "detail",
+       r"expected scalar type \w+ but found \w+|expected (?:m1|mat1) and (?:m2|mat2) to have the same dtype|"
+       r"Expected tensor for argument .*? to have (?:the same )?(?:scalar type|dtype)",
+       "a tensor of another dtype than the op needs"),
+]
+
 PRINTER_STAT = _p(
     "printer_stat", "detail", r"^(?P<key>Number of elements|Dtype|Mean value|Min value|Max value|Size|Stride|Device):\s*(?P<value>.*?)\s*$",
     "a statistic line of the printer's block (level 2)")
@@ -267,7 +285,7 @@ SYMBOL_NAME = _p(
     "symbol_name", "detail", r"\b(?P<symbol>[us]\d+)\b",
     "a size symbol in a runtime assertion's condition: s<N> backed by an input dim, u<N> read from data")
 
-DETAILS = [SYMBOL_NAME, PRINTER_STAT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
+DETAILS = [*ATEN_LAYOUT_ERRORS, SYMBOL_NAME, PRINTER_STAT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
            INPUT_SIZE, INPUT_STRIDE, DEVICE_CODE, ERROR_LINE, EXCEPTION_LINE, MISSING_MEMBER, NOT_ELF, FRAMING,
            SAYS_FAILURE, EXTERN_LIMIT]
 

@@ -15,6 +15,7 @@ import inspector.ids as ids
 from ..model import Assertion, CallSite, Kernel, Model
 from ..naming import root_symbol
 from ..package import Package
+from ..logs.patterns import ATEN_LAYOUT_ERRORS as LAYOUT_ERRORS
 from ..parse.message import parse_value_check, static_bound
 from .fused import extern_op_name, source_nodes
 from .match import index_args
@@ -199,8 +200,9 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
             table["from_inputs"] = sorted(set(made))
     nodes, derived, aten, traces, post = source_nodes(m, None, site)
     limit = None
-    bound = _extern_bound(m, table, site)
-    if bound is None:
+    layout = next((p.name[len("aten_"):] for p in LAYOUT_ERRORS if p.search(msg or "")), None)
+    bound = None if layout else _extern_bound(m, table, site)
+    if bound is None and not layout:
         mm = re.search(r"range \[0, (\d+)\)|size (\d+)", msg or "")
         if table and table.get("kind") == "constant" and isinstance(table.get("rows"), int):
             limit = table["rows"]
@@ -211,7 +213,9 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
         assertion={"message": msg, "index_var": ", ".join(idx_names) or None,
                    "bound_expr": str(limit) if limit else (bound.kernel_param if bound else None),
                    "lower_bound": "0", "condition": "", "wrapper_line": site.line, "op": extern_op_name(site.target),
-                   "checked": getattr(site, "checked", None)},
+                   "checked": getattr(site, "checked", None),
+                   # "storage" | "shape" | "dtype": the op's error is about a tensor's layout, no index bound
+                   "checks": layout or "index"},
         static_bound=limit, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
         aten_ops=aten, explanation=[], exact=True, matched_by=how, call_sites=[site.line],
         source_file=m.wrapper_member or "", snippet=[], stack_traces=traces, post_grad_nodes=post, table=table)

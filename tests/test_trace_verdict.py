@@ -62,3 +62,21 @@ def test_computed_index_ranks_the_empty_input_first(capsys):
     assert main(["trace-assert", str(pkg), "--log", str(S / "cpu/jagged/error.log"), "--json"]) == 0
     m = json.loads(capsys.readouterr().out)["matches"][0]
     assert "empty input" in m["hypotheses"][0] and "empty input" in m["verdict"]
+
+
+def test_a_one_row_buffer_is_named_by_the_dim_it_is_indexed_along():
+    """Issue 15 §3: HF BERT's `embeddings.token_type_ids` is a [1, 512] buffer indexed along dim 1 with values read
+    from `embeddings.position_ids`: never "1 rows"; and values read from a constant point at how it was loaded."""
+    from pathlib import Path
+
+    import inspector
+    from inspector.queries.trace import trace_assert
+
+    pkg_path = Path(__file__).resolve().parents[1] / "sample_packages/harvest/timm_hf/hf_bert/hf_bert.pt2"
+    with inspector.open_package(pkg_path) as pkg:
+        t = trace_assert(pkg, message="index out of bounds: 0 <= tmp11 < 512",
+                         kernel="triton_per_fused_add_embedding_expand_gather_native_layer_norm_slice_0")
+    assert "1 rows" not in t.verdict
+    assert "`embeddings.token_type_ids` (shape [1, 512]: indexed along dim 1, 512 long)" in t.verdict
+    assert "values read from constant embeddings.position_ids hold values ≥ 512" in t.verdict
+    assert "never loaded" in t.matches[0].hypotheses[0]

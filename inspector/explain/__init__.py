@@ -54,6 +54,10 @@ def table_words(table: dict | None) -> str:
     if not table:
         return ""
     if table.get("kind") == "constant":
+        shape = table.get("shape") or []
+        along = next((d for d, n in enumerate(shape) if n != 1), None) if shape and shape[0] == 1 and len(shape) > 1 else None
+        if along is not None:  # a [1, 512] buffer (position_ids, token_type_ids): its rows are 1, its length is dim 1's
+            return f"`{table.get('fqn') or table['name']}` (shape {shape}: indexed along dim {along}, {shape[along]} long)"
         rows = f", {table['rows']} rows" if table.get("rows") is not None else ""
         return f"`{table.get('fqn') or table['name']}`{rows}"
     if table.get("kind") == "input":
@@ -124,7 +128,8 @@ def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
     where = f"failed inside the extern op {t.kernel}" if t.kernel_kind == "extern" else f"checked in {t.kernel}"
     if t.static_bound is not None:
         limit = f"≥ {t.static_bound}" + (f", indexing {tbl}" if tbl else "")
-        return f"{src or var} holds values {limit} (or < 0); {where}"
+        verb = "hold" if (src or "").startswith("values") else "holds"
+        return f"{src or var} {verb} values {limit} (or < 0); {where}"
     if t.bound is not None and t.bound.terms and all(x.input for x in t.bound.terms):
         lim = t.bound.limit or t.bound.kernel_param
         empty = [x for x in t.bound.terms if x.min is not None and x.min >= 1]
@@ -171,6 +176,7 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None) -
     inputs = [o.input for o in t.index_origin if o.input]
     src = ", ".join(dict.fromkeys(who(i) for i in inputs)) if inputs else None
     direct = any(o.input and not computed(o) for o in t.index_origin)
+    consts = [o.constant for o in t.index_origin if o.constant]
     tbl = table_words(t.table)
     if a.get("checks") in LAYOUT_WORDS:
         out.append(LAYOUT_CAUSES[a["checks"]])
@@ -191,6 +197,11 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None) -
             out.append(f"{src} holds a value outside 0..{t.static_bound - 1}"
                        + (f" (indexing {tbl})" if tbl else "") + f": check those values before calling the model "
                        f"(e.g. ids < {t.static_bound}), or grow the table.")
+        elif consts:
+            out.append(f"The values come from constant {consts[0]}: it holds such a "
+                       "value only if it was never loaded (a buffer left out of load_constants, e.g. one "
+                       "state_dict() lacks, holds uninitialised memory) or was replaced by other weights: check "
+                       "the load_constants call (`pt2-inspect doctor PKG --weights FILE`).")
         else:
             out.append(f"{var} is computed inside {t.kernel} and must stay below {t.static_bound}.")
     elif t.bound is not None and t.bound.terms and all(x.input for x in t.bound.terms):

@@ -349,7 +349,8 @@ def value_table(m: Model, g, v: str, param: str | None, arg: str | None) -> dict
         c = m.constant_by_name(node["name"]) or next(
             (c for c in m.constants if c.index == m.constant_bindings.get(node["name"])), None)
         return {"kind": "constant", "name": node["name"], "fqn": node.get("fqn"),
-                "rows": c.shape[0] if c and c.shape else None, "param": param, "arg": arg}
+                "rows": c.shape[0] if c and c.shape else None, "param": param, "arg": arg,
+                "shape": list(c.shape) if c and c.shape else None}
     if t == "input":
         inp = next(i for i in m.inputs if i.index == node["index"])
         return {"kind": "input", "name": inp.name, "index": inp.index, "rows": inp.shape[0] if inp.shape else None,

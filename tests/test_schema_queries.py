@@ -87,3 +87,23 @@ def test_every_subpackage_is_installed():
     assert "inspector.queries" in subs and "inspector.cli" in subs
     for s in subs:
         assert f'"{s}"' in text, s
+
+
+HARVEST_LOGS = sorted(p for p in S.glob("harvest/*/*/logs/*.log") if (p.parents[1] / f"{p.parents[1].name}.pt2").exists())
+
+
+@pytest.mark.samples
+@pytest.mark.parametrize("log", HARVEST_LOGS, ids=lambda p: str(p.relative_to(S / "harvest")))
+def test_harvested_logs_diagnose_and_trace_json_validate(log, capsys):
+    """The harvested real logs (code nobody here wrote: NaN checks, user-defined kernels, OOM, storage…) give JSON
+    that keeps to the schemas too."""
+    assert len(HARVEST_LOGS) >= 100
+    pkg = log.parents[1] / f"{log.parents[1].name}.pt2"
+    assert main(["diagnose", str(pkg), "--log", str(log), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    _valid(d, "diagnose")
+    if d["trace"] is not None:
+        _valid(d["trace"], "trace")
+    rc = main(["trace-assert", str(pkg), "--log", str(log), "--json"])
+    assert rc in (0, 1)
+    _valid(json.loads(capsys.readouterr().out), "trace")

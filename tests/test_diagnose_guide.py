@@ -51,6 +51,10 @@ CASES = [
       "line 37", "wrapper.cpp line 949"]),
     (H / "issue15/runtime_triton_nan_cuda", "nan_y", "nan_inf",
      ["tmp7 holds a NaN or Inf", "computed there from input 1 (arg3_1)", "line 45"]),
+    # an ATen kernel's own assert with two calls of the op that launches it: both listed, none led with
+    (H / "issue15/two_bags_cuda", "bad_items", "extern_op",
+     ["ambiguous", "EmbeddingBag_updateOutputKernel_sum_mean", "line 974: input 0 (arg2_1) into `users.weight`, 300 rows",
+      "line 989: input 1 (arg3_1) into `items.weight`, 50 rows", "CUDA_LAUNCH_BLOCKING=1"]),
     (H / "memory/bert", "buffers_not_loaded", "constants",
      ["embeddings_position_ids (embeddings.position_ids)", "persistent=False", "uninitialised memory"]),
     (S / "cpu/jagged", "logs/torch26_rootless_members", "torch_version",
@@ -287,3 +291,15 @@ def test_an_aten_layout_error_is_never_read_as_an_index_bound():
             assert d.category == "extern_op", (kind, d.category)
             assert f"failed with an ATen {kind} error, not an index out of range" in d.verdict, d.verdict
             assert "300" not in d.verdict and "grow the table" not in " ".join(d.notes + [s.do for s in d.steps])
+
+
+def test_an_ambiguous_aten_assert_leads_with_the_rerun_that_names_the_call():
+    folder = H / "issue15/two_bags_cuda"
+    with inspector.open_package(folder / "two_bags_cuda.pt2") as pkg:
+        d = diagnose(pkg, (folder / "logs/bad_items.log").read_text())
+    assert d.trace.ambiguous and len(d.trace.matches) == 2
+    assert d.steps[0].env == {"CUDA_LAUNCH_BLOCKING": "1"}
+    # the single-call sample keeps its one answer
+    with inspector.open_package(S / "cuda/embedding_bag/embedding_bag.pt2") as pkg:
+        one = diagnose(pkg, (S / "cuda/embedding_bag/error.log").read_text())
+    assert not one.verdict.startswith("ambiguous") and "≥ 300" in one.verdict

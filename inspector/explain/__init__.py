@@ -105,6 +105,20 @@ def finite_verdict(t, direct: str | None, inputs: list[str]) -> str:
     return f"{head}: computed inside the kernel (no input carries it in)"
 
 
+def ambiguous_aten_verdict(kernel: str, calls) -> str:
+    """An ATen CUDA kernel asserted and several extern calls can launch it: each, with its index input and table."""
+    each = []
+    for t in calls:
+        inputs = list(dict.fromkeys(who(o.input) for o in t.index_origin if o.input))
+        tbl = table_words(t.table)
+        each.append(f"wrapper.cpp line {t.file_line}: {', '.join(inputs) or 'its index'}"
+                    + (f" into {tbl}" if tbl else ""))
+    op = calls[0].kernel
+    return (f"ambiguous: the ATen kernel {kernel} asserted, and {len(calls)} calls of {op} can launch it ("
+            + "; ".join(each) + "); the log does not say which: rerun with CUDA_LAUNCH_BLOCKING=1 and the failing "
+            "call reports itself")
+
+
 def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
     """One line: which input holds what, against which limit, checked where.  ``first_thread_failed``: whether the
     log shows thread [0,0,0] of block [0,0,0] failing (with a bound of 0 every index fails, that one too)."""

@@ -137,6 +137,13 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
             mt.verdict += words.reduction_position_note(length)
     if matches:
         res.verdict = matches[0].verdict
+        # An ATen kernel's own assert names no call: with several calls of the op that launches it, leading with one
+        # would be a guess.  Every call is listed; CUDA_LAUNCH_BLOCKING=1 makes the failing one report itself.
+        aten = next((r for r in report.asserts if r.kind == "aten"), None)
+        calls = [mt for mt in matches if mt.kernel_kind == "extern"]
+        if aten is not None and len(calls) > 1:
+            res.ambiguous = True
+            res.verdict = words.ambiguous_aten_verdict(aten.kernel, calls)
         return res
     if located:  # the log names its check's file and line, and nothing here is it: never guess among ours
         res.verdict, note = _foreign(pkg, located, model)

@@ -197,7 +197,9 @@ class _Traced(Rule):
         # A device assert's own line (file, line, block, thread) already names the failing kernel: rerunning with
         # CUDA_LAUNCH_BLOCKING=1 would tell nothing new.
         if f.device == "cuda" and not any(r.kind == "cuda" for r in f.located):
-            d.steps.append(step(say.TRACE_LAUNCH_BLOCKING, {"CUDA_LAUNCH_BLOCKING": "1"}))
+            blocking = step(say.TRACE_LAUNCH_BLOCKING, {"CUDA_LAUNCH_BLOCKING": "1"})
+            # several calls could have failed: the rerun that names the one comes first
+            d.steps = [blocking] + d.steps if t.ambiguous else d.steps + [blocking]
         d.notes += t.hints + t.context
 
     def more(self, f: Facts, d: Diagnosis) -> None:

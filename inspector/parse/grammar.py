@@ -7,7 +7,9 @@ installed copy carries them inside the package as ``inspector/grammars``
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -149,6 +151,88 @@ if __name__ == "__main__":  # python -m inspector.parse.grammar: rewrite grammar
     print(f"wrote {_SOURCE_TREE / 'tables.json'}")
 
 
+# Statements that differ only in the digits of their names (`tmp12 = tl.load(in_ptr0 + x0, xmask)` and
+# `tmp3 = tl.load(in_ptr2 + x1, xmask)`; buf7_handle / buf9_handle; kernel _0 / _1) share one parse: the text is
+# parsed with those names renumbered in order of appearance, and the names put back into the result.  No rule
+# reads a name's digits (tests/test_grammar.py checks the result equals the plain parse on every statement of
+# every sample and harvested package).
+RECORD: list | None = None  # tests: every (grammar, starts, transformer, text, start, result) parse_one returned
+
+
+def parse_plain(grammar: str, starts: tuple[str, ...], transformer: Transformer, text: str, start: str):
+    """``text`` parsed as it is (no shape sharing, no memo): what `parse_one` must equal."""
+    try:
+        return transformer.transform(parser(grammar, starts).parse(text, start=start))
+    except UnexpectedInput:
+        return None
+
+
+_NUMBERED = re.compile(r"\b[A-Za-z_]\w*\d\w*")  # a name with a digit anywhere (buf12_handle, int_array_3, x0)
+_DIGITS = re.compile(r"\d+")
+_HAS_DIGIT = re.compile(r"\d").search
+# Names with digits that are words of the languages, not generated names: C types and dtypes.
+_VOCABULARY = re.compile(r"^(?:u?int\d+_t|u?int\d+|b?float\d+\w*|complex\d+|half\d*)$")
+
+
+def canonical(text: str) -> tuple[str, dict[str, str]]:
+    """``text`` with the digit runs inside its names renumbered in order of appearance (``tmp12 + buf3_handle`` ->
+    ``tmp0 + buf1_handle``; letters kept, so a rule that reads a prefix or a suffix reads the same; numbers that
+    are no part of a name kept), and the map back of those digit runs ({"0": "12", "1": "3"}; empty when nothing
+    changed).  A name a rule derives from another (`arg0_1` from `arg0_1_size`) comes back by the same map."""
+    if not _HAS_DIGIT(text):
+        return text, {}
+    digits: dict[str, str] = {}
+
+    def run(d):
+        c = digits.get(d.group(0))
+        if c is None:
+            c = digits[d.group(0)] = str(len(digits))
+        return c
+
+    def sub(m):
+        t = m.group(0)
+        if _VOCABULARY.match(t) or (m.start() and text[m.start() - 1] in ".:"):  # int64_t, tl.float32, at::…
+            return t
+        return _DIGITS.sub(run, t)
+
+    shape = _NUMBERED.sub(sub, text)
+    return shape, ({c: d for d, c in digits.items()} if shape != text else {})
+
+
+def _renamed(r, back: dict[str, str], done: dict | None = None):
+    """A parse result with the original digits put back in every name of every string it holds."""
+    if done is None:
+        done = {}
+    if isinstance(r, str):
+        if not r or not _HAS_DIGIT(r):
+            return r
+        new = done.get(r)
+        if new is None:
+            def name(m):
+                t = m.group(0)
+                if _VOCABULARY.match(t) or (m.start() and r[m.start() - 1] in ".:"):
+                    return t
+                return _DIGITS.sub(lambda d: back.get(d.group(0), d.group(0)), t)
+            new = done[r] = _NUMBERED.sub(name, r)
+        return r.update(value=new) if isinstance(r, lark.Token) else new
+    if isinstance(r, tuple):
+        return tuple(_renamed(x, back, done) for x in r)
+    if isinstance(r, list):
+        return [_renamed(x, back, done) for x in r]
+    if r is None or isinstance(r, (int, float, bool)):
+        return r
+    if type(r) is Expr:
+        return Expr(_renamed(r.text, back, done), tuple(_renamed(x, back, done) for x in r.names))
+    if isinstance(r, dict):
+        return {_renamed(k, back, done): _renamed(v, back, done) for k, v in r.items()}
+    if isinstance(r, lark.Tree):
+        return lark.Tree(r.data, [_renamed(c, back, done) for c in r.children])
+    if dataclasses.is_dataclass(r):
+        return dataclasses.replace(r, **{f.name: _renamed(getattr(r, f.name), back, done)
+                                         for f in dataclasses.fields(r) if f.init})
+    raise TypeError(f"a parse result of type {type(r).__name__} cannot be renamed")
+
+
 def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, text: str, start: str,
               cov: Coverage | None = None, line: int = 0):
     """Parse one statement with ``start`` and transform it; None when no rule accepts it.
@@ -160,18 +244,27 @@ def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, t
     """
     key = (grammar, start, type(transformer), text)
     r = _MEMO.get(key, _MISSING)
-    if r is _MISSING:
-        inline = _inline_parser(grammar, starts, transformer)
-        try:
-            if inline is not None:
-                r = inline.parse(text, start=start)
-            else:
-                r = transformer.transform(parser(grammar, starts).parse(text, start=start))
-        except UnexpectedInput:
-            r = None
-        if len(_MEMO) >= _MEMO_MAX:
-            _MEMO.clear()
+    if r is _MISSING:  # a statement not seen before: its shape may have been
+        shape, back = canonical(text)
+        skey = (grammar, start, type(transformer), shape, None)
+        r = _MEMO.get(skey, _MISSING)
+        if r is _MISSING:
+            inline = _inline_parser(grammar, starts, transformer)
+            try:
+                if inline is not None:
+                    r = inline.parse(shape, start=start)
+                else:
+                    r = transformer.transform(parser(grammar, starts).parse(shape, start=start))
+            except UnexpectedInput:
+                r = None
+            if len(_MEMO) >= _MEMO_MAX:
+                _MEMO.clear()
+            _MEMO[skey] = r
+        if r is not None and back:
+            r = _renamed(r, back)
         _MEMO[key] = r
+    if RECORD is not None:
+        RECORD.append((grammar, starts, transformer, text, start, r))
     if cov is not None:
         if r is None:
             cov.skip(line, text)

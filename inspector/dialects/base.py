@@ -56,6 +56,10 @@ class Dialect:
     triton_open: re.Pattern = field(default=re.compile(r"async_compile\.triton\('(\w+)',\s*'''"))
     triton_open_marker: str = "async_compile.triton("  # a plain string every `triton_open` line holds
     triton_close: str = "''', device_str"
+    # A NaN constant in Triton source (`tl.full([1], float("nan"), tl.float32)`): what Inductor writes for the
+    # values of an uninitialised tensor it folded (seen: a user kernel dropped at export left its output's
+    # torch.empty, and the package's relu stored a NaN constant)
+    nan_literals: tuple[str, ...] = ('float("nan")', "float('nan')")
     device_assert: str = "tl.device_assert("  # a Triton assert statement (stripped line prefix)
     # The `.py` line a device assert prints, counted from the `async_compile.triton(` line as 1.
     triton_line_base: int = 1

@@ -231,6 +231,7 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         findings += _unchecked(pkg, name, f, fact)
         findings += _custom_ops(pkg, name, f, fact)
         findings += _memory(pkg, name, device, inputs, fact)
+        findings += _constant_nan(pkg, name, fact)
         if wfile is not None:
             findings += compare_weights(name, pkg.index(name).constants(), wfile, fact)
     findings.sort(key=lambda x: (SEVERITY_ORDER[x.severity], x.model or "", x.kind))
@@ -554,6 +555,27 @@ def _weights(name, f, pkg, fact) -> list[Finding]:
     if disk and not any(x.kind == "weights" for x in out):  # no .so to read: the members alone say it
         out.append(_beside(name, "its constants are", [], disk))
     return out
+
+
+def _constant_nan(pkg, name, fact) -> list[Finding]:
+    """Kernels that read no tensor and store a NaN constant (seen for real, torch 2.11: a user-defined Triton kernel
+    taking TMA descriptors was dropped at export, and the relu after it stored NaN: every output NaN)."""
+    from .memory import constant_nan_kernels
+
+    try:
+        hits = constant_nan_kernels(pkg, name)
+    except Exception:  # noqa: BLE001 - no answer is a missing fact, not a failed doctor
+        return []
+    if hits:
+        fact["constant_nan_kernels"] = [k for k, _ in hits]
+    return [Finding("error", "checks", name,
+                    f"{k} reads no tensor and stores a NaN constant: what it writes is NaN whatever the input (an op "
+                    "whose result Inductor did not have: e.g. a user-defined Triton kernel dropped at export, its "
+                    "output's torch.empty folded to NaN)",
+                    [f"wrapper.cpp line {line}: its launch" if line else k],
+                    "look for a warning at export/compile time (torch/_higher_order_ops/triton_kernel_wrap.py); run the "
+                    "exported program eagerly and compare")
+            for k, line in hits]
 
 
 def _memory(pkg, name, device, inputs, fact) -> list[Finding]:

@@ -408,7 +408,7 @@ def test_a_kernel_that_stores_a_nan_constant_is_an_error_and_no_other_package_ha
 
     import inspector
     from inspector.queries.doctor import doctor
-    from inspector.queries.memory import constant_nan_kernels
+    from inspector.queries.nan_constants import constant_nan_kernels
     from tests._samples import PACKAGES
 
     folder = Path(__file__).resolve().parents[1] / "sample_packages/harvest/aoti_tests/test_triton_kernel_tma_descriptor"

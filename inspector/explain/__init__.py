@@ -73,9 +73,8 @@ def table_words(table: dict | None) -> str:
 
 
 def computed(o) -> bool:
-    """The index values pass through an intermediate buffer or a store of the same kernel (argmax,
-    cumsum): they are computed from the input, not read from it."""
-    return any(p.startswith("buf") or re.fullmatch(r"(in_)?out_ptr\d+", p) for p in o.path)
+    """The index values are computed from the input, not read from it (`IndexOrigin.through_buffer`)."""
+    return o.through_buffer
 
 
 # An extern op's error about a tensor's layout (inspector.logs.patterns.ATEN_LAYOUT_ERRORS): what it means.

@@ -174,6 +174,18 @@ _HAS_DIGIT = re.compile(r"\d").search
 _VOCABULARY = re.compile(r"^(?:u?int\d+_t|u?int\d+|b?float\d+\w*|complex\d+|half\d*)$")
 
 
+def _each_name(text: str, digits) -> str:
+    """``text`` with ``digits`` (a regex replacement) applied to the digit runs of every generated name in it: not
+    to the languages' words (`int64_t`, dtypes) nor to an attribute or a qualified name (`tl.float32`, `at::…`)."""
+    def name(m):
+        t = m.group(0)
+        if _VOCABULARY.match(t) or (m.start() and text[m.start() - 1] in ".:"):
+            return t
+        return _DIGITS.sub(digits, t)
+
+    return _NUMBERED.sub(name, text)
+
+
 def canonical(text: str) -> tuple[str, dict[str, str]]:
     """``text`` with the digit runs inside its names renumbered in order of appearance (``tmp12 + buf3_handle`` ->
     ``tmp0 + buf1_handle``; letters kept, so a rule that reads a prefix or a suffix reads the same; numbers that
@@ -189,13 +201,7 @@ def canonical(text: str) -> tuple[str, dict[str, str]]:
             c = digits[d.group(0)] = str(len(digits))
         return c
 
-    def sub(m):
-        t = m.group(0)
-        if _VOCABULARY.match(t) or (m.start() and text[m.start() - 1] in ".:"):  # int64_t, tl.float32, at::…
-            return t
-        return _DIGITS.sub(run, t)
-
-    shape = _NUMBERED.sub(sub, text)
+    shape = _each_name(text, run)
     return shape, ({c: d for d, c in digits.items()} if shape != text else {})
 
 
@@ -208,12 +214,7 @@ def _renamed(r, back: dict[str, str], done: dict | None = None):
             return r
         new = done.get(r)
         if new is None:
-            def name(m):
-                t = m.group(0)
-                if _VOCABULARY.match(t) or (m.start() and r[m.start() - 1] in ".:"):
-                    return t
-                return _DIGITS.sub(lambda d: back.get(d.group(0), d.group(0)), t)
-            new = done[r] = _NUMBERED.sub(name, r)
+            new = done[r] = _each_name(r, lambda d: back.get(d.group(0), d.group(0)))
         return r.update(value=new) if isinstance(r, lark.Token) else new
     if isinstance(r, tuple):
         return tuple(_renamed(x, back, done) for x in r)
@@ -223,8 +224,6 @@ def _renamed(r, back: dict[str, str], done: dict | None = None):
         return r
     if type(r) is Expr:
         return Expr(_renamed(r.text, back, done), tuple(_renamed(x, back, done) for x in r.names))
-    if isinstance(r, dict):
-        return {_renamed(k, back, done): _renamed(v, back, done) for k, v in r.items()}
     if isinstance(r, lark.Tree):
         return lark.Tree(r.data, [_renamed(c, back, done) for c in r.children])
     if dataclasses.is_dataclass(r):

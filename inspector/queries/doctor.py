@@ -560,7 +560,7 @@ def _weights(name, f, pkg, fact) -> list[Finding]:
 def _constant_nan(pkg, name, fact) -> list[Finding]:
     """Kernels that read no tensor and store a NaN constant (seen for real, torch 2.11: a user-defined Triton kernel
     taking TMA descriptors was dropped at export, and the relu after it stored NaN: every output NaN)."""
-    from .memory import constant_nan_kernels
+    from .nan_constants import constant_nan_kernels
 
     try:
         hits = constant_nan_kernels(pkg, name)

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..naming import DTYPE_BYTES
+from .check import evaluate
 
 ROUND = 512  # the CUDA caching allocator's block granularity
 
@@ -35,8 +36,6 @@ class Allocation:
     estimated_from: str | None = None  # the kernel whose numel sized an extern output
 
     def elements(self, values: dict[str, int]) -> int | None:
-        from .check import evaluate
-
         if self.kind == "extern_out":
             return evaluate(self.sizes[0], values) if self.sizes else None
         sizes = [evaluate(s, values) for s in self.sizes]
@@ -64,7 +63,7 @@ class Allocation:
 @dataclass
 class Event:
     line: int
-    op: str  # "alloc" | "free" | "out"
+    op: str  # "alloc" | "free"
     storage: int  # index into MemoryPlan.allocations
 
 
@@ -237,26 +236,3 @@ def human_bytes(n: int) -> str:
             return f"{n / size:.1f} {unit}"
     return f"{n} B"
 
-
-def constant_nan_kernels(pkg, model: str | None = None) -> list[tuple[str, int | None]]:
-    """Triton kernels that read no tensor and store a NaN constant: what they write is NaN whatever the input.
-    ``(kernel, its first launch line)``.  Only kernels whose source holds a NaN literal are parsed."""
-    ix = pkg.index(model)
-    wm = ix.wmap
-    out = []
-    launches = {target: st.line for st, target, _ in reversed(ix.calls())}
-    for name, r in wm.launchers.items():
-        if r.triton is None or not any(n in line for line in wm.lines[r.triton[0]: r.triton[1]]
-                                       for n in wm.dialect.nan_literals):
-            continue
-        k = ix.kernel(name)
-        if k is None or not k.stores or any("load" in t.expr.names for t in k.tmps):
-            continue
-        nan_tmps = {t.name for t in k.tmps if any(n in t.expr.text.replace(" ", "") for n in wm.dialect.nan_literals)}
-        made = set(nan_tmps)
-        for t in k.tmps:  # what is computed from a NaN stays NaN (max(0, nan) is nan in Triton)
-            if made & set(t.expr.names):
-                made.add(t.name)
-        if any(made & set(st.value.names) for st in k.stores):
-            out.append((name, launches.get(name)))
-    return out

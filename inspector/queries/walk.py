@@ -49,6 +49,12 @@ class IndexOrigin:
     unresolved: str | None = None  # why the walk stopped, when it did not reach an input or constant
     computed: str | None = None  # the index reads no tensor: it is made from loop indices and sizes
 
+    @property
+    def through_buffer(self) -> bool:
+        """The values pass through an intermediate buffer or a store of the same kernel (argmax, cumsum, an
+        extern op's output): computed from the input, not read from it."""
+        return any(p.startswith("buf") or re.fullmatch(r"(in_)?out_ptr\d+", p) for p in self.path)
+
 
 def edges(g, node, kind, call=None):
     out = g.out_edges_of_kind(node, kind) if hasattr(g, "out_edges_of_kind") else [

@@ -619,9 +619,8 @@ class NanInf(Rule):
             mt = f.trace.matches[0]
             d.trace = f.trace
             d.evidence = _ev(evs, 1) + [Evidence(r.first_text, _ASSERT_PATTERN[r.kind]) for r in f.located[:1]]
-            # read straight from an input (no kernel or extern op on the way): that input held it
-            direct = any(o.input and not o.computed and not any(p.startswith(("aoti_", "triton_", "cpp_")) for p in o.path)
-                         for o in mt.index_origin)
+            # read straight from an input (no buffer on the way): that input held it
+            direct = any(o.input and not o.through_buffer for o in mt.index_origin)
             d.verdict = say.nan_kernel_verdict(f.trace.verdict, mt.file_line, mt.call_sites, mt.source_nodes)
             d.steps = ([step(say.NAN_CHECK_INPUT)] if direct else []) + [
                        step(say.NAN_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "2",

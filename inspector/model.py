@@ -129,6 +129,7 @@ class Assertion:
     condition: str
     scope: tuple[int, ...] = ()
     wrapper_line: int | None = None  # where the statement sits in wrapper.cpp (Triton only)
+    checks: str = "index"  # "index": a range check; "finite": a NaN/Inf check on a computed value (no bound)
 
 
 @dataclass

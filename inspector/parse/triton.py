@@ -118,9 +118,10 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
             if callee == "tl.device_assert" and len(args) >= 2:
                 msg = args[1].text.strip("\"'")
                 cm = parse_check_message(msg) or parse_check_condition(args[0].text)
+                value = None if cm else parse_value_check(args[0].text)
                 k.assertions.append(Assertion(
-                    kernel=name, line=kline, message=msg,
-                    index_var=cm.index_var if cm else parse_value_check(args[0].text), bound_expr=cm.bound if cm else None,
+                    kernel=name, line=kline, message=msg, checks="finite" if value else "index",
+                    index_var=cm.index_var if cm else value, bound_expr=cm.bound if cm else None,
                     lower_bound=cm.lower if cm else None, condition=args[0].text,
                     wrapper_line=first_line + idx))
             elif args:
@@ -230,8 +231,9 @@ def parse_triton_contract(name: str, lines: list[str], source_file: str, first_l
             continue
         condition, msg = r
         cm = _check_message(msg) or parse_check_condition(condition)
+        value = None if cm else parse_value_check(condition)
         k.assertions.append(Assertion(
-            kernel=name, line=idx + line_base, message=msg,
-            index_var=cm.index_var if cm else parse_value_check(condition), bound_expr=cm.bound if cm else None,
+            kernel=name, line=idx + line_base, message=msg, checks="finite" if value else "index",
+            index_var=cm.index_var if cm else value, bound_expr=cm.bound if cm else None,
             lower_bound=cm.lower if cm else None, condition=condition, wrapper_line=first_line + idx))
     return k

@@ -16,7 +16,7 @@ from ..model import Assertion, CallSite, Kernel, Model
 from ..naming import root_symbol
 from ..package import Package
 from ..logs.patterns import ATEN_LAYOUT_ERRORS as LAYOUT_ERRORS
-from ..parse.message import parse_value_check, static_bound
+from ..parse.message import static_bound
 from .fused import extern_op_name, source_nodes
 from .match import index_args
 from .walk import (BoundChain, BoundTerm, IndexOrigin, InputRef, bound_chain, edges, index_origins, literal_bound, value_origins,
@@ -83,8 +83,7 @@ def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True,
         model=m.name, kernel=k.name, kernel_kind=k.kind, file_line=a.line,
         assertion={"message": a.message, "index_var": a.index_var, "bound_expr": a.bound_expr,
                    "lower_bound": a.lower_bound, "condition": a.condition, "wrapper_line": a.wrapper_line,
-                   # "finite": a NaN/Inf check on a computed value (no bound); "index": a range check
-                   "checks": "finite" if parse_value_check(a.condition or "") else "index"},
+                   "checks": a.checks},
         static_bound=static, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
         aten_ops=aten, explanation=[], exact=exact, matched_by=how, call_sites=[c.line for c in sites],
         source_file=k.source_file, snippet=snippet, stack_traces=traces, post_grad_nodes=post,

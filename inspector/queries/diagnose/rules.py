@@ -811,9 +811,9 @@ class OutOfMemory(Rule):
         size = ev.fields.get("size") or (human_bytes(int(ev.fields["bytes"])) if ev.fields.get("bytes") else "?")
         alloc = None
         consts = 0
+        lines = {n.line for n in f.rep.noticed}  # the failed allocation's wrapper line
         for m in f.models:
             consts += f.pkg.index(m.name).constant_totals().get("nbytes") or 0
-            lines = {n.line for n in f.rep.noticed}
             if lines:
                 try:
                     plan = memory_plan(f.pkg, m.name)

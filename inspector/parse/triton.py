@@ -157,7 +157,10 @@ def _load_address_names(text: str) -> set[str]:
     for m in re.finditer(r"tl\.load\(", text):
         depth, i = 0, m.end()
         while i < len(text) and not (depth == 0 and text[i] in ",)"):
-            depth += text[i] in "([" and 1 or (text[i] in ")]" and -1 or 0)
+            if text[i] in "([":
+                depth += 1
+            elif text[i] in ")]":
+                depth -= 1
             i += 1
         out.update(re.findall(r"[A-Za-z_]\w*", text[m.end():i]))
     return out

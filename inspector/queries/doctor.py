@@ -591,10 +591,10 @@ def _memory(pkg, name, device, inputs, fact) -> list[Finding]:
     cbytes = consts.get("nbytes") or 0
     m = pkg.index(name).eager()
     given = symbol_values(m, inputs) if inputs else {}
-    values = {s: given.get(s, 64) for s in plan.symbols}
-    peak = plan.peak(values)
     if not plan.allocations:
         return []
+    values = {s: given.get(s, 64) for s in plan.symbols}
+    peak = plan.peak(values)
     alloc = next((a for a in plan.allocations if a.line == peak.line), None)
     at = ", ".join(f"{k} = {v}" for k, v in sorted(values.items()) if m.symbols[k].alias_of is None)
     fact["memory"] = {"constants_bytes": cbytes, "peak_activation_bytes": peak.bytes, "at": values,

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 
 from .archive import Archive
 from .errors import UnreadablePackage
+from .logs.patterns import PYTHON_FRAME
 
 # torch/_export/serde/schema.py ScalarType
 _SCALAR = {0: "unknown", 1: "uint8", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "float16", 7: "float32",
            8: "float64", 9: "complex32", 10: "complex64", 11: "complex128", 12: "bool", 13: "bfloat16",
            14: "uint16", 15: "float8_e4m3fn", 16: "float8_e5m2", 17: "float8_e4m3fnuz", 18: "float8_e5m2fnuz"}
-_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\n\s*(?P<code>[^\n]*)')
+_FRAME = PYTHON_FRAME.regex
 
 
 @dataclass
@@ -41,6 +42,8 @@ class EPNode:
     def locations(self) -> list[SourceLocation]:
         out = []
         for m in _FRAME.finditer(self.stack_trace or ""):
+            if m.group("code") is None:  # a frame with no code line under it names no line of the user's
+                continue
             out.append(SourceLocation(node=self.name, file=m.group("file"), line=int(m.group("line")),
                                       code=m.group("code").strip(), module=self.module))
         return out

@@ -33,9 +33,24 @@ DTYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16", "lo
                  "short": "int16", "bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
 
 
+def split_overload(op: str) -> tuple[str, str | None]:
+    """``index_put_out`` -> ``("index_put", "out")``; ``embedding`` -> ``("embedding", None)``: the op and the
+    overload suffix a C-shim name carries (``out``, ``two_out``, ``two``, ``default``)."""
+    m = _OVERLOAD.search(op)
+    return (op[: m.start()], m.group(1)) if m else (op, None)
+
+
 def strip_overload(op: str) -> str:
     """``aoti_torch_cpu_index_put_out`` -> ``aoti_torch_cpu_index_put`` (the op without its overload)."""
-    return _OVERLOAD.sub("", op)
+    return split_overload(op)[0]
+
+
+_SHIM_DEVICE_PREFIX = re.compile(r"^aoti_torch_(cpu|cuda|xpu|mps)_")
+
+
+def shim_op_name(target: str) -> str:
+    """``aoti_torch_cuda_index_put_out`` -> ``index_put_out``: the ATen op a device C-shim call runs."""
+    return _SHIM_DEVICE_PREFIX.sub("", target)
 
 
 # Bytes per element of torch's dtypes (what an allocation of N elements costs).

@@ -277,6 +277,12 @@ ATEN_LAYOUT_ERRORS = [
        "a tensor of another dtype than the op needs"),
 ]
 
+PYTHON_FRAME = _p(
+    "python_frame", "detail",
+    r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)(?:\n\s*(?P<code>[^\n]*))?',
+    "a frame of a Python stack trace (an exported program's stack_trace, a traceback): file, line, function and "
+    "the code line under it when there is one")
+
 PRINTER_STAT = _p(
     "printer_stat", "detail", r"^(?P<key>Number of elements|Dtype|Mean value|Min value|Max value|Size|Stride|Device):\s*(?P<value>.*?)\s*$",
     "a statistic line of the printer's block (level 2)")
@@ -285,7 +291,7 @@ SYMBOL_NAME = _p(
     "symbol_name", "detail", r"\b(?P<symbol>[us]\d+)\b",
     "a size symbol in a runtime assertion's condition: s<N> backed by an input dim, u<N> read from data")
 
-DETAILS = [*ATEN_LAYOUT_ERRORS, SYMBOL_NAME, PRINTER_STAT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
+DETAILS = [*ATEN_LAYOUT_ERRORS, PYTHON_FRAME, SYMBOL_NAME, PRINTER_STAT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
            INPUT_SIZE, INPUT_STRIDE, DEVICE_CODE, ERROR_LINE, EXCEPTION_LINE, MISSING_MEMBER, NOT_ELF, FRAMING,
            SAYS_FAILURE, EXTERN_LIMIT]
 

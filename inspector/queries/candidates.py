@@ -6,13 +6,13 @@ Imports only downward (match, and the per-assertion ``explain`` of inspector.que
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
 
 import inspector.explain as words
 from ..explain import diagnose as say
 from ..logs import LogReport
 from ..model import Model
+from ..naming import strip_overload
 from ..package import Package
 from .fused import extern_op_name
 from .match import INDEXING_OPS, index_args, site_for_noticed
@@ -56,7 +56,7 @@ MAX_CANDIDATE_KERNELS = 64
 
 def _op(target: str) -> str:
     """The ATen op an extern call runs, without its overload suffix.  (A naming rule: inspector.naming's.)"""
-    return re.sub(r"_(out|two_out|two|default)$", "", extern_op_name(target))
+    return strip_overload(extern_op_name(target))
 
 
 def _indexing(op: str) -> bool:

@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
+from ..logs.patterns import PYTHON_FRAME
 
-_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)(?:\n\s*(?P<code>[^\n]*))?')
+_FRAME = PYTHON_FRAME.regex
 
 
 @dataclass

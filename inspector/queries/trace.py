@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 import inspector.explain as words
 from ..errors import UsageError
 from ..logparse import LogReport, parse_log
+from ..logs.patterns import FRAMING
 from ..model import Assertion, CallSite, Kernel, Model
 from ..package import Package
 # The per-assertion explanation lives in its own module, so `candidates` can use it without importing this one.
@@ -221,7 +222,7 @@ def _foreign(pkg, located, model) -> tuple[str, str]:
             "package belong together")
 
 
-_FRAMING = re.compile(r'Traceback \(most recent call last\):|File ".*", line \d+|frame #\d+:|\^+$')
+_FRAMING = FRAMING.regex
 _SAYS = re.compile(r"index out of bounds|Assertion|Error|error|failed")
 
 

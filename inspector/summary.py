@@ -229,18 +229,18 @@ def summarize_model(pkg: Package, name: str, full: bool = False, list_constants:
     ks = [KernelSummary(name=n, kind=kind, flavor=flavor, assertions=len(al), launches=calls_per_kernel.get(n, 0),
                         file=file, assert_lines=al) for n, kind, flavor, file, al in kernels]
     by_flavor = Counter(f"{k.kind}:{k.flavor}" for k in ks)
-    md = m.metadata
+    wmeta = m.wrapper_metadata
     cov = coverage(m)
     if parsed is not None:
         cov.read, (cov.kernels_parsed, cov.kernels) = "lazy", parsed
     return ModelSummary(
         name=m.name,
         dialect=m.dialect,
-        device=md.get("AOTI_DEVICE_KEY"),
-        compute_capability=md.get("AOTI_COMPUTE_CAPABILITY") or None,
-        cpu_isa=md.get("AOTI_CPU_ISA") or None,
-        platform=md.get("AOTI_PLATFORM"),
-        machine=md.get("AOTI_MACHINE"),
+        device=wmeta.device,
+        compute_capability=wmeta.compute_capability,
+        cpu_isa=" ".join(wmeta.cpu_isa) or None,
+        platform=wmeta.platform,
+        machine=wmeta.machine,
         wrapper=m.wrapper_member,
         kernel_cpp=m.kernel_member,
         inputs=[InputSummary(index=i.index, name=i.name, dtype=i.dtype, shape=i.shape, stride=i.stride,

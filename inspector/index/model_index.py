@@ -34,6 +34,7 @@ from collections import defaultdict
 
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
+from ..parse.metadata import WrapperMetadata
 from ..parse.scan import (TOKEN, RunStatement, WrapperMap, constant_totals, declared_names, kernel_flavor,
                           scan_kernel_cpp, scan_warnings, scan_wrapper)
 import inspector.index.cache as cache
@@ -210,14 +211,11 @@ class ModelIndex:
 
     def _summarize(self) -> None:
         f, archive, wm = self.files, self.archive, self.wmap
-        self.metadata: dict = {}
-        if f.wrapper_metadata:
-            meta = archive.read_json(f.wrapper_metadata)
-            if isinstance(meta, dict):
-                self.metadata = meta
+        raw = archive.read_json(f.wrapper_metadata) if f.wrapper_metadata else None
+        wmeta = WrapperMetadata.read(raw, launches_gpu_kernels=bool(wm.launchers or f.cubins))
+        self.metadata: dict = wmeta.filled(raw)
         self.warnings += scan_warnings(wm)
-        if not self.metadata.get("AOTI_DEVICE_KEY"):
-            self.metadata["AOTI_DEVICE_KEY"] = "cuda" if wm.launchers else "cpu"
+        if wmeta.device_guessed:
             self.warnings.append("no wrapper_metadata.json: device guessed from the kernels")
         self.provenance: dict[str, ProvenanceEntry] = {}
         if f.kernel_information:

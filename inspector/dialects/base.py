@@ -92,8 +92,6 @@ class Dialect:
     extern_output: re.Pattern = field(default=re.compile(r"&(?P<buf>buf\d+)_handle\b"))
     # A Triton kernel's first pointer parameter and its element type (`'signature': {'in_out_ptr0': '*fp32', …}`)
     triton_signature: re.Pattern = field(default=re.compile(r"'signature':\s*\{'(?P<first>\w+)':\s*'\*(?P<t>\w+)'"))
-    triton_dtypes: tuple = (("fp32", "float32"), ("fp16", "float16"), ("bf16", "bfloat16"), ("fp64", "float64"),
-                            ("i64", "int64"), ("i32", "int32"), ("i8", "int8"), ("u8", "uint8"), ("i1", "bool"))
     numel_local: re.Pattern = field(default=re.compile(r"^(?:int64_t\s+)?(?P<kernel>\w+?)_(?P<axis>[xyr]0?_?)numel\s*=\s*(?P<expr>[^;]+);"))
     # run_impl callees that are runtime plumbing, not graph ops (the unaligned-input copy included)
     runtime_helpers: tuple[str, ...] = ("aoti_torch_get_", "aoti_torch_delete", "aoti_torch_new_tensor_handle",

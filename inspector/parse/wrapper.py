@@ -44,11 +44,6 @@ from .triton import kernel_flavor, parse_triton_source
 STARTS = GRAMMAR_STARTS["wrapper"]
 
 
-_DTYPE_NAMES = {
-    "float32": "float32", "float16": "float16", "bfloat16": "bfloat16", "float64": "float64",
-    "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool",
-    "float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2", "complex64": "complex64",
-}
 
 
 @dataclass(frozen=True)
@@ -559,4 +554,4 @@ def _int_list(s: str) -> list[int]:
 
 def _dtype(s: str) -> str:
     m = re.search(r"dtype_(\w+)", s)
-    return _DTYPE_NAMES.get(m.group(1), m.group(1)) if m else s
+    return m.group(1) if m else s  # aoti_torch_dtype_<torch's name>

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..naming import DTYPE_BYTES
+from ..naming import DTYPE_BYTES, TRITON_DTYPES
 from .check import evaluate
 
 ROUND = 512  # the CUDA caching allocator's block granularity
@@ -203,7 +203,7 @@ def _signatures(ix) -> dict[str, str]:
         for line in wm.lines[r.triton[0]: min(r.triton[1], r.triton[0] + 20)]:
             m = wm.dialect.triton_signature.search(line)
             if m:
-                out[name] = dict(wm.dialect.triton_dtypes).get(m.group("t"))
+                out[name] = TRITON_DTYPES.get(m.group("t"))
                 break
     return out
 

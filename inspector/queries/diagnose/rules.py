@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import cached_property
 
 import inspector.explain as words
-from ...explain import SCALAR_TYPES
+from ...naming import C10_SCALAR_TYPES as SCALAR_TYPES
 from ...explain import diagnose as say
 from ...logs import LogEvent, LogReport, parse_log
 from ...logs import patterns as P

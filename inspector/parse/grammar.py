@@ -42,16 +42,16 @@ def parser(name: str, starts: tuple[str, ...]) -> Lark:
     """An LALR parser for ``<name>.lark`` (with the shared expression rules in front).
 
     Building the LALR tables costs ~0.15 s a process; with the index cache on they are kept as
-    JSON beside it (`inspector.index.cache.read_tables`; when the current `inspector.options.Options` say
+    JSON beside it (`inspector.parse.tables.read_tables`; when the current `inspector.options.Options` say
     cache), keyed by the grammar text, the start
     rules and the Lark version, and rebuilt when missing or unusable."""
-    from ..index import cache
     from ..options import current
+    from . import tables
 
     text = _full_text(name)
-    key = cache.make_key(["lark-tables", lark.__version__, text, *starts]) if current().cache else None
+    key = tables.tables_key(["lark-tables", lark.__version__, text, *starts]) if current().cache else None
     if key is not None:
-        p = cache.read_tables(key)
+        p = tables.read_tables(key)
         if p is not None:
             return p
     p = _shipped(name, starts, text)
@@ -59,7 +59,7 @@ def parser(name: str, starts: tuple[str, ...]) -> Lark:
         return p
     p = Lark(text, parser="lalr", start=list(starts), maybe_placeholders=False)
     if key is not None:
-        cache.write_tables(key, p)
+        tables.write_tables(key, p)
     return p
 
 
@@ -117,13 +117,13 @@ def _shipped_doc() -> dict:
 def _shipped(name: str, starts: tuple[str, ...], text: str):
     """The parser from the shipped tables when they were built from this very grammar text, start rules
     and Lark version; None otherwise (the caller builds it)."""
-    from ..index.cache import _untag
+    from .tables import untag
 
     tables = _shipped_doc().get(_tables_key(name, starts, text))
     if tables is None:
         return None
     try:
-        return Lark.__new__(Lark)._load(_untag(tables))
+        return Lark.__new__(Lark)._load(untag(tables))
     except Exception:  # damaged tables are only a lost speed-up
         return None
 
@@ -133,14 +133,14 @@ def shipped_tables() -> dict:
     from lark.grammar import Rule
     from lark.lexer import TerminalDef
 
-    from ..index.cache import _tag
+    from .tables import tag
 
     out = {}
     for name, starts in _all_parsers():
         text = _full_text(name)
         p = Lark(text, parser="lalr", start=list(starts), maybe_placeholders=False)
         data, memo = p.memo_serialize([TerminalDef, Rule])
-        out[_tables_key(name, starts, text)] = _tag({"data": data, "memo": memo})
+        out[_tables_key(name, starts, text)] = tag({"data": data, "memo": memo})
     return out
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 from .model import Model
-from .index.gc import gc_paused
+from .index.gc_pause import gc_paused
 from .package import Package
 from .explain import GUARD_NOTE  # (not via .trace: that imports every query)
 

@@ -38,7 +38,7 @@ from ..parse.metadata import WrapperMetadata
 from ..parse.scan import (TOKEN, RunStatement, WrapperMap, constant_totals, declared_names, kernel_flavor,
                           scan_kernel_cpp, scan_warnings, scan_wrapper)
 import inspector.index.cache as cache
-from .gc import gc_paused as _gc_paused
+from .gc_pause import gc_paused as _gc_paused
 from .cache import CacheError
 
 

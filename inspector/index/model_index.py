@@ -35,6 +35,7 @@ from collections import defaultdict
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
 from ..parse.metadata import WrapperMetadata
+from .name_closure import grow
 from ..parse.scan import (TOKEN, RunStatement, WrapperMap, constant_totals, declared_names, kernel_flavor,
                           scan_kernel_cpp, scan_warnings, scan_wrapper)
 import inspector.index.cache as cache
@@ -486,18 +487,13 @@ class ModelIndex:
         run = self.wmap.run
         decls = self._name_tables()[0]
         postings = self._postings() if follow_calls else {}
-        included = set(seeds)
-        work = list(included)
-        while work:
-            i = work.pop()
-            for t in set(TOKEN.findall(run[i].text)):
-                if t not in decls or t in globals_:
-                    continue
-                cands = postings[t] if follow_calls and len(postings[t]) <= HOT else decls[t]
-                for j in cands:
-                    if j < i and j not in included:
-                        included.add(j)
-                        work.append(j)
+
+        def earlier(t: str):
+            if t not in decls or t in globals_:
+                return ()
+            return postings[t] if follow_calls and len(postings[t]) <= HOT else decls[t]
+
+        included = grow(run, seeds, earlier)
         # The comments above each included call (Source Nodes, provenance) since the previous call that took some.
         for i, comments in self._comment_groups():
             if i in included:

@@ -611,7 +611,9 @@ def test_shape_shared_parses_equal_the_plain_parse_on_every_statement():
         assert r == grammar.parse_plain(g, starts, tr, text, start), (g, start, text)
         checked += 1
         renamed += bool(grammar.canonical(text)[1])
-    assert checked > 15_000 and renamed > 8_000, (checked, renamed)  # 17,423 and 9,892 at stop 18
+    # 17,423 and 9,892 at stop 18; 11,244 and 10,409 once the constructor's indexed assignments were read in two
+    # parts (their own test below holds those equal to the plain parse)
+    assert checked > 10_000 and renamed > 8_000, (checked, renamed)
 
 
 def test_canonical_renumbers_names_in_order_and_maps_back():

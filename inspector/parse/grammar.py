@@ -205,30 +205,70 @@ def canonical(text: str) -> tuple[str, dict[str, str]]:
     return shape, ({c: d for d, c in digits.items()} if shape != text else {})
 
 
+# A shape's result strings recur in every statement of that shape: each is split once into its text and the digit
+# runs of its generated names (the same reading as `_each_name`), and putting a statement's digits back is a join.
+_SEGMENTS: dict[str, tuple[str, ...] | None] = {}
+_SEGMENTS_MAX = 200_000
+
+
+def _segments(text: str) -> tuple[str, ...] | None:
+    """``text`` as (literal, digits, literal, digits, …, literal), the digits those `_each_name` renames; None
+    when it has none."""
+    seg = _SEGMENTS.get(text, _MISSING)
+    if seg is _MISSING:
+        parts, last = [], 0
+        for m in _NUMBERED.finditer(text):
+            t = m.group(0)
+            if _VOCABULARY.match(t) or (m.start() and text[m.start() - 1] in ".:"):
+                continue
+            for d in _DIGITS.finditer(t):
+                a = m.start() + d.start()
+                parts += [text[last:a], d.group(0)]
+                last = a + len(d.group(0))
+        seg = (*parts, text[last:]) if parts else None
+        if len(_SEGMENTS) >= _SEGMENTS_MAX:
+            _SEGMENTS.clear()
+        _SEGMENTS[text] = seg
+    return seg
+
+
+_INIT_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _init_fields(cls) -> tuple[str, ...]:
+    names = _INIT_FIELDS.get(cls)
+    if names is None:
+        names = _INIT_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.init)
+    return names
+
+
 def _renamed(r, back: dict[str, str], done: dict | None = None):
     """A parse result with the original digits put back in every name of every string it holds."""
     if done is None:
         done = {}
     if isinstance(r, str):
-        if not r or not _HAS_DIGIT(r):
+        if not r:
             return r
         new = done.get(r)
         if new is None:
-            new = done[r] = _each_name(r, lambda d: back.get(d.group(0), d.group(0)))
+            seg = _segments(str(r))
+            new = done[r] = r if seg is None else "".join(
+                [x if i % 2 == 0 else back.get(x, x) for i, x in enumerate(seg)])
+        if new is r:
+            return r
         return r.update(value=new) if isinstance(r, lark.Token) else new
     if isinstance(r, tuple):
-        return tuple(_renamed(x, back, done) for x in r)
+        return tuple([_renamed(x, back, done) for x in r])
     if isinstance(r, list):
         return [_renamed(x, back, done) for x in r]
     if r is None or isinstance(r, (int, float, bool)):
         return r
     if type(r) is Expr:
-        return Expr(_renamed(r.text, back, done), tuple(_renamed(x, back, done) for x in r.names))
+        return Expr(_renamed(r.text, back, done), tuple([_renamed(x, back, done) for x in r.names]))
     if isinstance(r, lark.Tree):
         return lark.Tree(r.data, [_renamed(c, back, done) for c in r.children])
     if dataclasses.is_dataclass(r):
-        return dataclasses.replace(r, **{f.name: _renamed(getattr(r, f.name), back, done)
-                                         for f in dataclasses.fields(r) if f.init})
+        return dataclasses.replace(r, **{n: _renamed(getattr(r, n), back, done) for n in _init_fields(type(r))})
     raise TypeError(f"a parse result of type {type(r).__name__} cannot be renamed")
 
 

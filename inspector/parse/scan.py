@@ -305,6 +305,18 @@ _SIGNATURE_NAME = re.compile(r"(\w+)\s*\($")
 CHECK_STARTS = ("AOTI_TORCH_CHECK(", "TORCH_CHECK(")
 
 
+def _declaration(lines: list[str], i: int) -> bool:
+    """The signature starting at ``lines[i]`` ends in ``;`` before any ``{``: a declaration, not the kernel (a
+    package_cpp_only wrapper declares each kernel above run_impl and defines it after)."""
+    for k in range(i, min(i + 400, len(lines))):
+        t = lines[k].strip()
+        if "{" in t:
+            return False
+        if t.endswith(";"):
+            return True
+    return False
+
+
 def scan_kernel_cpp(lines: list[str]) -> dict[str, tuple[int, int, tuple[int, ...]]]:
     """Plain string search, no grammar: each ``extern "C"`` kernel's name -> (first line index, end index,
     the indices of its ``TORCH_CHECK`` lines).  A kernel's region runs to the next signature (or the file's
@@ -316,7 +328,7 @@ def scan_kernel_cpp(lines: list[str]) -> dict[str, tuple[int, int, tuple[int, ..
             if "(" not in s:
                 continue  # an `extern "C" {` block
             m = _SIGNATURE_NAME.search(s[: s.index("(") + 1])
-            if m:
+            if m and not _declaration(lines, i):
                 starts.append((i, m.group(1)))
     out = {}
     for j, (i, name) in enumerate(starts):

@@ -15,7 +15,8 @@ Findings, each with its evidence (member, wrapper line, symbol) and what to do, 
 - ``weights``: constants compiled into the `.so` (``_binary_constants_bin_start`` … ``_end``) or left out,
   against the bytes the model's constants need; or stored beside the code (``pickle_weights``: the
   ``data/weights/`` members, sized from the zip directory), which only ``load_pt2(…, load_weights_from_disk=True)``
-  loads.
+  loads; or one raw blob member beside the `.so` (``binary_blob``: ``<hash>.wrapper_weights.blob``), which
+  aoti_load_package loads itself.
 - ``completeness``: every member the loader opens (the `.so`, each cubin a launcher's ``loadKernel`` names).
 - ``checks``: what the build compiled in: input guards, NaN/Inf checks, the intermediate value printer.
 
@@ -35,7 +36,7 @@ from importlib import resources
 from pathlib import Path
 
 import inspector.elf as elf
-from ..dialects.members import PICKLED_WEIGHTS_CONFIG, PICKLED_WEIGHTS_DIR, pickled_weights
+from ..dialects.members import PICKLED_WEIGHTS_CONFIG, PICKLED_WEIGHTS_DIR, pickled_weights, weights_blob
 from ..errors import UsageError
 from ..explain.diagnose import load_from_disk_call
 
@@ -517,12 +518,22 @@ def weights_on_disk(pkg, name: str) -> tuple[str, list[str], int] | None:
     return config, pickled, sum(a.size(m) for m in pickled)
 
 
+def weights_blob_member(pkg, name: str) -> tuple[str, int] | None:
+    """A model built with package_constants_on_disk_format="binary_blob": its ``<hash>.wrapper_weights.blob`` member
+    and that member's size (zip directory; never read).  None when it has none."""
+    member = weights_blob(pkg.archive.members(), pkg.files(name).folder)
+    return (member, pkg.archive.size(member)) if member else None
+
+
 def _weights(name, f, pkg, fact) -> list[Finding]:
     out = []
     disk = weights_on_disk(pkg, name)
     if disk:
         _, pickled, disk_bytes = disk
         fact["weights_on_disk_members"], fact["weights_on_disk_bytes"] = len(pickled), disk_bytes
+    blob_member = weights_blob_member(pkg, name)
+    if blob_member:
+        fact["weights_blob_member"], fact["weights_blob_bytes"] = blob_member
     for so in f.shared_objects[:1]:
         blob = weights_blob_bytes(pkg, name)
         if blob is None:
@@ -534,7 +545,9 @@ def _weights(name, f, pkg, fact) -> list[Finding]:
             consts = []
         need = sum(c.nbytes or 0 for c in consts)
         fact["constants"], fact["constants_bytes"] = len(consts), need
-        if blob <= 64 and need and disk:
+        if blob <= 64 and need and blob_member:
+            out += _blob_beside(name, so, blob, len(consts), need, *blob_member)
+        elif blob <= 64 and need and disk:
             out.append(_beside(name, f"its {len(consts)} constants ({need:,} bytes) are not in the .so: they are",
                                [f"{so}: constants blob {blob} byte(s)"], disk))
         elif blob <= 64 and need:
@@ -615,6 +628,21 @@ def _memory(pkg, name, device, inputs, fact) -> list[Finding]:
     return [Finding("info", "memory", name, msg, ev,
                     "not counted: the inputs, workspaces an extern op takes for itself (cuDNN convolutions, "
                     "cuBLAS: 32 MiB on the first matmul) and the allocator's fragmentation")]
+
+
+def _blob_beside(name, so: str, blob: int, n: int, need: int, member: str, size: int) -> list[Finding]:
+    """binary_blob: the constants are one raw member beside the .so, which aoti_load_package loads by itself."""
+    ev = [f"{so}: constants blob {blob} byte(s)", f"{member}: {size:,} bytes (zip directory)"]
+    if size < need:
+        return [Finding("error", "weights", name, f"its {n} constants need {need:,} bytes but the weights blob beside "
+                        f"the .so (package_constants_on_disk_format=\"binary_blob\") holds {size:,}: it is truncated "
+                        "or belongs to another build", ev, "repackage it with the blob aoti_compile_and_package wrote")]
+    return [Finding("info", "weights", name, f"its {n} constants ({need:,} bytes) are stored beside the .so, in the "
+                    "package's weights blob (package_constants_on_disk_format=\"binary_blob\"): aoti_load_package "
+                    "loads it before the first run; the .so loaded alone (AOTIModelContainerRunnerCpu, "
+                    "torch._export.aot_load) does not, and its first run segfaults", ev,
+                    "load it with torch._inductor.aoti_load_package(PKG); a runner made from the .so alone needs "
+                    "`runner.load_constants(weights, check_full_update=True)` first")]
 
 
 def _disk_evidence(disk) -> list[str]:

@@ -30,6 +30,9 @@ WEIGHTS_BLOB_SUFFIX = ".wrapper_weights.blob"
 # linker flags as JSON, the weights as `<hash>.weights.o`) and holds no `.so` and no kernel.cpp: the CPU kernels
 # (`extern "C" void cpp_fused_<k>(…)`) are appended to the wrapper, after run_impl (seen: torch 2.13 CPU).
 CMAKE_PROJECT = "CMakeLists.txt"
+# aot_inductor_mode.compile_standalone's CMakeLists.txt (a libtorch-free static library; link_libtorch=False) says
+# `find_package(TorchStandalone REQUIRED)` where package_cpp_only's says `find_package(Torch REQUIRED)`.
+CMAKE_STANDALONE = "find_package(TorchStandalone"
 
 # Compiled device code (CUDA cubins, ROCm hsaco, SPIR-V): read only for the `assertFile` strings.
 DEVICE_CODE = (".cubin", ".hsaco", ".spv")

@@ -481,6 +481,15 @@ WRONG_EXPORT_TO_AOTI = ("aoti_load_package was given an archive with no compiled
                         "torch._inductor.aoti_compile_and_package to run it here")
 WRONG_AOTI_TO_EXPORT = ("torch.export.load could not read the file: an AOTInductor package (.pt2 from "
                         "aoti_compile_and_package) is loaded with torch._inductor.aoti_load_package")
+def standalone_loaded_verdict(symbol: str | None) -> str:
+    return ("aoti_load_package was given a compile_standalone package: a libtorch-free C++ project (CMakeLists.txt "
+            "with find_package(TorchStandalone), a static library) meant to be linked into a C++ program; the loader "
+            "compiled it and dlopen could not resolve "
+            + (f"`{symbol}`" if symbol else "the C-shim symbols") + ", which only libtorch provides")
+
+
+STANDALONE_STEP = ("Build it into your program with its CMakeLists.txt and the model class its header declares, or "
+                   "rebuild without aot_inductor_mode.compile_standalone to load it from Python.")
 WRONG_KIND_STEP = "Load each kind with its own loader; `pt2-inspect show FILE` says which kind a .pt2 is."
 
 

@@ -325,14 +325,24 @@ def scan_kernel_cpp(lines: list[str]) -> dict[str, tuple[int, int, tuple[int, ..
     for i, raw in enumerate(lines):
         if raw.startswith('extern "C"') or raw.lstrip().startswith('extern "C"'):
             s = raw.strip()
+            if s == 'extern "C"' and i + 1 < len(lines):
+                s += " " + lines[i + 1].strip()  # a CPP GEMM template's kernel: `extern "C"` / `void <k>(…)`
             if "(" not in s:
                 continue  # an `extern "C" {` block
             m = _SIGNATURE_NAME.search(s[: s.index("(") + 1])
             if m and not _declaration(lines, i):
                 starts.append((i, m.group(1)))
+        elif raw.startswith("inline void ") and raw.rstrip().endswith("(") and i and lines[i - 1].startswith("template <"):
+            # a CPP GEMM template's micro-kernel (`template <…>` / `inline void <k>_micro_gemm_kernel(`): its own
+            # function, named in `Exception raised from <function>`, so a kernel of its own
+            m = _SIGNATURE_NAME.search(raw.strip())
+            if m:
+                starts.append((i, m.group(1)))
     out = {}
     for j, (i, name) in enumerate(starts):
         end = starts[j + 1][0] if j + 1 < len(starts) else len(lines)
+        if end < len(lines) and lines[end - 1].startswith("template <"):
+            end -= 1  # the next micro-kernel's template line
         checks = tuple(k for k in range(i, end) if lines[k].lstrip().startswith(CHECK_STARTS))
         out.setdefault(name, (i, end, checks))
     return out

@@ -17,7 +17,8 @@ Findings, each with its evidence (member, wrapper line, symbol) and what to do, 
   ``data/weights/`` members, sized from the zip directory), which only ``load_pt2(…, load_weights_from_disk=True)``
   loads; or one raw blob member beside the `.so` (``binary_blob``: ``<hash>.wrapper_weights.blob``), which
   aoti_load_package loads itself.
-- ``completeness``: every member the loader opens (the `.so`, each cubin a launcher's ``loadKernel`` names).
+- ``completeness``: a CPU model shipped as a CMake project (package_cpp_only: aoti_load_package compiles it;
+  compile_standalone: it cannot load it); every member the loader opens (the `.so`, each cubin a launcher's ``loadKernel`` names).
 - ``checks``: what the build compiled in: input guards, NaN/Inf checks, the intermediate value printer.
 
 Reads headers and tables only: never a weight, never dlopen, never unpickle.
@@ -36,7 +37,8 @@ from importlib import resources
 from pathlib import Path
 
 import inspector.elf as elf
-from ..dialects.members import PICKLED_WEIGHTS_CONFIG, PICKLED_WEIGHTS_DIR, pickled_weights, weights_blob
+from ..dialects.members import (CMAKE_PROJECT, CMAKE_STANDALONE, PICKLED_WEIGHTS_CONFIG, PICKLED_WEIGHTS_DIR,
+                                pickled_weights, weights_blob)
 from ..errors import UsageError
 from ..explain.diagnose import load_from_disk_call
 
@@ -227,6 +229,7 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         findings += _abi(name, f, pkg, release, host_glibc, fact)
         findings += _layout(name, pkg, release)
         findings += _weights(name, f, pkg, fact)
+        findings += _cmake(pkg, name, f, fact)
         findings += _complete(name, f, wrapper, members, fact)
         findings += _checks(name, wrapper, fact)
         findings += _unchecked(pkg, name, f, fact)
@@ -666,9 +669,43 @@ def _beside(name, lead: str, evidence: list[str], disk) -> Finding:
         "`runner.load_constants(state_dict, check_full_update=True)` after aoti_load_package")
 
 
+def cmake_project(pkg, name: str) -> str | None:
+    """"standalone" (aot_inductor_mode.compile_standalone) or "cpp_only" (package_cpp_only=True) for a model folder
+    that is a CMake project (its CMakeLists.txt, read: a small text member); None otherwise."""
+    member = pkg.files(name).folder + CMAKE_PROJECT
+    if member not in pkg.archive.members():
+        return None
+    return "standalone" if CMAKE_STANDALONE in pkg.archive.read_text(member) else "cpp_only"
+
+
+def _cmake(pkg, name, f, fact) -> list[Finding]:
+    """A CPU model shipped as its CMake project and no .so (package_cpp_only / compile_standalone; torch 2.13).  Seen
+    for real: aoti_load_package builds a package_cpp_only package itself (g++ with torch's headers, at load) and it
+    runs; a compile_standalone one it builds too, then dlopen fails (`undefined symbol: aoti_torch_check`: the
+    library is libtorch-free)."""
+    kind = cmake_project(pkg, name) if not f.shared_objects and fact.get("device") == "cpu" else None
+    fact["cmake_project"] = kind
+    if kind is None:
+        return []
+    ev = [f.folder + CMAKE_PROJECT, f"{f.folder}: no .so"]
+    if kind == "standalone":
+        return [Finding("error", "completeness", name, "the package is a libtorch-free C++ project "
+                        "(aot_inductor_mode.compile_standalone: CMakeLists.txt builds a static library against "
+                        "TorchStandalone, no .so): aoti_load_package cannot run it (it compiles it, then dlopen fails: "
+                        "`undefined symbol: aoti_torch_check`)", ev,
+                        "build it into your C++ program with its CMakeLists.txt (find_package(TorchStandalone)) and "
+                        "call the model class its header declares; to serve it from Python, rebuild without "
+                        "compile_standalone")]
+    return [Finding("warn", "completeness", name, "the package holds the model's C++ sources and CMakeLists.txt, not "
+                    "a compiled .so (package_cpp_only=True): aoti_load_package compiles it when it loads it (torch "
+                    "2.13), so the serving host needs a C++ compiler, torch's headers and time (tens of seconds)", ev,
+                    "build it once where it is served (cmake with find_package(Torch): a shared library), or "
+                    "rebuild without package_cpp_only to ship the .so")]
+
+
 def _complete(name, f, wrapper: str, members: set[str], fact) -> list[Finding]:
     out = []
-    if not f.shared_objects:
+    if not f.shared_objects and not fact.get("cmake_project"):
         out.append(Finding("error", "completeness", name, "the package holds no compiled .so for this model: "
                            "aoti_load_package cannot load it", [f.folder],
                            "repackage it with the .so that aoti_compile_and_package wrote"))

@@ -91,6 +91,13 @@ class Facts:
         return out
 
     @cached_property
+    def standalone(self) -> bool:
+        """A model of the package is a compile_standalone CMake project (libtorch-free: no loader in Python runs it)."""
+        from ..doctor import cmake_project
+
+        return any(cmake_project(self.pkg, m.name) == "standalone" for m in self.models)
+
+    @cached_property
     def crashed_at_load(self) -> bool:
         """A segfault whose stack shows the loader and not the model's run."""
         return self.rep.has("segfault") and self.rep.mentions("at_load") and not self.rep.mentions("at_run")
@@ -867,7 +874,7 @@ class TorchVersion(Rule):
     category = "torch_version"
 
     def claims(self, f: Facts) -> bool:
-        return f.rep.has("undefined_shim_symbol", "rootless_loader")
+        return f.rep.has("rootless_loader") or (f.rep.has("undefined_shim_symbol") and not f.standalone)
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
         evs = [e for e in f.rep.events if e.category == "torch_version"]
@@ -890,9 +897,18 @@ class WrongArtifact(Rule):
     category = "wrong_artifact"
 
     def claims(self, f: Facts) -> bool:
-        return f.rep.has("no_aoti_model", "export_load_failed")
+        return f.rep.has("no_aoti_model", "export_load_failed") or (f.rep.has("undefined_shim_symbol") and f.standalone)
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
+        if f.standalone and not f.rep.has("no_aoti_model", "export_load_failed"):
+            # compile_standalone: the loader compiled the libtorch-free library and dlopen could not bind the shim
+            evs = [e for e in f.rep.events if e.pattern == "undefined_shim_symbol"]
+            d.evidence = _ev(evs, 2)
+            d.verdict = say.standalone_loaded_verdict(next((e.fields.get("symbol") for e in evs), None))
+            d.steps = [step(say.STANDALONE_STEP)]
+            # torch prints `Loading outdated pt2 file` before it tries the package (seen on this log): not its age
+            d.notes = [n for n in d.notes if n != say.OLD_PACKAGE]
+            return
         evs = [e for e in f.rep.events if e.category == "wrong_artifact"]
         d.evidence = _ev(evs, 2)
         d.verdict = say.WRONG_EXPORT_TO_AOTI if evs[0].pattern == "no_aoti_model" else say.WRONG_AOTI_TO_EXPORT

@@ -34,8 +34,8 @@ from collections import defaultdict
 
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
-from ..parse.scan import (TOKEN, RunStatement, WrapperMap, constant_totals, declared_names, kernel_flavor,
-                          scan_kernel_cpp, scan_warnings, scan_wrapper)
+from ..parse.scan import (TOKEN, RunStatement, WrapperMap, check_statement, constant_totals, declared_names,
+                          kernel_flavor, scan_kernel_cpp, scan_warnings, scan_wrapper)
 import inspector.index.cache as cache
 from .gc import gc_paused as _gc_paused
 from .cache import CacheError
@@ -262,7 +262,7 @@ class ModelIndex:
             if r.triton is not None:
                 sites += [AssertSite(r.name, j - r.triton[0] + base, wm.lines[j].strip(), j + 1) for j in r.asserts]
         for name, (_, _, checks) in self.cpp_regions.items():
-            sites += [AssertSite(name, j + 1, self.cpp_lines[j].strip(), None) for j in checks]
+            sites += [AssertSite(name, j + 1, check_statement(self.cpp_lines, j), None) for j in checks]
         run = wm.run
         calls = [(run[i], t, kind) for i, t, kind in self._call_index()]
         return kinds, sites, calls

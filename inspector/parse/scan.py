@@ -317,6 +317,16 @@ def _declaration(lines: list[str], i: int) -> bool:
     return False
 
 
+def check_statement(lines: list[str], j: int) -> str:
+    """The ``TORCH_CHECK`` statement starting at ``lines[j]``, joined when it spans lines (the CPP GEMM template's
+    ``AOTI_TORCH_CHECK(`` / condition / message / ``);``)."""
+    s = lines[j].strip()
+    while not s.endswith(";") and j + 1 < len(lines):
+        j += 1
+        s += " " + lines[j].strip()
+    return s
+
+
 def scan_kernel_cpp(lines: list[str]) -> dict[str, tuple[int, int, tuple[int, ...]]]:
     """Plain string search, no grammar: each ``extern "C"`` kernel's name -> (first line index, end index,
     the indices of its ``TORCH_CHECK`` lines).  A kernel's region runs to the next signature (or the file's

@@ -84,7 +84,7 @@ def find_for_report(pkg: Package, r: ReportedAssert, model: str | None):
             member = pkg.files(name).kernel_cpp
             same_file = not member or os.path.basename(member) == r.file_name
             # package_cpp_only: the kernels are compiled from the wrapper, and the check names wrapper.cpp
-            file = "wrapper.cpp" if member and member == pkg.files(name).wrapper else "kernel.cpp"
+            file = "wrapper.cpp" if member and member.endswith(".wrapper.cpp") else "kernel.cpp"
             out.append((name, k, a, same_file, f"CPU check: {r.kernel} at {file} line {r.line}"
                         + ("" if same_file else f" ({file} name differs from the package's)")))
         if len(out) > 1:

@@ -68,7 +68,8 @@ def test_diagnose_gives_each_real_log_its_category(name, run, capsys):
     assert d["category"] == _CATEGORY.get(run["right_category"], run["right_category"])
     if d["category"] == "index_assert":  # the embedding's check, its index from input 0, its 16 rows
         (m,) = d["trace"]["matches"]
-        assert m["kernel"] == "cpp_fused_add_embedding_0" and m["exact"]
+        assert m["kernel"] == "cpp_fused_add_embedding_0" and m["exact"] and m["static_bound"] == 16
+        assert [o["input"]["index"] for o in m["index_origin"]] == [0]
         assert "16 rows" in d["verdict"] and "input 0" in d["verdict"]
 
 

@@ -52,6 +52,15 @@ def test_every_option_has_its_sample_and_real_runs():
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_every_sample_is_portable(name, capsys):
+    """Built with the vector ISA capped at AVX2 and no -march=native (this host has AVX-512; CI hosts may not)."""
+    d = _json(capsys, "--no-cache", "doctor", _pkg(name), rc=(0, 1))
+    fact = d["facts"]["model"]
+    assert fact["cpu_isa"] == "AVX2" and not fact["march_native"]
+    assert not any(f.startswith("avx512") for f in fact["cpu_flags_needed"])
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_strict_show_finds_every_kernel_and_understands_every_statement(name, capsys):
     doc = _json(capsys, "--strict", "--no-cache", "show", _pkg(name), "--full")
     (m,) = doc["models"]

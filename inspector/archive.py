@@ -188,7 +188,8 @@ class Archive:
         for sib in sorted(p.parent.iterdir()):
             if sib.is_symlink() or not sib.is_file():
                 continue
-            if sib.name.endswith(".kernel.cpp") or sib.name == f"{stem}.wrapper_metadata.json" or sib.name == "kernel_information.json":
+            if sib.name.endswith(".kernel.cpp") or sib.name in (f"{stem}.wrapper_metadata.json", "kernel_information.json",
+                                                                CMAKE_PROJECT):
                 self._members[sib.name] = sib.stat().st_size
         so = _compiled_so(p.parent, stem)
         if so is not None:
@@ -315,6 +316,8 @@ class Archive:
             for m in self._members:
                 mf.add(m, m)
             mf.wrapper = self.bare_wrapper
+            if mf.kernel_cpp is None and CMAKE_PROJECT in self._members:
+                mf.kernel_cpp = mf.wrapper  # package_cpp_only's wrapper, read from its extracted folder
             return [mf]
         models: dict[str, ModelFiles] = {}
         for name in self._members:

@@ -214,3 +214,15 @@ def test_the_aot_compile_folder_copy_still_opens(tmp_path, capsys):
     (dst / "model.so").rename(dst / "served.so")
     d = _json(capsys, "--no-cache", "doctor", dst)
     assert d["ok"] and d["facts"]["model"]["shim_symbols"] > 0
+
+
+def test_cpp_only_wrapper_read_alone_from_its_extracted_folder(tmp_path, capsys):
+    """`pt2-inspect show <hash>.wrapper.cpp` in the extracted package: its CMakeLists.txt beside it says the kernels
+    are in the wrapper."""
+    with zipfile.ZipFile(_pkg("cpp_only")) as z:
+        z.extractall(tmp_path)
+    (wrapper,) = tmp_path.glob("*/data/aotinductor/model/*.wrapper.cpp")
+    (m,) = _json(capsys, "--strict", "--no-cache", "show", wrapper, "--full")["models"]
+    assert len(m["kernels"]) == 2 and m["coverage"]["understood"] == m["coverage"]["total"]
+    t = _json(capsys, "trace-assert", wrapper, "--log", O / "cpp_only/logs/oob_index.log")
+    assert t["matches"][0]["exact"]

@@ -41,7 +41,7 @@ _CATEGORY = {"none (clean run)": "unknown", "weightless (load)": "weights_not_lo
 
 
 def test_every_option_has_its_sample_and_real_runs():
-    assert sorted(p.name for p in O.iterdir() if p.is_dir()) == NAMES
+    assert set(NAMES) <= {p.name for p in O.iterdir() if p.is_dir()}  # the CUDA half's `*_cuda` folders sit beside
     for name in NAMES:
         index = _index(name)
         assert index["torch"].startswith("2.13") and index["build_env"]["ATEN_CPU_CAPABILITY"] == "avx2"

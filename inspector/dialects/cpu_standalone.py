@@ -23,16 +23,29 @@ _OPEN = "void AOTInductorModel"
 _RUN = "::run_impl("
 
 
-def for_text(text: str) -> Dialect:
-    """`CPU_STANDALONE` with the run_impl markers of the model class the wrapper defines
-    (`void AOTInductorModelaoti_model::run_impl(` … `} // AOTInductorModelaoti_model::run_impl`)."""
+def model_class(text: str) -> str | None:
+    """The class whose run_impl the wrapper defines (`AOTInductorModelaoti_model`), by plain string search."""
     at = 0
     while True:
         i = text.find(_OPEN, at)
         if i < 0:
-            return CPU_STANDALONE
+            return None
         j = text.find("::", i)
         if j > 0 and text.startswith(_RUN, j):
-            cls = text[i + len("void "):j]
-            return replace(CPU_STANDALONE, run_impl_start=f"void {cls}{_RUN}", run_impl_end=f"}} // {cls}::run_impl")
+            return text[i + len("void "):j]
         at = i + 1
+
+
+def for_class(d: Dialect, cls: str) -> Dialect:
+    """``d`` with the run_impl markers of model class ``cls`` (`void AOTInductorModelaoti_model::run_impl(` …
+    `} // AOTInductorModelaoti_model::run_impl`): compile_standalone names the class after the model, on CPU and
+    CUDA alike."""
+    plain = "void AOTInductorModel::run_impl("
+    return replace(d, requires=tuple(f"void {cls}{_RUN}" if r == plain else r for r in d.requires),
+                   run_impl_start=f"void {cls}{_RUN}", run_impl_end=f"}} // {cls}::run_impl")
+
+
+def for_text(text: str) -> Dialect:
+    """`CPU_STANDALONE` with the run_impl markers of the model class the wrapper defines."""
+    cls = model_class(text)
+    return for_class(CPU_STANDALONE, cls) if cls else CPU_STANDALONE

@@ -223,7 +223,7 @@ def _match_tree(mt: TraceMatch) -> Tree:
     root = Tree(Text.assemble(("✗ ", "bold red"), (a["message"], "bold"), f"   model {mt.model!r}, {how}: {mt.matched_by}"))
     where = (f"line {mt.file_line} of its .py" if mt.kernel_kind == "triton" else
              f"an extern ATen op called at wrapper.cpp line {mt.file_line}" if mt.kernel_kind == "extern" else
-             f"kernel.cpp line {mt.file_line}")
+             f"{'wrapper.cpp' if mt.source_file.endswith('.wrapper.cpp') else 'kernel.cpp'} line {mt.file_line}")
     extern = mt.kernel_kind == "extern"
     kn = root.add(Text.assemble(("kernel ", "bold"), (mt.kernel, "cyan"), f"  ({mt.kernel_kind}, {where}"
                                 + (f"; wrapper.cpp line {a['wrapper_line']}" if a.get("wrapper_line") and not extern else "")

@@ -83,6 +83,12 @@ def deprecated_verdict(apis: list[str]) -> str:
             "torch._inductor.aoti_compile_and_package / aoti_load_package")
 
 
+def deprecated_note(apis: list[str]) -> str:
+    return (f"the log shows the deprecated {', '.join('torch._export.' + a for a in apis) or 'torch._export API'} "
+            "(torch warns on every call through it; the warning is not the failure): "
+            "torch._inductor.aoti_compile_and_package / aoti_load_package replace it")
+
+
 NOT_ELF = ("aot_load expects the compiled .so, not a .pt2 package: a .pt2 is loaded with "
            "torch._inductor.aoti_load_package(path)")
 DEPRECATED_COMPILE = ("Compile with torch._inductor.aoti_compile_and_package(torch.export.export(model, args), "
@@ -475,6 +481,15 @@ WRONG_EXPORT_TO_AOTI = ("aoti_load_package was given an archive with no compiled
                         "torch._inductor.aoti_compile_and_package to run it here")
 WRONG_AOTI_TO_EXPORT = ("torch.export.load could not read the file: an AOTInductor package (.pt2 from "
                         "aoti_compile_and_package) is loaded with torch._inductor.aoti_load_package")
+def standalone_loaded_verdict(symbol: str | None) -> str:
+    return ("aoti_load_package was given a compile_standalone package: a libtorch-free C++ project (CMakeLists.txt "
+            "with find_package(TorchStandalone), a static library) meant to be linked into a C++ program; the loader "
+            "compiled it and dlopen could not resolve "
+            + (f"`{symbol}`" if symbol else "the C-shim symbols") + ", which only libtorch provides")
+
+
+STANDALONE_STEP = ("Build it into your program with its CMakeLists.txt and the model class its header declares, or "
+                   "rebuild without aot_inductor_mode.compile_standalone to load it from Python.")
 WRONG_KIND_STEP = "Load each kind with its own loader; `pt2-inspect show FILE` says which kind a .pt2 is."
 
 
@@ -482,6 +497,18 @@ def weights_not_loaded_verdict(n: int, nbytes: int) -> str:
     return (f"the package was built without its weights (package_constants_in_so=False: {n} constants, "
             f"{nbytes:,} bytes, not in the .so) and the run crashed: some or all of its constants were never "
             "loaded (a model's state_dict() lacks its non-persistent buffers, e.g. position_ids)")
+
+
+def weights_blob_not_loaded_verdict(n: int, nbytes: int, member: str, size: int) -> str:
+    return (f"the model's .so was run without its weights: they are not in the .so but in the package's weights blob "
+            f"{member} ({n} constants, {nbytes:,} bytes; package_constants_on_disk_format=\"binary_blob\", "
+            f"{size:,} bytes), which only the package loader (aoti_load_package) loads; the .so was loaded alone "
+            "(AOTIModelContainerRunnerCpu, torch._export.aot_load, or the .so extracted), so no constant was loaded "
+            "and the run crashed")
+
+
+WEIGHTS_BLOB_STEP = ("Load the package, not its .so: torch._inductor.aoti_load_package(PKG) loads the weights blob "
+                     "before the first run.")
 
 
 def weights_beside_not_loaded_verdict(n: int, nbytes: int, members: int, disk_bytes: int, model: str) -> str:

@@ -35,9 +35,9 @@ from collections import defaultdict
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
 from ..parse.metadata import WrapperMetadata
+from ..parse.scan import (TOKEN, RunStatement, WrapperMap, check_statement, constant_totals, declared_names,
+                          kernel_flavor, scan_kernel_cpp, scan_warnings, scan_wrapper)
 from .name_closure import grow
-from ..parse.scan import (TOKEN, RunStatement, WrapperMap, constant_totals, declared_names, kernel_flavor,
-                          scan_kernel_cpp, scan_warnings, scan_wrapper)
 import inspector.index.cache as cache
 from .gc_pause import gc_paused as _gc_paused
 from .cache import CacheError
@@ -151,6 +151,7 @@ class ModelIndex:
         self._constants: list[Constant] | None = None
         self._facts: dict = {}  # "kernels", "sites", "calls": see `_fact`
         self._live = False  # True once `full` ran: every kernel parsed here, none read from the cache
+        self._missing: list[tuple[int, str]] = []  # (first call's wrapper line, kernel) of kernels with no source
         doc = self._read_part("scan")
         if doc is not None:
             try:
@@ -188,6 +189,7 @@ class ModelIndex:
             # Coverage counts the statements parsed in this process: the counts a cached summary brought
             # are dropped, whatever is parsed now counts again (a slice re-reads the small facts too).
             self.coverage.clear()
+            self._count_missing()
             self._wmap = scan_wrapper(self.archive.read_text(self.files.wrapper), self.files.wrapper,
                                       progress=self._progress)
         return self._wmap
@@ -230,9 +232,22 @@ class ModelIndex:
         self._constant_totals = constant_totals(wm)
         kinds, sites, calls = self._scan_facts()
         self._facts.update(kernels=kinds, sites=sites, calls=calls)
-        missing = dict.fromkeys(t for _, t, kind in calls if kind == "kernel" and t not in kinds)
+        missing = {}
+        for st, t, kind in calls:
+            if kind == "kernel" and t not in kinds:
+                missing.setdefault(t, st.line)
         self.warnings += [f"kernel {n} is called in run_impl but its source was not found" for n in missing]
+        self._missing = [(line, n) for n, line in missing.items()]
+        self._count_missing()
         self.eager()
+
+    def _count_missing(self) -> None:
+        """A kernel run_impl calls whose source is in no member counts as skipped (region "kernel sources", one per
+        kernel, at its first call's wrapper line): coverage is not full, and --strict fails, while a kernel is unread."""
+        if self._missing:
+            cov = self.coverage["kernel sources"] = Coverage()
+            for line, name in self._missing:
+                cov.skip(line, f"{name}(…): called in run_impl, its source was not found")
 
     def _scan_facts(self):
         """(kernel kinds, assert sites, calls): what the scan says about the kernels, nothing parsed."""
@@ -246,7 +261,7 @@ class ModelIndex:
             if r.triton is not None:
                 sites += [AssertSite(r.name, j - r.triton[0] + base, wm.lines[j].strip(), j + 1) for j in r.asserts]
         for name, (_, _, checks) in self.cpp_regions.items():
-            sites += [AssertSite(name, j + 1, self.cpp_lines[j].strip(), None) for j in checks]
+            sites += [AssertSite(name, j + 1, check_statement(self.cpp_lines, j), None) for j in checks]
         run = wm.run
         calls = [(run[i], t, kind) for i, t, kind in self._call_index()]
         return kinds, sites, calls
@@ -303,7 +318,8 @@ class ModelIndex:
     def _summary_doc(self) -> dict:
         return {"metadata": self.metadata, "warnings": [w for w in self.warnings if not w.startswith(_CACHE_NOTES)],
                 "eager": cache.dump(self._eager), "eager_aliases": self._eager_aliases,
-                "coverage": cache.dump(self.coverage), "constant_totals": self._constant_totals}
+                "coverage": cache.dump(self.coverage), "constant_totals": self._constant_totals,
+                "missing_sources": [list(x) for x in self._missing]}
 
     def _load_summary(self, doc: dict) -> None:
         self.metadata = doc["metadata"]
@@ -312,6 +328,7 @@ class ModelIndex:
         self._eager = cache.load(Model, doc["eager"])
         self._eager_aliases = dict(doc["eager_aliases"])
         self._constant_totals = dict(doc["constant_totals"])
+        self._missing = [(int(line), str(name)) for line, name in doc["missing_sources"]]
         self.provenance = self._eager.provenance
         self._share(self._eager)
 
@@ -655,6 +672,7 @@ class ModelIndex:
             self._live = True
             _ = self.wmap
             self.coverage.clear()
+            self._count_missing()
             self._parse = None
             self._kernels.clear()
             self._slices.clear()

@@ -77,7 +77,7 @@ STARTS: dict[str, tuple[str, ...]] = {
     "wrapper": ("declaration", "handle_decl", "assignment", "call", "checked_call", "guard", "launcher_param",
                 "load_kernel"),
     "triton": ("def_stmt", "assign_stmt", "call_stmt", "control_stmt"),
-    "cpp_kernel": ("signature", "tmp_def", "check", "vec_store", "scalar_store"),
+    "cpp_kernel": ("signature", "helper_signature", "tmp_def", "check", "vec_store", "scalar_store"),
     "assert_message": ("message",),
 }
 

@@ -15,8 +15,10 @@ Findings, each with its evidence (member, wrapper line, symbol) and what to do, 
 - ``weights``: constants compiled into the `.so` (``_binary_constants_bin_start`` … ``_end``) or left out,
   against the bytes the model's constants need; or stored beside the code (``pickle_weights``: the
   ``data/weights/`` members, sized from the zip directory), which only ``load_pt2(…, load_weights_from_disk=True)``
-  loads.
-- ``completeness``: every member the loader opens (the `.so`, each cubin a launcher's ``loadKernel`` names).
+  loads; or one raw blob member beside the `.so` (``binary_blob``: ``<hash>.wrapper_weights.blob``), which
+  aoti_load_package loads itself.
+- ``completeness``: a CPU model shipped as a CMake project (package_cpp_only: aoti_load_package compiles it;
+  compile_standalone: it cannot load it); every member the loader opens (the `.so`, each cubin a launcher's ``loadKernel`` names).
 - ``checks``: what the build compiled in: input guards, NaN/Inf checks, the intermediate value printer.
 
 Reads headers and tables only: never a weight, never dlopen, never unpickle.
@@ -35,7 +37,8 @@ from importlib import resources
 from pathlib import Path
 
 import inspector.elf as elf
-from ..dialects.members import PICKLED_WEIGHTS_CONFIG, PICKLED_WEIGHTS_DIR, pickled_weights
+from ..dialects.members import (CMAKE_PROJECT, CMAKE_STANDALONE, PICKLED_WEIGHTS_CONFIG, PICKLED_WEIGHTS_DIR,
+                                pickled_weights, weights_blob)
 from ..errors import UsageError
 from ..explain.diagnose import load_from_disk_call
 
@@ -226,6 +229,7 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         findings += _abi(name, f, pkg, release, host_glibc, fact)
         findings += _layout(name, pkg, release)
         findings += _weights(name, f, pkg, fact)
+        findings += _cmake(pkg, name, f, fact)
         findings += _complete(name, f, wrapper, members, fact)
         findings += _checks(name, wrapper, fact)
         findings += _unchecked(pkg, name, f, fact)
@@ -517,12 +521,22 @@ def weights_on_disk(pkg, name: str) -> tuple[str, list[str], int] | None:
     return config, pickled, sum(a.size(m) for m in pickled)
 
 
+def weights_blob_member(pkg, name: str) -> tuple[str, int] | None:
+    """A model built with package_constants_on_disk_format="binary_blob": its ``<hash>.wrapper_weights.blob`` member
+    and that member's size (zip directory; never read).  None when it has none."""
+    member = weights_blob(pkg.archive.members(), pkg.files(name).folder)
+    return (member, pkg.archive.size(member)) if member else None
+
+
 def _weights(name, f, pkg, fact) -> list[Finding]:
     out = []
     disk = weights_on_disk(pkg, name)
     if disk:
         _, pickled, disk_bytes = disk
         fact["weights_on_disk_members"], fact["weights_on_disk_bytes"] = len(pickled), disk_bytes
+    blob_member = weights_blob_member(pkg, name)
+    if blob_member:
+        fact["weights_blob_member"], fact["weights_blob_bytes"] = blob_member
     for so in f.shared_objects[:1]:
         blob = weights_blob_bytes(pkg, name)
         if blob is None:
@@ -534,7 +548,9 @@ def _weights(name, f, pkg, fact) -> list[Finding]:
             consts = []
         need = sum(c.nbytes or 0 for c in consts)
         fact["constants"], fact["constants_bytes"] = len(consts), need
-        if blob <= 64 and need and disk:
+        if blob <= 64 and need and blob_member:
+            out += _blob_beside(name, so, blob, len(consts), need, *blob_member)
+        elif blob <= 64 and need and disk:
             out.append(_beside(name, f"its {len(consts)} constants ({need:,} bytes) are not in the .so: they are",
                                [f"{so}: constants blob {blob} byte(s)"], disk))
         elif blob <= 64 and need:
@@ -617,6 +633,21 @@ def _memory(pkg, name, device, inputs, fact) -> list[Finding]:
                     "cuBLAS: 32 MiB on the first matmul) and the allocator's fragmentation")]
 
 
+def _blob_beside(name, so: str, blob: int, n: int, need: int, member: str, size: int) -> list[Finding]:
+    """binary_blob: the constants are one raw member beside the .so, which aoti_load_package loads by itself."""
+    ev = [f"{so}: constants blob {blob} byte(s)", f"{member}: {size:,} bytes (zip directory)"]
+    if size < need:
+        return [Finding("error", "weights", name, f"its {n} constants need {need:,} bytes but the weights blob beside "
+                        f"the .so (package_constants_on_disk_format=\"binary_blob\") holds {size:,}: it is truncated "
+                        "or belongs to another build", ev, "repackage it with the blob aoti_compile_and_package wrote")]
+    return [Finding("info", "weights", name, f"its {n} constants ({need:,} bytes) are stored beside the .so, in the "
+                    "package's weights blob (package_constants_on_disk_format=\"binary_blob\"): aoti_load_package "
+                    "loads it before the first run; the .so loaded alone (AOTIModelContainerRunnerCpu, "
+                    "torch._export.aot_load) does not, and its first run segfaults", ev,
+                    "load it with torch._inductor.aoti_load_package(PKG); a runner made from the .so alone needs "
+                    "`runner.load_constants(weights, check_full_update=True)` first")]
+
+
 def _disk_evidence(disk) -> list[str]:
     config, pickled, disk_bytes = disk
     shown = pickled[:5] + ([f"… and {len(pickled) - 5} more"] if len(pickled) > 5 else [])
@@ -638,9 +669,43 @@ def _beside(name, lead: str, evidence: list[str], disk) -> Finding:
         "`runner.load_constants(state_dict, check_full_update=True)` after aoti_load_package")
 
 
+def cmake_project(pkg, name: str) -> str | None:
+    """"standalone" (aot_inductor_mode.compile_standalone) or "cpp_only" (package_cpp_only=True) for a model folder
+    that is a CMake project (its CMakeLists.txt, read: a small text member); None otherwise."""
+    member = pkg.files(name).folder + CMAKE_PROJECT
+    if member not in pkg.archive.members():
+        return None
+    return "standalone" if CMAKE_STANDALONE in pkg.archive.read_text(member) else "cpp_only"
+
+
+def _cmake(pkg, name, f, fact) -> list[Finding]:
+    """A CPU model shipped as its CMake project and no .so (package_cpp_only / compile_standalone; torch 2.13).  Seen
+    for real: aoti_load_package builds a package_cpp_only package itself (g++ with torch's headers, at load) and it
+    runs; a compile_standalone one it builds too, then dlopen fails (`undefined symbol: aoti_torch_check`: the
+    library is libtorch-free)."""
+    kind = cmake_project(pkg, name) if not f.shared_objects and fact.get("device") == "cpu" else None
+    fact["cmake_project"] = kind
+    if kind is None:
+        return []
+    ev = [f.folder + CMAKE_PROJECT, f"{f.folder}: no .so"]
+    if kind == "standalone":
+        return [Finding("error", "completeness", name, "the package is a libtorch-free C++ project "
+                        "(aot_inductor_mode.compile_standalone: CMakeLists.txt builds a static library against "
+                        "TorchStandalone, no .so): aoti_load_package cannot run it (it compiles it, then dlopen fails: "
+                        "`undefined symbol: aoti_torch_check`)", ev,
+                        "build it into your C++ program with its CMakeLists.txt (find_package(TorchStandalone)) and "
+                        "call the model class its header declares; to serve it from Python, rebuild without "
+                        "compile_standalone")]
+    return [Finding("warn", "completeness", name, "the package holds the model's C++ sources and CMakeLists.txt, not "
+                    "a compiled .so (package_cpp_only=True): aoti_load_package compiles it when it loads it (torch "
+                    "2.13), so the serving host needs a C++ compiler, torch's headers and time (tens of seconds)", ev,
+                    "build it once where it is served (cmake with find_package(Torch): a shared library), or "
+                    "rebuild without package_cpp_only to ship the .so")]
+
+
 def _complete(name, f, wrapper: str, members: set[str], fact) -> list[Finding]:
     out = []
-    if not f.shared_objects:
+    if not f.shared_objects and not fact.get("cmake_project"):
         out.append(Finding("error", "completeness", name, "the package holds no compiled .so for this model: "
                            "aoti_load_package cannot load it", [f.folder],
                            "repackage it with the .so that aoti_compile_and_package wrote"))

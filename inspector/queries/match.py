@@ -83,8 +83,10 @@ def find_for_report(pkg: Package, r: ReportedAssert, model: str | None):
         for name, k, a in assertions_where(pkg, model, lambda s: s.kernel == r.kernel and s.line == r.line):
             member = pkg.files(name).kernel_cpp
             same_file = not member or os.path.basename(member) == r.file_name
-            out.append((name, k, a, same_file, f"CPU check: {r.kernel} at kernel.cpp line {r.line}"
-                        + ("" if same_file else " (kernel.cpp name differs from the package's)")))
+            # package_cpp_only: the kernels are compiled from the wrapper, and the check names wrapper.cpp
+            file = "wrapper.cpp" if member and member.endswith(".wrapper.cpp") else "kernel.cpp"
+            out.append((name, k, a, same_file, f"CPU check: {r.kernel} at {file} line {r.line}"
+                        + ("" if same_file else f" ({file} name differs from the package's)")))
         if len(out) > 1:
             exact = [o for o in out if o[3]]
             out = exact or out

@@ -91,6 +91,13 @@ class Facts:
         return out
 
     @cached_property
+    def standalone(self) -> bool:
+        """A model of the package is a compile_standalone CMake project (libtorch-free: no loader in Python runs it)."""
+        from ..doctor import cmake_project
+
+        return any(cmake_project(self.pkg, m.name) == "standalone" for m in self.models)
+
+    @cached_property
     def crashed_at_load(self) -> bool:
         """A segfault whose stack shows the loader and not the model's run."""
         return self.rep.has("segfault") and self.rep.mentions("at_load") and not self.rep.mentions("at_run")
@@ -256,17 +263,27 @@ class ForeignLog(Rule):
         d.steps = [step(say.FOREIGN_STEP)]
 
 
+def _deprecated_apis(rep: LogReport) -> list[str]:
+    """The deprecated entry points the log names (those a traceback shows called, when it shows any)."""
+    ev = [e for e in rep.events if e.pattern == "deprecated_api"]
+    called = [e for e in ev if e.fields.get("api3")]
+    return sorted({e.fields.get("api") or e.fields.get("api2") or e.fields.get("api3") for e in (called or ev)} - {None})
+
+
 class DeprecatedApi(Rule):
+    """The deprecated torch._export.aot_compile / aot_load failed to load what it was given.  A run through them that
+    fails for another reason (an input check, an index assert; torch prints the deprecation warning on every call) is
+    that failure's, with the API in a note."""
+
     category = "deprecated_api"
 
     def claims(self, f: Facts) -> bool:
-        return f.rep.has("deprecated_api")
+        return f.rep.has("deprecated_api") and f.rep.has("load_failure")
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
         rep = f.rep
         ev = [e for e in rep.events if e.pattern == "deprecated_api"]
-        called = [e for e in ev if e.fields.get("api3")]
-        apis = sorted({e.fields.get("api") or e.fields.get("api2") or e.fields.get("api3") for e in (called or ev)} - {None})
+        apis = _deprecated_apis(rep)
         d.verdict = say.deprecated_verdict(apis)
         d.evidence = _ev(ev, 3) + _ev([e for e in rep.events if e.pattern == "load_failure"], 2)
         if rep.events_say(P.NOT_ELF.name):
@@ -857,7 +874,7 @@ class TorchVersion(Rule):
     category = "torch_version"
 
     def claims(self, f: Facts) -> bool:
-        return f.rep.has("undefined_shim_symbol", "rootless_loader")
+        return f.rep.has("rootless_loader") or (f.rep.has("undefined_shim_symbol") and not f.standalone)
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
         evs = [e for e in f.rep.events if e.category == "torch_version"]
@@ -880,9 +897,18 @@ class WrongArtifact(Rule):
     category = "wrong_artifact"
 
     def claims(self, f: Facts) -> bool:
-        return f.rep.has("no_aoti_model", "export_load_failed")
+        return f.rep.has("no_aoti_model", "export_load_failed") or (f.rep.has("undefined_shim_symbol") and f.standalone)
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
+        if f.standalone and not f.rep.has("no_aoti_model", "export_load_failed"):
+            # compile_standalone: the loader compiled the libtorch-free library and dlopen could not bind the shim
+            evs = [e for e in f.rep.events if e.pattern == "undefined_shim_symbol"]
+            d.evidence = _ev(evs, 2)
+            d.verdict = say.standalone_loaded_verdict(next((e.fields.get("symbol") for e in evs), None))
+            d.steps = [step(say.STANDALONE_STEP)]
+            # torch prints `Loading outdated pt2 file` before it tries the package (seen on this log): not its age
+            d.notes = [n for n in d.notes if n != say.OLD_PACKAGE]
+            return
         evs = [e for e in f.rep.events if e.category == "wrong_artifact"]
         d.evidence = _ev(evs, 2)
         d.verdict = say.WRONG_EXPORT_TO_AOTI if evs[0].pattern == "no_aoti_model" else say.WRONG_AOTI_TO_EXPORT
@@ -901,10 +927,15 @@ class WeightsNotLoaded(Rule):
         return crashed and bool(f.weightless)
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
-        from ..doctor import weights_on_disk
+        from ..doctor import weights_blob_member, weights_on_disk
 
         d.evidence = _ev([e for e in f.rep.events if e.pattern in ("segfault", "illegal_memory_access")], 2)
         name, n, nbytes = f.weightless[0]
+        blob = weights_blob_member(f.pkg, name)
+        if blob:  # binary_blob: aoti_load_package loads the blob itself; a crash means the .so was loaded without it
+            d.verdict = say.weights_blob_not_loaded_verdict(n, nbytes, blob[0].rsplit("/", 1)[-1], blob[1])
+            d.steps = [step(say.WEIGHTS_BLOB_STEP), step(say.WEIGHTS_LOAD_STEP)]
+            return
         disk = weights_on_disk(f.pkg, name)
         if disk:  # pickle_weights: the package carries them; only the loader that reads them loads them
             _, pickled, disk_bytes = disk
@@ -949,6 +980,8 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None, against:
             d.category = rule.category
             rule.answer(f, d)
             break
+    if d.category != DeprecatedApi.category and f.rep.has("deprecated_api"):
+        d.notes.append(say.deprecated_note(_deprecated_apis(f.rep)))
     if not any(i.guards for m in f.models for i in m.inputs):  # torch 2.6: no check_input_K compiled in
         d.steps = [Step(s.do + say.NO_GUARDS_COMPILED, s.env, "compile") if "AOTI_RUNTIME_CHECK_INPUTS" in s.env else s
                    for s in d.steps]

@@ -19,8 +19,9 @@ PICKLED_WEIGHTS_DIR = "data/weights/"
 PICKLED_WEIGHT_PREFIX = "weight_"
 PICKLED_WEIGHTS_CONFIG = "weights_config.json"
 
-# Compiled device code (CUDA cubins, ROCm hsaco, SPIR-V): read only for the `assertFile` strings.
-DEVICE_CODE = (".cubin", ".hsaco", ".spv")
+# Compiled device code (CUDA cubins, ROCm hsaco, SPIR-V; CUDA fatbins of emit_multi_arch_kernel=True and the PTX
+# members of compile_standalone): read for the `assertFile` strings and, by doctor, for their architecture.
+DEVICE_CODE = (".cubin", ".hsaco", ".spv", ".fatbin", ".ptx")
 
 
 def role(fn: str) -> str:

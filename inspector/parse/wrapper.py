@@ -173,6 +173,12 @@ class _WrapperTransformer(ExprTransformer):
         strings = [str(t).strip('"') for t in c if getattr(t, "type", None) == "STRING"]
         return ("load_kernel", strings[0], strings[1])
 
+    def load_kernel_embedded(self, c):
+        """-> ("load_kernel", None, mangled name, start symbol): no member to load, the image is in the .so."""
+        names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
+        strings = [str(t).strip('"') for t in c if getattr(t, "type", None) == "STRING"]
+        return ("load_kernel", None, strings[0], names[3])
+
 
 _TRANSFORMER = _WrapperTransformer()
 
@@ -521,7 +527,7 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
                                      line_base=d.triton_line_base, cov=parse.cov("triton"))
     if r.load_line is not None:
         p = parse("launcher", r.load_line, lines[r.load_line].strip(), "load_kernel", r.load_line + 1)
-        if p:
+        if p and p[1] is not None:
             kernel.cubin = p[1]
     if not kernel.params:
         kernel.params = params

@@ -438,7 +438,7 @@ class WrapperScanner:
             site.args.append(CallArg(text=text, base=self._base(a.names), names=a.names))
         if kind == "extern":
             bases = [x.base for x in site.args if x.base and x.base not in site.writes]
-            if callee.endswith("_out") or callee.endswith("_"):
+            if (callee.endswith("_out") or callee.endswith("_")) and callee not in self.d.assign_calls:
                 first = site.args[0].base if site.args else None
                 if first:
                     site.writes.insert(0, first)

@@ -362,5 +362,23 @@ def value_table(m: Model, g, v: str, param: str | None, arg: str | None) -> dict
         return {"kind": "input", "name": inp.name, "index": inp.index, "rows": inp.shape[0] if inp.shape else None,
                 "param": param, "arg": arg}
     if t == "buffer":
+        src = assigned_from(g, v)
+        if src is not None:  # a subgraph's handle to the caller's tensor: the table is that tensor
+            return value_table(m, g, src, param, arg)
         return {"kind": "buffer", "name": node["name"], "param": param, "arg": arg}
     return None
+
+
+def assigned_from(g, v: str, depth: int = 0) -> str | None:
+    """The node buffer ``v`` is a new handle to, when its only writer is an assign call
+    (``aoti_torch_assign_tensors_out(src, &v_handle)``: a torch.cond / while_loop subgraph's input); else None."""
+    from ..dialects.base import Dialect
+
+    writers = [u for u, _, d in g.in_edges(v, data=True) if d.get("kind") == "writes"]
+    if len(writers) != 1 or g.nodes[writers[0]].get("target") not in Dialect.assign_calls or depth > 8:
+        return None
+    reads = [u for u, _, d in g.in_edges(writers[0], data=True) if d.get("kind") == "reads"]
+    if len(reads) != 1:
+        return None
+    inner = assigned_from(g, reads[0], depth + 1) if g.nodes[reads[0]].get("type") == "buffer" else None
+    return inner or reads[0]

@@ -27,6 +27,11 @@ TRUTH = {
     "cpu_and_cuda_models": "two models in one package (package_pt2): gather_cuda and gather_cpu (AVX2, "
                            "ATEN_CPU_CAPABILITY=avx2), loaded with load_package(pkg, model_name=...)",
 }
+# the category a person gives each failing run (harvest's `right_category`); every other run is clean
+RIGHT = {"oob_index": "index_assert", "oob_true": "index_assert", "oob_cuda": "index_assert",
+         "oob_cpu_index": "index_assert", "past_table": "index_assert", "cpu_inputs": "device_mismatch",
+         "checkinputs_bad_shape": "input_check"}
+RIGHT_BY_CASE = {("standalone_cuda", "load"): "load"}
 src_root, dest_root = sys.argv[1:3]
 for name in sorted(os.listdir(src_root)):
     d = os.path.join(src_root, name)
@@ -61,6 +66,8 @@ for name in sorted(os.listdir(src_root)):
     info["built_on"] = "the lent H200, torch 2.11 / Triton 3.6 (issue 23), sample_packages/options/build_cuda.py"
     info["truth"] = TRUTH.get(name)
     for r in info.get("runs", []):
+        r["right_category"] = RIGHT_BY_CASE.get((name, r["scenario"])) or RIGHT.get(r["scenario"]) or (
+            "none (clean run)" if r["rc"] == 0 else None)
         r["command"] = r["command"].replace("build_cuda.py", "sample_packages/options/build_cuda.py")
     json.dump(info, open(os.path.join(out, "index.json"), "w"), indent=1)
     print(out, sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(out) for f in fs) // 1024, "K")

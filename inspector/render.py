@@ -10,6 +10,8 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
+from .summary import shape_with_ranges
+
 if TYPE_CHECKING:
     from rich.table import Table
     from rich.tree import Tree
@@ -95,7 +97,7 @@ def _bytes(n: int | None) -> str:
 
 
 def _inputs_cell(m: ModelSummary, most: int = 3) -> str:
-    cells = [f"{i.dtype or '?'}{_fmt_shape(i.shape).plain}" for i in m.inputs[:most]]
+    cells = [f"{i.dtype or '?'}{_fmt_shape(shape_with_ranges(i.shape, m.symbols, i.index)).plain}" for i in m.inputs[:most]]
     more = len(m.inputs) - most
     return ", ".join(cells) + (f" +{more} more" if more > 0 else "") if cells else "-"
 
@@ -144,7 +146,8 @@ def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None 
         named = any(i.user_name for i in m.inputs)  # the exported program's names (a packaged one, or --ep)
         t = _Table("inputs", ("#", "name", *(("user name",) if named else ()), "dtype", "shape", "stride", "device"))
         for i in m.inputs:
-            t.add(str(i.index), i.name, *((i.user_name or "-",) if named else ()), i.dtype or "?", _fmt_shape(i.shape),
+            t.add(str(i.index), i.name, *((i.user_name or "-",) if named else ()), i.dtype or "?",
+                  _fmt_shape(shape_with_ranges(i.shape, m.symbols, i.index)),
                   _fmt_shape(i.stride), i.device or "?")
         t.print(console)
 
@@ -154,7 +157,8 @@ def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None 
                 t.add(sy.name, str(sy.input) if sy.input is not None else "?",
                      str(sy.dim) if sy.dim is not None else "?",
                      str(sy.min) if sy.min is not None else "-", str(sy.max) if sy.max is not None else "-",
-                  f"alias of {sy.alias_of}" if sy.alias_of else "")
+                  f"alias of {sy.alias_of}" if sy.alias_of else
+                  ("range-checked only: the wrapper reads it into no symbol" if sy.name.endswith("]") else ""))
             t.print(console)
             console.print(f"  [yellow]note:[/] {escape(s.guard_note)}; without it nothing stops a size outside the range (a 0 included).")
 

@@ -77,6 +77,9 @@ class Dialect:
     size_stride_check: str = "assert_size_stride("
     # run_impl callees that allocate a buffer (`aoti_torch_empty_strided(…, &buf0_handle)`): no graph op
     allocation_prefix: str = "aoti_torch_empty"
+    # `aoti_torch_assign_tensors_out(src, &dst_handle)`: a subgraph (torch.cond / while_loop) takes its inputs as
+    # new handles to the caller's tensors: dst is src, read, not written (its name ends in _out all the same)
+    assign_calls: tuple = ("aoti_torch_assign_tensors_out",)
     # The buffer life cycle run_impl spells out (doctor's memory estimate): an allocation with its size and
     # stride arrays and dtype, the arrays' declarations, a buffer taking another's storage (`auto buf4 =
     # std::move(buf0);`, a `reinterpret_tensor_wrapper(buf5, …)` view), a release (`buf0.reset();`) and an

@@ -34,8 +34,9 @@ CMAKE_PROJECT = "CMakeLists.txt"
 # `find_package(TorchStandalone REQUIRED)` where package_cpp_only's says `find_package(Torch REQUIRED)`.
 CMAKE_STANDALONE = "find_package(TorchStandalone"
 
-# Compiled device code (CUDA cubins, ROCm hsaco, SPIR-V): read only for the `assertFile` strings.
-DEVICE_CODE = (".cubin", ".hsaco", ".spv")
+# Compiled device code (CUDA cubins, ROCm hsaco, SPIR-V; CUDA fatbins of emit_multi_arch_kernel=True and the PTX
+# members of compile_standalone): read for the `assertFile` strings and, by doctor, for their architecture.
+DEVICE_CODE = (".cubin", ".hsaco", ".spv", ".fatbin", ".ptx")
 
 
 def role(fn: str) -> str:

@@ -304,6 +304,18 @@ def same_torch_step(dev: str) -> str:
 
 CPP_STACK_LOAD = "Get the C++ stack of the failure."
 
+
+def cmake_package_verdict(symbol: str) -> str:
+    return ("the package is C++ source meant to be built with its CMakeLists.txt (compile_standalone: no .so, its "
+            f"kernels as .ptx members): aoti_load_package's own build of it leaves the kernel images out, so dlopen "
+            f"fails on `{symbol}`")
+
+
+def cmake_build_step(needs: str, library: str | None) -> str:
+    return (f"Build it with its CMakeLists.txt (`pt2-inspect extract PKG -o DIR --all`, then cmake -S DIR/<model folder> "
+            f"-B build && cmake --build build; it needs {needs}) and link "
+            f"{library or 'the library'} into the program that serves it; `pt2-inspect doctor PKG` says the same.")
+
 # ---------------------------------------------------------------------------
 # unknown
 # ---------------------------------------------------------------------------

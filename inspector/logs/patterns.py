@@ -170,6 +170,9 @@ PATTERNS: list[Pattern] = [
        r"Found no NVIDIA driver|Torch not compiled with CUDA enabled|"
        r"compiled for (?:CUDA|cuda).*?(?:not|no) .*available",
        "the host cannot run the package's device code"),
+    _p("undefined_kernel_image", "load", r"undefined symbol:\s*(?P<symbol>__\w+_start)\b",
+       "the .so names an embedded kernel image (__<kernel>_start) its build did not embed (a compile_standalone "
+       "package built by aoti_load_package, not by its CMakeLists.txt)"),
     _p("load_failure", "load",
        r"undefined symbol:\s*\S+|cannot open shared object file|Failed to load|"
        r"Illegal instruction|failed to dlopen|Error in dlopen|aoti_load_package.*(?:Error|failed)|"

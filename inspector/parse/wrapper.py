@@ -168,6 +168,12 @@ class _WrapperTransformer(ExprTransformer):
         strings = [str(t).strip('"') for t in c if getattr(t, "type", None) == "STRING"]
         return ("load_kernel", strings[0], strings[1])
 
+    def load_kernel_embedded(self, c):
+        """-> ("load_kernel", None, mangled name, start symbol): no member to load, the image is in the .so."""
+        names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
+        strings = [str(t).strip('"') for t in c if getattr(t, "type", None) == "STRING"]
+        return ("load_kernel", None, strings[0], names[3])
+
 
 _TRANSFORMER = _WrapperTransformer()
 
@@ -477,7 +483,7 @@ class WrapperScanner:
             site.args.append(CallArg(text=text, base=self._base(a.names), names=a.names))
         if kind == "extern":
             bases = [x.base for x in site.args if x.base and x.base not in site.writes]
-            if callee.endswith("_out") or callee.endswith("_"):
+            if (callee.endswith("_out") or callee.endswith("_")) and callee not in self.d.assign_calls:
                 first = site.args[0].base if site.args else None
                 if first:
                     site.writes.insert(0, first)
@@ -566,7 +572,7 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
                                      line_base=d.triton_line_base, cov=parse.cov("triton"))
     if r.load_line is not None:
         p = parse("launcher", r.load_line, lines[r.load_line].strip(), "load_kernel", r.load_line + 1)
-        if p:
+        if p and p[1] is not None:
             kernel.cubin = p[1]
     if not kernel.params:
         kernel.params = params

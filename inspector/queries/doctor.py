@@ -41,6 +41,7 @@ from ..dialects.members import (CMAKE_PROJECT, CMAKE_STANDALONE, PICKLED_WEIGHTS
                                 pickled_weights, weights_blob)
 from ..errors import UsageError
 from ..explain.diagnose import load_from_disk_call
+from .kernel_binaries import cpp_build, embedded_kernel_symbols, kernel_images
 
 SEVERITY_ORDER = {"error": 0, "warn": 1, "info": 2}
 # gcc -m flags of an Inductor compile command, and AOTI_CPU_ISA words -> /proc/cpuinfo flags
@@ -54,7 +55,7 @@ _ISA_CPUINFO = {"AVX2": ("avx2",), "AVX512": ("avx512f", "avx512dq", "avx512vl",
 _COMPILE_CMD = re.compile(r"^//\s*(?:g\+\+|c\+\+|clang\+\+|\S*/(?:g\+\+|c\+\+|clang\+\+))\s.*$", re.M)
 _M_FLAGS = re.compile(r"\s-m([a-z0-9-]+)")
 _LOAD_KERNEL = re.compile(r"loadKernel\(\s*\"?[^\"]*?([\w]+\.cubin)")
-_LOAD_KERNEL_ANY = re.compile(r"(\w+\.cubin)")
+_LOAD_KERNEL_ANY = re.compile(r"(\w+\.(?:cubin|fatbin))")
 _RELEASE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 
 
@@ -222,15 +223,15 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
             except Exception:  # noqa: BLE001 - an unreadable metadata member is a finding, not a crash
                 findings.append(Finding("warn", "completeness", name, "the wrapper metadata is not valid JSON",
                                         [f.wrapper_metadata]))
-        device = md.get("AOTI_DEVICE_KEY") or ("cuda" if f.cubins else "cpu")
+        device = md.get("AOTI_DEVICE_KEY") or ("cuda" if f.cubins or embedded_kernel_symbols(wrapper) else "cpu")
         fact["device"] = device
-        findings += _gpu(name, f, pkg, device, gpu_sm, gpu_src, fact)
+        findings += _gpu(name, f, pkg, device, gpu_sm, gpu_src, fact, wrapper)
         findings += _cpu(name, f, pkg, md, wrapper, host_flags, host_cpuinfo, fact)
         findings += _abi(name, f, pkg, release, host_glibc, fact)
         findings += _layout(name, pkg, release)
         findings += _weights(name, f, pkg, fact)
         findings += _cmake(pkg, name, f, fact)
-        findings += _complete(name, f, wrapper, members, fact)
+        findings += _complete(name, f, wrapper, members, fact, pkg)
         findings += _checks(name, wrapper, fact)
         findings += _unchecked(pkg, name, f, fact)
         findings += _custom_ops(pkg, name, f, fact)
@@ -242,51 +243,99 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
     return DoctorResult(str(pkg.path), names, findings, facts)
 
 
-def _gpu(name, f, pkg, device, gpu_sm, gpu_src, fact) -> list[Finding]:
-    if not f.cubins:
+def _gpu(name, f, pkg, device, gpu_sm, gpu_src, fact, wrapper: str = "") -> list[Finding]:
+    images = kernel_images(pkg, f, wrapper)
+    if not images:
         if gpu_src and device == "cpu":
             return [Finding("info", "gpu_arch", name, "a CPU model: it needs no GPU", [f.wrapper or ""])]
         return []
+    readable = [i for i in images if i.error is None]
+    unreadable = [i for i in images if i.error is not None]
     sms: dict[int, list[str]] = {}
-    unreadable = []
-    for c in f.cubins:
-        try:
-            h = elf.header(_so_reader(pkg, c))
-            sm = elf.cubin_sm(h)
-        except elf.ElfError:
-            sm = None
-        if sm is None:
-            unreadable.append(c)
-        else:
-            sms.setdefault(sm, []).append(c)
+    for i in readable:
+        for s in i.sass:
+            sms.setdefault(s, []).append(i.source)
+    ptx = sorted({p for i in readable for p in i.ptx})
+    specific = any(i.arch_specific for i in readable)
+    forms = {}
+    for i in images:
+        forms[i.form] = forms.get(i.form, 0) + 1
     fact["cubin_sm"] = sorted(sms)
+    if set(forms) != {"cubin"}:
+        fact["kernel_images"] = {"forms": forms, "sass_sm": sorted(sms), "ptx_sm": ptx, "arch_specific": specific}
     out = []
-    built = ", ".join(f"sm_{s}" for s in sorted(sms))
+    count = ", ".join(f"{n} {_FORM_WORDS.get(k, k)}" for k, n in sorted(forms.items()))
+    suffix = "a" if specific else ""
+    built = ", ".join(f"sm_{s}{suffix}" for s in sorted(sms))
     if unreadable:
-        out.append(Finding("warn", "gpu_arch", name, f"{len(unreadable)} cubin(s) are not CUDA ELF files: their "
-                           "architecture is unknown", unreadable[:3]))
-    if gpu_src and gpu_sm is None:
-        out.append(Finding("info", "gpu_arch", name, f"built for {built}; no GPU found to compare with "
-                           "(nvidia-smi is missing or reported nothing)", [f"{len(f.cubins)} cubins"],
-                           "pass --gpu sm_XX for the GPU it will run on"))
-    elif gpu_src:
-        bad = [s for s in sms if not _runs_on(s, gpu_sm)]
-        if bad:
+        out.append(Finding("warn", "gpu_arch", name, f"{len(unreadable)} kernel image(s) are not CUDA ELF or fatbin "
+                           "files: their architecture is unknown",
+                           [f"{i.source}: {i.error}" for i in unreadable[:3]]))
+    if not readable:
+        return out
+    if not ptx:  # SASS only: cubins, or images embedded in the .so
+        ev = [count] + ([f"{i.source}" for i in readable[:2]] if "cubin" not in forms else [])
+        if gpu_src and gpu_sm is None:
+            out.append(Finding("info", "gpu_arch", name, f"built for {built}; no GPU found to compare with "
+                               "(nvidia-smi is missing or reported nothing)", ev,
+                               "pass --gpu sm_XX for the GPU it will run on"))
+        elif gpu_src:
+            bad = [s for s in sms if not any(i.runs_on(gpu_sm) for i in readable if s in i.sass)]
+            if bad:
+                out.append(Finding(
+                    "error", "gpu_arch", name,
+                    f"its {sum(len(sms[s]) for s in bad)} {'cubin(s)' if set(forms) == {'cubin'} else 'kernel image(s)'} "
+                    f"are built for {', '.join(f'sm_{s}{suffix}' for s in sorted(bad))} "
+                    f"and the GPU ({gpu_src}) is sm_{gpu_sm}: the first kernel launch fails with `CUDA driver error: "
+                    "no kernel image is available for execution on the device`",
+                    [sms[s][0] for s in sorted(bad)],
+                    f"compile the package on (or for) an sm_{gpu_sm} GPU: AOTInductor compiles natively, not across "
+                    "architectures, and Triton's cubins carry no PTX to JIT"))
+            else:
+                out.append(Finding("info", "gpu_arch", name, f"built for {built}; runs on the sm_{gpu_sm} GPU ({gpu_src})",
+                                   ev))
+        else:
+            out.append(Finding("info", "gpu_arch", name, f"built for {built} (SASS only, no PTX): it runs only on GPUs "
+                               f"of that architecture", ev, "pass --gpu sm_XX or --gpu auto to check"))
+        return out
+    # SASS and PTX (fatbins, emit_multi_arch_kernel): say which GPUs run what
+    have = " and ".join(([f"SASS for {built}"] if built else [])
+                        + [f"PTX for {', '.join(f'sm_{p}{suffix}' for p in ptx)}"]) + ("" if built else " (no SASS)")
+    ev = [count] + [i.source for i in readable[:2]]
+    if gpu_src and gpu_sm is not None:
+        how = [i.runs_on(gpu_sm) for i in readable]
+        if None in how:
             out.append(Finding(
                 "error", "gpu_arch", name,
-                f"its {sum(len(sms[s]) for s in bad)} cubin(s) are built for {', '.join(f'sm_{s}' for s in sorted(bad))} "
-                f"and the GPU ({gpu_src}) is sm_{gpu_sm}: the first kernel launch fails with `CUDA driver error: "
-                "no kernel image is available for execution on the device`",
-                [sms[s][0] for s in sorted(bad)],
-                f"compile the package on (or for) an sm_{gpu_sm} GPU: AOTInductor compiles natively, not across "
-                "architectures, and Triton's cubins carry no PTX to JIT"))
+                f"{how.count(None)} of its {len(readable)} kernel image(s) hold {have}"
+                + (" (architecture-specific: Triton compiles the 'a' target from compute capability 9.0)" if specific else "")
+                + f", none of which an sm_{gpu_sm} GPU ({gpu_src}) can use: the first kernel launch fails with `CUDA "
+                "driver error: no kernel image is available for execution on the device`", ev,
+                f"compile the package on (or for) an sm_{gpu_sm} GPU"))
+        elif "ptx" in how:
+            out.append(Finding("info", "gpu_arch", name, f"{have}: the sm_{gpu_sm} GPU ({gpu_src}) runs it by JIT-compiling "
+                               f"the PTX of {how.count('ptx')} kernel(s) when they are first loaded (a slower first "
+                               "call; the driver caches the result)", ev))
         else:
-            out.append(Finding("info", "gpu_arch", name, f"built for {built}; runs on the sm_{gpu_sm} GPU ({gpu_src})",
-                               [f"{len(f.cubins)} cubins"]))
+            out.append(Finding("info", "gpu_arch", name, f"{have}; the SASS runs on the sm_{gpu_sm} GPU ({gpu_src})", ev))
+        return out
+    if specific:
+        msg = (f"{have}: {'both are' if sms else 'it is'} architecture-specific (Triton compiles the 'a' target from compute capability 9.0), "
+               f"so it runs only on {', '.join(f'sm_{s}' for s in sorted(set(sms) | set(ptx)))} GPUs; on a GPU of any "
+               "other architecture the driver cannot JIT the PTX either and the first kernel launch fails with `no "
+               "kernel image is available for execution on the device`")
     else:
-        out.append(Finding("info", "gpu_arch", name, f"built for {built} (SASS only, no PTX): it runs only on GPUs "
-                           f"of that architecture", [f"{len(f.cubins)} cubins"], "pass --gpu sm_XX or --gpu auto to check"))
+        lo = min(ptx)
+        msg = (f"{have}: GPUs of {', '.join(f'sm_{s // 10}x' for s in sorted(sms))} run the SASS; other GPUs from "
+               f"sm_{lo} on JIT-compile the PTX when a kernel is first loaded (a slower first call); older ones fail "
+               "with `no kernel image is available for execution on the device`")
+    out.append(Finding("info", "gpu_arch", name, msg, ev, "pass --gpu sm_XX or --gpu auto to check a GPU"))
     return out
+
+
+_FORM_WORDS = {"cubin": "cubins", "fatbin": "fatbins (emit_multi_arch_kernel)", "ptx": "PTX members (compile_standalone)",
+               "embedded": "kernel images embedded in the .so (embed_kernel_binary)",
+               "embedded fatbin": "fatbins embedded in the .so"}
 
 
 def _compile_flags(pkg, f, wrapper: str) -> tuple[set[str], bool, str | None]:
@@ -604,7 +653,11 @@ def _memory(pkg, name, device, inputs, fact) -> list[Finding]:
     except Exception:  # noqa: BLE001 - no estimate is a missing fact, not a failed doctor
         return []
     consts = pkg.index(name).constant_totals()
-    cbytes = consts.get("nbytes") or 0
+    by_dev: dict[str, int] = {}
+    for _dtype, dev, _count, nbytes in consts.get("by") or []:
+        by_dev[dev or device] = by_dev.get(dev or device, 0) + nbytes
+    cbytes = by_dev.get(device, 0) if by_dev else (consts.get("nbytes") or 0)
+    elsewhere = {d: b for d, b in sorted(by_dev.items()) if d != device and b}
     m = pkg.index(name).eager()
     given = symbol_values(m, inputs) if inputs else {}
     if not plan.allocations:
@@ -617,9 +670,12 @@ def _memory(pkg, name, device, inputs, fact) -> list[Finding]:
                       "peak_line": peak.line, "live_at_peak": peak.live, "outputs_bytes": peak.outputs,
                       "extern_outputs_estimated": sum(1 for a in plan.allocations if a.estimated_from),
                       "extern_outputs_unsized": plan.unsized, "given": bool(given)}
+    if elsewhere:  # a mixed graph: constants kept on the CPU are host memory, not the model device's
+        fact["memory"]["constants_bytes_elsewhere"] = elsewhere
     where = f"{'at ' + at if at else 'static shapes'}{'' if given or not at else ' (no --input: every symbol taken as 64)'}"
     msg = (f"{where}: {human_bytes(peak.bytes)} of activations at their peak (wrapper.cpp line {peak.line}, "
-           f"{len(peak.live)} buffers alive) + {human_bytes(cbytes)} of constants on {device}")
+           f"{len(peak.live)} buffers alive) + {human_bytes(cbytes)} of constants on {device}"
+           + "".join(f" (and {human_bytes(b)} of constants on {d}, not {device} memory)" for d, b in elsewhere.items()))
     ev = [f"{len(plan.allocations)} allocations and their releases in run_impl"]
     if alloc is not None:
         ev.append(f"the peak's allocation: {alloc.buffer} = {alloc.formula()} bytes (wrapper.cpp line {alloc.line})")
@@ -703,9 +759,50 @@ def _cmake(pkg, name, f, fact) -> list[Finding]:
                     "rebuild without package_cpp_only to ship the .so")]
 
 
-def _complete(name, f, wrapper: str, members: set[str], fact) -> list[Finding]:
+def _cpp_only(pkg, name, f, wrapper: str, build, fact) -> Finding:
+    """No .so but a CMakeLists.txt: built with package_cpp_only=True (or compile_standalone).  Seen on torch 2.11
+    (sample_packages/options/): aoti_load_package compiles and links such a package itself at load (cpp_only_cuda
+    ran), except when its kernels are loaded from ``__<k>_start`` symbols with no image in the package to embed
+    them from (compile_standalone: only the CMake build turns its .ptx into fatbins and embeds them; the loader's
+    own build failed at dlopen with ``undefined symbol: __gather_triton_…_start``)."""
+    fact["cpp_build"] = build.to_dict()
+    flags = next((m for m in f.other if m.endswith("_compile_flags.json")), None)
+    compiler = None
+    if flags:
+        try:
+            compiler = (pkg.archive.read_json(flags) or {}).get("compiler")
+        except Exception:  # noqa: BLE001 - an unreadable flags member only loses the compiler's name
+            compiler = None
+    ev = [build.cmakelists + (f": add_library({build.library})" if build.library else "")]
+    ev += [f"{flags}: compiler {compiler}"] if flags else []
+    how = (f"cmake -S <the model folder> -B build && cmake --build build (needs {build.needs()}), then link "
+           f"{'the library' if not build.library else build.library.split(' ')[0]} into the program that serves it")
+    embedded = embedded_kernel_symbols(wrapper)
+    images = {m.rsplit("/", 1)[-1] for m in f.cubins if m.endswith((".cubin", ".fatbin"))}
+    if embedded and not images:
+        more = f" (and {len(embedded) - 1} more)" if len(embedded) > 1 else ""
+        ev.append(f"wrapper: loadKernel({embedded[0]}, …){more}; the kernels are .ptx members the CMake build turns "
+                  "into fatbins and embeds")
+        return Finding("error", "completeness", name,
+                       "the package holds no .so: it is C++ source meant to be built with its CMakeLists.txt "
+                       "(compile_standalone / package_cpp_only), and aoti_load_package cannot run it: its own build "
+                       "leaves the kernel images out and dlopen fails with `undefined symbol: "
+                       f"{embedded[0]}`", ev, how)
+    return Finding("warn", "completeness", name,
+                   "the package holds no .so: it is C++ source meant to be built with its CMakeLists.txt "
+                   "(package_cpp_only=True); aoti_load_package compiles and links it itself at every load, which "
+                   f"needs a C++ compiler{' (' + compiler + ')' if compiler else ''}, torch's headers and "
+                   + ("the CUDA headers " if build.cuda else "") + "on the serving host", ev, how)
+
+
+def _complete(name, f, wrapper: str, members: set[str], fact, pkg=None) -> list[Finding]:
     out = []
-    if not f.shared_objects and not fact.get("cmake_project"):
+    # a CPU CMake project is _cmake's (package_cpp_only / compile_standalone as seen on torch 2.13); the rest here
+    cmake_cpu = fact.get("cmake_project")
+    build = cpp_build(pkg, f) if pkg is not None and not f.shared_objects and not cmake_cpu else None
+    if build is not None:
+        out.append(_cpp_only(pkg, name, f, wrapper, build, fact))
+    elif not f.shared_objects and not cmake_cpu:
         out.append(Finding("error", "completeness", name, "the package holds no compiled .so for this model: "
                            "aoti_load_package cannot load it", [f.folder],
                            "repackage it with the .so that aoti_compile_and_package wrote"))

@@ -25,6 +25,7 @@ from ...model import Model
 from ...package import Package
 from ..candidates import assert_candidates
 from ..match import site_for_noticed
+from ..kernel_binaries import cpp_build
 from .results import Diagnosis, Evidence, InputCheck, IsaFinding, Step, step
 
 # ---------------------------------------------------------------------------
@@ -529,6 +530,11 @@ class Load(Rule):
             d.evidence += [Evidence(e.text[:200], e.pattern) for e in rep.events
                            if e.pattern in ("isa_mismatch", "cpuinfo_flags")][:2]
             d.steps = [step(say.RECOMPILE_ON_HOST)]
+        elif (img := next((e for e in rep.events if e.pattern == "undefined_kernel_image"), None)) is not None \
+                and (build := cpp_build(f.pkg, f.pkg.files(m.name))) is not None:
+            d.verdict = say.cmake_package_verdict(img.fields.get("symbol") or img.text)
+            d.evidence = _ev([img], 1)
+            d.steps = [step(say.cmake_build_step(build.needs(), (build.library or "").split(" ")[0] or None))]
         else:
             err = [e for e in rep.events if e.pattern == "load_failure"]
             raised = rep.lines_saying(P.EXCEPTION_LINE.name)

@@ -8,8 +8,10 @@ import re
 from dataclasses import dataclass, field
 
 # Wrapper statements by leading word -> the start rule of grammars/wrapper.lark.
-_DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ", "decltype(auto) ")
+_DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ", "decltype(auto) ",
+               "alignas(")
 _CALL_HEAD = re.compile(r"\w+\(")
+_BINDS = re.compile(r"^\w+\s+\w+\s*=")
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,8 @@ class Dialect:
         if s.startswith(_DECL_WORDS):
             return "declaration"
         if s.startswith(("AtenTensorHandle ", "RAIIAtenTensorHandle ")):
-            return "handle_decl"
+            # `RAIIAtenTensorHandle scalar_to_tensor_0 = scalar_to_tensor_handle(0L);` binds a value
+            return "declaration" if _BINDS.match(s) else "handle_decl"
         if s.startswith("output_handles["):
             return "assignment"
         if _CALL_HEAD.match(s):

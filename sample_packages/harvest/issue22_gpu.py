@@ -4,7 +4,12 @@ import json, os, subprocess, sys, time, traceback, zipfile
 OUT = os.environ.get("OUT", "/tmp/out")
 CASES = ["add_kernel", "add_kernel_autotuned", "add_kernel_2d_autotuned", "add_kernel_with_optional_param",
          "add_kernel_with_scaling", "unbacked_grid", "tma_1d_new", "tma_2d_new", "tma_1d_old", "defaults_multiline",
-         "bmm_template"]
+         "bmm_template", "mem_bert", "mem_gpt2"]
+# Run on the H200 in two calls (issue 22): the first ran every case but failed the kernel cases on a missing
+# `expecttest` (load_tu now avoids it) and built mem_bert (193 s); mem_gpt2 failed at export (its sequence must be a
+# multiple of 8: Dim("seq") gives a constraint violation).  The second call ran the kernel cases only.  Not built:
+# tma_1d_old (Triton 3.6 has no triton.tools.experimental_descriptor) and defaults_multiline (Inductor's autotuning
+# launcher lost an argument: "launcher() missing 1 required positional argument: '_launcher_s0'").
 
 
 def strip(pt2, dst):

@@ -49,7 +49,7 @@ def _wrapper_line(pkg: Path, needle: str) -> str:
 
 def test_a_multi_line_def_is_one_statement_and_its_body_is_read():
     # `def add_kernel(` / `in_ptr0,` … `BLOCK_SIZE: "tl.constexpr",` / `):` as triton_utils.py spells it
-    pkg = H / "aoti_tests/issue22_add_kernel/add_kernel.pt2"
+    pkg = H / "aoti_tests/issue22_add_kernel/issue22_add_kernel.pt2"
     assert _wrapper_line(pkg, "def add_kernel(") == "def add_kernel("
     with inspector.open_package(pkg) as p:
         m = p.model()
@@ -76,7 +76,7 @@ def test_autotuned_and_2d_kernels_keep_their_params():
 
 
 def test_the_optional_param_kernel_is_read_at_both_launches():
-    pkg = H / "aoti_tests/issue22_add_kernel_with_optional_param/add_kernel_with_optional_param.pt2"
+    pkg = H / "aoti_tests/issue22_add_kernel_with_optional_param/issue22_add_kernel_with_optional_param.pt2"
     with inspector.open_package(pkg) as p:
         ks = [k for n, k in p.model().kernels.items() if n.startswith("add_kernel_with_optional_param")]
     assert len(ks) == 2
@@ -84,7 +84,7 @@ def test_the_optional_param_kernel_is_read_at_both_launches():
 
 
 def test_tma_descriptor_declarations():
-    pkg = H / "aoti_tests/issue22_tma_1d_new/tma_1d_new.pt2"
+    pkg = H / "aoti_tests/issue22_tma_1d_new/issue22_tma_1d_new.pt2"
     assert _wrapper_line(pkg, "StableTMADescriptor buf") == "alignas(64) StableTMADescriptor buf1;"
 
 
@@ -94,7 +94,7 @@ def test_scalar_to_tensor_handles():
 
 
 def test_a_trailing_comment_is_no_part_of_the_statement():
-    pkg = H / "aoti_tests/issue22_bmm_template/bmm_template.pt2"
+    pkg = H / "aoti_tests/issue22_bmm_template/issue22_bmm_template.pt2"
     line = _wrapper_line(pkg, "# batch dimension for BMM")
     assert line == "idx_q = tl.program_id(1).to(INDEX_DTYPE)  # batch dimension for BMM"
     r = parse_triton_statement(line, "assign_stmt")

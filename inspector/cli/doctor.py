@@ -27,10 +27,14 @@ fail), warn (it may fail or mislead), info; each with its evidence and what to d
   checks            input guards, NaN/Inf checks, the value printer compiled in
   memory            constant bytes, and the run's peak activation memory from the
                     wrapper's allocations and releases: a formula of the dynamic
-                    sizes, evaluated at --input shapes (else every size at 64).
-                    Measured on an H200 (torch 2.11): exact for an MLP and for
-                    BERT at batch 8 and 32 (82% at 1); ResNet-18 40-57% of the peak
-                    (cuDNN's convolution workspaces are not in the package)
+                    sizes, evaluated at --input shapes (else every size at 64),
+                    as a range: the activations alone up to a fresh process's
+                    first run (cuBLAS's 32 MiB workspace, 2x each convolution's
+                    output for cuDNN's, 4 MiB slack). Measured on an H200 (torch
+                    2.11): all 27 runs of an MLP, BERT (static and dynamic batch
+                    and sequence), ResNet-18 and timm models fall in it; the floor
+                    is exact for the MLP and BERT, 57% for ResNet-18. "at least"
+                    when a size is unknown; "could not estimate", never 0 B
 
 Nothing inside the package is loaded, run or unpickled: ELF headers and symbol
 tables are read as bytes.

@@ -8,8 +8,11 @@ import re
 from dataclasses import dataclass, field
 
 # Wrapper statements by leading word -> the start rule of grammars/wrapper.lark.
-_DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ", "decltype(auto) ")
+_DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ", "decltype(auto) ",
+               "alignas(")
 _CALL_HEAD = re.compile(r"\w+\(")
+_BINDS = re.compile(r"^\w+\s+\w+\s*=")
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,11 @@ class Dialect:
     storage_share: re.Pattern = field(default=re.compile(
         r"^auto\s+(?P<name>\w+)\s*=\s*(?:std::move\((?P<moved>\w+)\)|.*?reinterpret_tensor_wrapper\((?P<viewed>\w+)\s*,)"))
     release: re.Pattern = field(default=re.compile(r"\b(?P<buf>\w+)\.reset\(\)"))
+    # a view's storage offset: the last argument of `reinterpret_tensor_wrapper(buf4, 2, int_array_2, int_array_3, 32L)`
+    view_offset: re.Pattern = field(default=re.compile(r"reinterpret_tensor_wrapper\(\w+\s*,[^()]*,\s*(?P<offset>[^,()]+?)\s*\)"))
+    # what a call writes, by its text: an extern `_out` op's first argument, a CPU kernel's non-const pointer
+    out_first_arg: re.Pattern = field(default=re.compile(r"\b\w+_out\(\s*(?P<buf>\w+)\s*,"))
+    mutable_pointer: re.Pattern = field(default=re.compile(r"\((?!const\b)\w+\*\)\((?P<buf>\w+)\.data_ptr\(\)\)"))
     handed_out: re.Pattern = field(default=re.compile(r"output_handles\[\d+\]\s*=\s*(?P<buf>\w+)\.release\(\)"))
     extern_output: re.Pattern = field(default=re.compile(r"&(?P<buf>buf\d+)_handle\b"))
     # A Triton kernel's first pointer parameter and its element type (`'signature': {'in_out_ptr0': '*fp32', …}`)
@@ -112,7 +120,8 @@ class Dialect:
         if s.startswith(_DECL_WORDS):
             return "declaration"
         if s.startswith(("AtenTensorHandle ", "RAIIAtenTensorHandle ")):
-            return "handle_decl"
+            # `RAIIAtenTensorHandle scalar_to_tensor_0 = scalar_to_tensor_handle(0L);` binds a value
+            return "declaration" if _BINDS.match(s) else "handle_decl"
         if s.startswith("output_handles["):
             return "assignment"
         if _CALL_HEAD.match(s):
@@ -132,6 +141,15 @@ class Dialect:
         if callee.startswith("aoti_"):
             return callee, "extern"
         return None
+
+    @staticmethod
+    def names_in(text: str) -> set[str]:
+        """The identifiers a statement names."""
+        return set(_NAME.findall(text))
+
+    def written_args(self, text: str) -> set[str]:
+        """The arguments a call statement writes, where its text says so (empty when it does not)."""
+        return {m.group("buf") for rx in (self.out_first_arg, self.mutable_pointer) for m in rx.finditer(text)}
 
     def matches(self, text: str, member: str = "") -> bool:
         """The wrapper text carries the markers; a `<hash>.cpp` member (no `.wrapper.cpp`) is the inline

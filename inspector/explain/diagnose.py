@@ -560,11 +560,50 @@ def printer_input_verdict(arg: str, what: str) -> str:
     return f"the model's input {arg} already holds {what} when it is called"
 
 
-def printer_diff_verdict(kernel: str, arg: str | None, call: int, line: int | None, bad: tuple, good: tuple,
-                         nodes: list[str]) -> str:
-    fx = f" (FX nodes {', '.join(nodes)})" if nodes else ""
-    return (f"the first kernel whose output differs from the good run: {_call(kernel, call, line)} wrote {arg}{fx}: "
-            f"mean/min/max {' / '.join(map(str, bad))} here, {' / '.join(map(str, good))} in the good run")
+def _printed_call(pc) -> str:
+    """``aoti_torch_cpu_addmm_out (call 4 of 5, launch 6 of the log) at wrapper.cpp line 1246``."""
+    nth = f"call {pc.call} of {pc.calls}, " if pc.calls > 1 else ""
+    where = (f" at wrapper.cpp line {pc.wrapper_line}" if pc.wrapper_line else
+             " (its wrapper line unknown: no call of that position names the arguments it printed)")
+    return f"{pc.kernel} ({nth}launch {pc.launch} of the log){where}"
+
+
+def _site(pc) -> str:
+    fx = f"; FX nodes {', '.join(pc.nodes)}" if pc.nodes else "; FX nodes unknown (no Source Nodes comment or provenance for this call)"
+    user = f"; user line {pc.frames[0]}" if pc.frames else ""
+    return fx + user
+
+
+def _wrote(pf) -> str:
+    view = f" (a view: {pf.view_of})" if pf.view_of else ""
+    return f"wrote {pf.arg}{view}"
+
+
+def _mmm(t: tuple) -> str:
+    return " / ".join(str(x) for x in t)
+
+
+def printer_verdict(pf) -> str:
+    """The sentence for a level-2 printer finding (inspector.queries.printer.PrinterFinding)."""
+    if pf.kind == "nan":
+        return f"the first kernel whose output holds {pf.what}: {_printed_call(pf.call)} {_wrote(pf)}{_site(pf.call)}"
+    if pf.kind == "input":
+        return printer_input_verdict(pf.arg, pf.what)
+    if pf.kind == "diff":
+        also = ""
+        if pf.input_differs is not None:
+            i = pf.input_differs
+            also = (f"; the runs' inputs differ too: {i.arg} mean/min/max {_mmm(i.stats())} here, "
+                    f"{_mmm(i.stats(i.good))} in the good run")
+        return (f"the first kernel whose output differs from the good run: {_printed_call(pf.call)} {_wrote(pf)}"
+                f"{_site(pf.call)}: mean/min/max {_mmm(pf.stats())} here, {_mmm(pf.stats(pf.good))} in the good run"
+                f"{also}")
+    if pf.kind == "input_diff":
+        return (f"the model's input {pf.arg} differs from the good run (mean/min/max {_mmm(pf.stats())} here, "
+                f"{_mmm(pf.stats(pf.good))} in the good run), and no kernel's printed output does")
+    if pf.kind == "no_diff":
+        return PRINTER_NO_DIFF
+    return PRINTER_CLEAN
 
 
 def printer_level3_verdict(kernel: str | None, unfinished: bool, line: int | None) -> str:

@@ -663,30 +663,63 @@ def _memory(pkg, name, device, inputs, fact) -> list[Finding]:
     if not plan.allocations:
         return []
     values = {s: given.get(s, 64) for s in plan.symbols}
-    peak = plan.peak(values)
+    est = plan.estimate(values)
+    peak = est.steady
     alloc = next((a for a in plan.allocations if a.line == peak.line), None)
     at = ", ".join(f"{k} = {v}" for k, v in sorted(values.items()) if m.symbols[k].alias_of is None)
-    fact["memory"] = {"constants_bytes": cbytes, "peak_activation_bytes": peak.bytes, "at": values,
-                      "peak_line": peak.line, "live_at_peak": peak.live, "outputs_bytes": peak.outputs,
+    fact["memory"] = {"constants_bytes": cbytes, "peak_activation_bytes": peak.bytes if est.estimable else None,
+                      "at": values, "peak_line": peak.line, "live_at_peak": peak.live, "outputs_bytes": peak.outputs,
                       "extern_outputs_estimated": sum(1 for a in plan.allocations if a.estimated_from),
-                      "extern_outputs_unsized": plan.unsized, "given": bool(given)}
+                      "extern_outputs_unsized": plan.unsized, "given": bool(given),
+                      "first_run_bytes": est.first.bytes if est.estimable else None,
+                      "upper_bytes": est.upper if est.estimable else None,
+                      "unknown_sizes": peak.unknown, "cublas_workspace": est.cublas, "convolutions": est.conv}
     if elsewhere:  # a mixed graph: constants kept on the CPU are host memory, not the model device's
         fact["memory"]["constants_bytes_elsewhere"] = elsewhere
+    on_elsewhere = "".join(f" (and {human_bytes(b)} of constants on {d}, not {device} memory)" for d, b in elsewhere.items())
     where = f"{'at ' + at if at else 'static shapes'}{'' if given or not at else ' (no --input: every symbol taken as 64)'}"
-    msg = (f"{where}: {human_bytes(peak.bytes)} of activations at their peak (wrapper.cpp line {peak.line}, "
-           f"{len(peak.live)} buffers alive) + {human_bytes(cbytes)} of constants on {device}"
-           + "".join(f" (and {human_bytes(b)} of constants on {d}, not {device} memory)" for d, b in elsewhere.items()))
     ev = [f"{len(plan.allocations)} allocations and their releases in run_impl"]
+    if not est.estimable:
+        msg = (f"{where}: could not estimate the activations' peak: none of the {len(plan.allocations)} allocations "
+               f"has a size these values settle ({', '.join(peak.unknown[:5]) or 'no size found'}) "
+               f"+ {human_bytes(cbytes)} of constants on {device}{on_elsewhere}")
+        return [Finding("info", "memory", name, msg, ev, "pass --input for every dynamic dimension; sizes the "
+                        "wrapper computes at run time cannot be read from the package")]
+    floor = not est.upper
+    lo, first = peak.bytes, est.first.bytes
+    if est.upper is not None:
+        span = f"{human_bytes(lo)} to {human_bytes(est.upper)} of activations at their peak"
+    else:
+        span = f"at least {human_bytes(lo)} of activations at their peak (no upper bound: sizes unknown)"
+    msg = (f"{where}: {span} (wrapper.cpp line {peak.line}, {len(peak.live)} buffers alive)"
+           + (f"; a fresh process's first run at least {human_bytes(first)} (cuBLAS's 32 MiB workspace)"
+              if est.cublas and first > lo else "")
+           + f" + {human_bytes(cbytes)} of constants on {device}{on_elsewhere}")
     if alloc is not None:
         ev.append(f"the peak's allocation: {alloc.buffer} = {alloc.formula()} bytes (wrapper.cpp line {alloc.line})")
-    est = [a for a in plan.allocations if a.estimated_from]
-    if est:
-        ev.append(f"{len(est)} extern op outputs sized by the numel of the kernel that reads them (an estimate)")
+    estd = [a for a in plan.allocations if a.estimated_from]
+    if estd:
+        ev.append(f"{len(estd)} extern op outputs sized by the numel of the kernel that reads them (an estimate)")
     if plan.unsized:
         ev.append(f"{len(plan.unsized)} extern op outputs of unknown size left out: {', '.join(plan.unsized[:5])}")
+    if peak.unknown:
+        ev.append(f"{len(peak.unknown)} allocations whose size these values do not settle, left out: "
+                  + ", ".join(peak.unknown[:5]))
+    if est.upper is not None:
+        ev.append("the range: the activations alone (a later run in the same process) up to a fresh process's "
+                  "first run with cuBLAS's workspace" + (" and each convolution's workspace allowance (2x its output)"
+                                                         if est.conv else "") + " + 4 MiB for library temporaries")
+    ev.append(MEMORY_MEASURED)
     return [Finding("info", "memory", name, msg, ev,
-                    "not counted: the inputs, workspaces an extern op takes for itself (cuDNN convolutions, "
-                    "cuBLAS: 32 MiB on the first matmul) and the allocator's fragmentation")]
+                    ("a floor: " if floor else "") + "not counted: the inputs and the allocator's fragmentation")]
+
+
+# What the range was checked against (tests/test_memory.py holds it on these packages)
+MEMORY_MEASURED = ("measured on an H200 (torch.cuda.max_memory_allocated above the inputs, weights loaded): "
+                   "every run of an MLP, BERT-base (static batch and dynamic batch+sequence, up to 720 MiB at "
+                   "[32,512]), ResNet-18 (batch 1-64, up to 429 MiB), and timm ResNet-18 / MobileNetV3 / ViT-tiny at "
+                   "batch 2 falls in it; the activations alone are exact for the MLP and BERT, 0.57x for ResNet-18 "
+                   "(cuDNN's workspaces)")
 
 
 def _blob_beside(name, so: str, blob: int, n: int, need: int, member: str, size: int) -> list[Finding]:

@@ -706,27 +706,12 @@ class Printer(Rule):
             d.verdict = say.printer_level3_verdict(last.kernel if last else None, bool(open_), self._line(f, last))
             d.steps = [step(say.PRINTER_LEVEL2, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "2"}, "compile")]
             return
-        bad_in = next((b for b in blocks if b.when == "aoti_model_inputs" and b.bad), None)
-        if f.against is not None:
-            good = {(b.kernel, b.arg, b.call): b for b in printer_blocks(f.against) if b.when == "after_launch"}
-            diff = next((b for b in blocks if b.when == "after_launch" and (b.kernel, b.arg, b.call) in good
-                         and _differs(b, good[(b.kernel, b.arg, b.call)])), None)
-            if diff is not None:
-                g = good[(diff.kernel, diff.arg, diff.call)]
-                d.verdict = say.printer_diff_verdict(diff.kernel, diff.arg, diff.call, self._line(f, diff),
-                                                     _stats(diff), _stats(g), self._nodes(f, diff.kernel))
-            else:
-                d.verdict = say.PRINTER_NO_DIFF
-        elif bad_in is not None:
-            d.verdict = say.printer_input_verdict(bad_in.arg or bad_in.kernel, bad_in.bad)
-        else:
-            first = next((b for b in blocks if b.when == "after_launch" and b.bad and not _was_bad_before(b, blocks)),
-                         None)
-            if first is not None:
-                d.verdict = say.printer_bad_verdict(first.kernel, first.arg, first.bad, first.call,
-                                                    self._line(f, first), self._nodes(f, first.kernel))
-            else:
-                d.verdict = say.PRINTER_CLEAN
+        from ..printer import printer_finding
+
+        pf = printer_finding(f.pkg, f.model, blocks, printer_blocks(f.against) if f.against is not None else None)
+        d.printer = pf
+        d.evidence = [Evidence(x, "printer") for x in pf.evidence()] or d.evidence
+        d.verdict = say.printer_verdict(pf)
         d.steps = [step(say.PRINTER_AGAINST)] if f.against is None else []
         d.steps.append(step(say.PRINTER_LOCATE))
         d.notes.append(say.PRINTER_BEFORE_LAUNCH)
@@ -735,40 +720,8 @@ class Printer(Rule):
     def _line(f: Facts, b) -> int | None:
         if b is None:
             return None
-        lines = [st.line for m in f.models for st, target, _k in f.pkg.index(m.name).calls() if target == b.kernel]
+        lines = sorted(st.line for m in f.models for st, target, _k in f.pkg.index(m.name).calls() if target == b.kernel)
         return lines[b.call - 1] if 0 < b.call <= len(lines) else (lines[0] if lines else None)
-
-    @staticmethod
-    def _nodes(f: Facts, kernel: str) -> list[str]:
-        from ..locate import locate
-
-        try:
-            return [n for x in locate(f.pkg, kernel=kernel, model=f.models[0].name).found for n in x.nodes][:8]
-        except Exception:  # noqa: BLE001 - FX nodes are a bonus
-            return []
-
-
-def _was_bad_before(b, blocks) -> bool:
-    """The same argument already held NaN/Inf when the kernel was launched (an input it passed on, not made)."""
-    before = next((x for x in blocks if x.when == "before_launch" and x.kernel == b.kernel and x.arg == b.arg
-                   and x.call == b.call), None)
-    return bool(before and before.bad and b.arg and not b.arg.startswith("buf"))
-
-
-def _stats(b) -> tuple:
-    return tuple(b.stats.get(k) for k in ("Mean value", "Min value", "Max value"))
-
-
-def _differs(a, b, rel: float = 1e-3) -> bool:
-    for k in ("Mean value", "Min value", "Max value"):
-        x, y = a.number(k), b.number(k)
-        if x is None or y is None:
-            continue
-        if (x != x) != (y != y):
-            return True
-        if x == x and y == y and abs(x - y) > rel * max(1.0, abs(x), abs(y)):
-            return True
-    return False
 
 
 class Constants(Rule):

@@ -56,6 +56,10 @@ class Facts:
         self.models: list[Model] = [pkg.index(n).eager() for n in names]
         self.device = next((m.device for m in self.models if m.device), None)
         self.isa: list[IsaFinding] = [_with_tile_code(pkg, x) for x in isa_findings(self.rep, self.models)]
+        # No line of torch's and no pattern but a crash line: another program's log (an npm run that segfaulted).
+        # No rule may read a symptom in it as this package's: a bare "Segmentation fault" names no program.
+        self.not_torch = (not self.rep.mentions("torch_said")
+                          and all(e.pattern == "segfault" for e in self.rep.events))
 
     @cached_property
     def located(self):
@@ -428,7 +432,9 @@ class IllegalMemoryAccess(Rule):
         key = next((m.device for m in f.models if m.device), "cuda")
         steps: list[Step] = []
         if key == "cuda":
-            steps.append(step(say.ima_on_cuda(key), {"AOTI_RUNTIME_CHECK_INPUTS": "1"}))
+            said = f.rep.first("illegal_memory_access")  # quote only a text the log holds
+            steps.append(step(say.ima_on_cuda(key, said.text.strip() if said else None),
+                              {"AOTI_RUNTIME_CHECK_INPUTS": "1"}))
             steps.append(step(say.IMA_DETERMINISTIC, {"CUDA_LAUNCH_BLOCKING": "1", "PYTORCH_NO_CUDA_MEMORY_CACHING": "1"},
                               "run"))
         else:
@@ -535,6 +541,13 @@ class Unknown(Rule):
         return True
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
+        if f.not_torch:
+            d.verdict = say.NOT_TORCH_VERDICT
+            d.evidence = _ev(f.rep.events, 3) + [Evidence(ln, P.ERROR_LINE.name)
+                                                 for ln in f.rep.lines_saying(P.ERROR_LINE.name)[:3]]
+            d.notes.append(say.not_torch_note(say.TORCH_SAID_WORDS))
+            d.steps = [step(say.NOT_TORCH_STEP)] + general_steps(f.models)
+            return
         d.verdict = say.UNKNOWN_VERDICT
         for m in f.models:
             bare = [(target, st.line) for st, target, kind in f.pkg.index(m.name).calls()
@@ -820,10 +833,18 @@ class OutOfMemory(Rule):
                 except Exception:  # noqa: BLE001 - the verdict stands without the buffer's formula
                     continue
                 alloc = next((a for a in plan.allocations if a.line in lines), alloc)
+        # who refused: the caching allocator (names the size), the CPU allocator (bytes), or the CUDA runtime
+        # (cache off) / driver (a kernel's module load or launch) with no size at all
+        source = ("driver" if ev.fields.get("driver") else "runtime" if ev.fields.get("runtime") else
+                  "cpu" if ev.fields.get("bytes") else "allocator")
+        if source in ("driver", "runtime"):
+            size = None
         d.verdict = say.oom_verdict(size, ev.fields.get("free"), ev.fields.get("total"),
                                     (alloc.buffer, alloc.line, alloc.formula()) if alloc else None,
-                                    human_bytes(consts) if consts else None)
+                                    human_bytes(consts) if consts else None, source)
         d.steps = [step(say.OOM_SIZES), step(say.OOM_DOCTOR)]
+        if source == "driver":
+            d.steps.insert(0, step(say.OOM_DRIVER))
         if ev.fields.get("free") and ev.fields.get("size"):
             d.steps.append(step(say.OOM_FRAGMENTATION, {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}))
 
@@ -944,7 +965,7 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None, against:
     d.notes += list(dict.fromkeys(say.isa_note(x) for x in f.isa))
     if f.rep.has("old_package"):
         d.notes.append(say.OLD_PACKAGE)
-    for rule in RULES:
+    for rule in (RULES if not f.not_torch else RULES[-1:]):  # another program's log: only "unknown" answers
         if rule.claims(f):
             d.category = rule.category
             rule.answer(f, d)

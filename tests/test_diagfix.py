@@ -1,0 +1,146 @@
+"""Issue 22 §2-§5 on real cases: doctor's headline and ISA, diagnose outside its home ground, the cache against
+changed bytes, input specs and narrow terminals.  Each test failed on the answer of the code before it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from inspector.cli import main
+from inspector.package import open_package
+from inspector.queries.diagnose import diagnose
+
+ROOT = Path(__file__).resolve().parents[1]
+S = ROOT / "sample_packages"
+NOASSERT = S / "cuda/embedding_noassert/embedding_noassert.pt2"
+CPU_JAGGED = S / "cpu/jagged/jagged.pt2"
+
+
+def _diag(pkg: Path, log: Path):
+    with open_package(pkg) as p:
+        return diagnose(p, log.read_text())
+
+
+# -- §3 diagnose outside its home ground --------------------------------------------------------------------
+
+def test_another_programs_log_is_said_to_be_that():
+    """A real npm run that failed and then segfaulted, given with a CUDA package: it was illegal_memory_access
+    with a step claiming the log "prints exactly this text"."""
+    d = _diag(NOASSERT, NOASSERT.parent / "logs/npm_segfault.log")
+    assert d.category == "unknown" and "no line torch" in d.verdict
+    assert any("looked for" in n and "AOTInductor" in n for n in d.notes)
+    assert not d.suspects and not any("exactly this" in s.do for s in d.steps)
+    assert any("Segmentation fault" in e.text for e in d.evidence)
+
+
+def test_an_illegal_access_step_quotes_only_what_the_log_holds():
+    log = NOASSERT.parent / "logs/ima_async.log"
+    d = _diag(NOASSERT, log)
+    assert d.category == "illegal_memory_access"
+    quoted = [s.do for s in d.steps if "exactly this text" in s.do]
+    assert quoted and all(q.split("(`", 1)[1].split("`)")[0] in log.read_text() for q in quoted)
+
+
+OOM_CPU = S / "harvest/issue15_cpu213/oom_cpu"
+
+
+def test_the_cpu_allocators_out_of_memory_is_out_of_memory():
+    d = _diag(OOM_CPU / "oom_cpu.pt2", OOM_CPU / "logs/oom.log")
+    assert d.category == "out_of_memory"
+    assert "buf0 at wrapper.cpp line 810" in d.verdict and "4*s77*s77" in d.verdict
+
+
+@pytest.mark.parametrize("text,source", [
+    ("RuntimeError: CUDA error: out of memory\nCUDA kernel errors might be asynchronously reported", "runtime"),
+    ("RuntimeError: CUDA driver error: out of memory", "driver"),
+    ("RuntimeError: [enforce fail at CPUAllocator.cpp:64] . DefaultCPUAllocator: not enough memory: you tried to "
+     "allocate 1073741824 bytes. Buy new RAM!", "cpu"),
+])
+def test_other_out_of_memory_wordings(text, source):
+    """Crafted beside the real ones (tests above / harvest): the wordings of the CUDA runtime (the caching
+    allocator off), the driver (a kernel's load), and older torch's CPU allocator came back `unknown`."""
+    with open_package(NOASSERT) as p:
+        d = diagnose(p, text + "\n")
+    assert d.category == "out_of_memory", d.verdict
+    assert "?" not in d.verdict.split(";")[0]
+    if source == "driver":
+        assert "nvidia-smi" in d.steps[0].do
+
+
+def test_report_and_diagnose_give_the_same_exit_code(tmp_path, capsys):
+    cases = [(NOASSERT, NOASSERT.parent / "logs/ima_async.log"), (NOASSERT, NOASSERT.parent / "logs/npm_segfault.log"),
+             (S / "cuda/jagged/jagged.pt2", S / "cuda/jagged/error.log")]
+    for pkg, log in cases:
+        rd = main(["diagnose", str(pkg), "--log", str(log)])
+        rr = main(["report", str(pkg), "--log", str(log), "-o", str(tmp_path / "r.html")])
+        assert rd == rr, (log, rd, rr)
+    capsys.readouterr()
+
+
+def test_report_without_a_trace_keeps_the_steps_commands_and_the_evidence(tmp_path, capsys):
+    out = tmp_path / "r.html"
+    main(["report", str(NOASSERT), "--log", str(NOASSERT.parent / "logs/ima_async.log"), "-o", str(out)])
+    capsys.readouterr()
+    page = out.read_text()
+    assert "CUDA_LAUNCH_BLOCKING=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1" in page and "(at run time)" in page
+    assert "<b>evidence:</b> <code>Error: CUDA driver error: an illegal memory access was encountered" in page
+
+
+def test_an_empty_log_names_only_the_commands_own_options(tmp_path, capsys):
+    empty = tmp_path / "empty.log"
+    empty.write_text("\n")
+    assert main(["diagnose", str(CPU_JAGGED), "--log", str(empty)]) == 2
+    err = capsys.readouterr().err
+    assert "is empty" in err and "--line" not in err and "--message" not in err
+    assert main(["trace-assert", str(CPU_JAGGED), "--log", str(empty)]) == 2
+    assert "--line N / --message TEXT" in capsys.readouterr().err
+
+
+def test_diagnose_help_lists_every_category_in_order(capsys):
+    from inspector.queries.diagnose import CATEGORIES
+
+    main(["diagnose", "--help"])
+    text = capsys.readouterr().out.split("examples:")[0]
+    listed = [ln.split()[0] for ln in text.splitlines() if ln.startswith("  ") and not ln.startswith("   ")
+              and ln.split()[0].replace("_", "").isalpha() and ln.split()[0] in CATEGORIES]
+    assert listed == list(CATEGORIES)
+
+
+def test_the_readme_rows_point_at_logs_that_hold_text():
+    import re
+
+    text = (ROOT / "README.md").read_text()
+    table = text.split("### `diagnose`: every category", 1)[1].split("\n\n")[2]
+    rows = [ln for ln in table.splitlines() if ln.startswith("| `")]
+    assert len(rows) >= 18
+    for ln in rows:  # every category's row names a real log (the unknown row named a folder whose log is empty)
+        cell = ln.split(" | ")[1]
+        assert ".log`" in cell or "Assertion" in cell, ln
+    logs = [m for ln in rows for m in re.findall(r"`([\w./-]+\.log)`", ln)]
+    assert len(logs) >= 15
+    for rel in logs:
+        hits = [p for base in (S, S / "harvest") for p in [base / rel] if p.exists()]
+        if hits:
+            assert hits[0].read_text().strip(), f"README points at {rel}, an empty log"
+
+
+# -- §5 input specs -----------------------------------------------------------------------------------------
+
+def test_input_takes_several_specs_after_one_flag(capsys):
+    assert main(["check", str(CPU_JAGGED), "--input", "0=float32[4,8]@cpu", "1=int64[3]@cpu"]) == 0
+    assert capsys.readouterr().out.startswith("✓ the 2 given input(s) fit")
+    assert main(["check", str(CPU_JAGGED), "--input", "0=float32[4,8]@cpu", "--input", "1=int64[3]@cpu"]) == 0
+
+
+@pytest.mark.parametrize("spec,says", [("0=float32[10,-1]", "cannot be negative"), ("0=float32[4,8]@tpu", "unknown device")])
+def test_a_negative_dim_or_an_unknown_device_is_a_usage_error(spec, says, capsys):
+    assert main(["check", str(CPU_JAGGED), "--input", spec]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_a_spec_without_a_shape_says_the_shape_was_not_checked(capsys):
+    assert main(["check", str(CPU_JAGGED), "--input", "0=float32", "1=int64[3]", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert "fit" not in r["verdict"] and "shape of input(s) 0 was not checked" in r["verdict"]

@@ -144,3 +144,73 @@ def test_a_spec_without_a_shape_says_the_shape_was_not_checked(capsys):
     assert main(["check", str(CPU_JAGGED), "--input", "0=float32", "1=int64[3]", "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
     assert "fit" not in r["verdict"] and "shape of input(s) 0 was not checked" in r["verdict"]
+
+
+# -- §4 the cache against bytes that changed ----------------------------------------------------------------
+
+def _wrapper_data_offset(pkg: Path) -> tuple[int, int]:
+    """(offset of the wrapper.cpp member's data in the file, its compressed size)."""
+    import struct
+    import zipfile
+
+    with zipfile.ZipFile(pkg) as z:
+        info = next(i for i in z.infolist() if i.filename.endswith(".wrapper.cpp"))
+    with pkg.open("rb") as f:
+        f.seek(info.header_offset)
+        head = f.read(30)
+    n, extra = struct.unpack("<HH", head[26:30])
+    return info.header_offset + 30 + n + extra, info.compress_size
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(d))
+    return d
+
+
+def test_flipped_bytes_inside_a_member_are_not_answered_from_the_cache(tmp_path, cache_dir, capsys):
+    """64 bytes flipped in wrapper.cpp, the zip directory (and its CRCs) unchanged: show and trace-assert exited 0
+    with the cached answer while --no-cache said `Bad CRC-32`."""
+    import shutil
+
+    pkg = tmp_path / "p.pt2"
+    shutil.copyfile(CPU_JAGGED, pkg)
+    log = str(S / "cpu/jagged/error.log")
+    assert main(["show", str(pkg)]) == 0 and main(["trace-assert", str(pkg), "--log", log]) == 0
+    assert [p for p in cache_dir.rglob("*") if p.is_file()]  # the answers are cached
+    off, size = _wrapper_data_offset(pkg)
+    with pkg.open("r+b") as f:
+        f.seek(off + size // 2)
+        data = f.read(64)
+        f.seek(off + size // 2)
+        f.write(bytes(b ^ 0xFF for b in data))
+    capsys.readouterr()
+    assert main(["show", str(pkg)]) == 3
+    assert main(["trace-assert", str(pkg), "--log", log]) == 3
+    assert "CRC" in capsys.readouterr().err
+
+
+def test_a_same_size_rewrite_is_indexed_again(tmp_path, cache_dir, capsys):
+    """The same path rewritten with the same size (a guard's limit 65536 -> 40960, stored so the sizes agree)."""
+    import zipfile
+
+    def write(limit: str):
+        with zipfile.ZipFile(CPU_JAGGED) as zi, zipfile.ZipFile(pkg, "w", zipfile.ZIP_STORED) as zo:
+            for info in zi.infolist():
+                data = zi.read(info)
+                if info.filename.endswith(".wrapper.cpp"):
+                    data = data.replace(b"if (arg0_1_size[0] > 65536) {", f"if (arg0_1_size[0] > {limit}) {{".encode())
+                zo.writestr(info.filename, data)
+
+    pkg = tmp_path / "p.pt2"
+    write("65536")
+    size = pkg.stat().st_size
+    assert main(["show", str(pkg), "--json"]) == 0
+    before = json.loads(capsys.readouterr().out)
+    write("40960")
+    assert pkg.stat().st_size == size
+    assert main(["show", str(pkg), "--json"]) == 0
+    after = json.loads(capsys.readouterr().out)
+    syms = lambda d: {s["name"]: s["max"] for s in d["models"][0]["symbols"]}  # noqa: E731
+    assert syms(before)["s59"] == 65536 and syms(after)["s59"] == 40960

@@ -214,3 +214,80 @@ def test_a_same_size_rewrite_is_indexed_again(tmp_path, cache_dir, capsys):
     after = json.loads(capsys.readouterr().out)
     syms = lambda d: {s["name"]: s["max"] for s in d["models"][0]["symbols"]}  # noqa: E731
     assert syms(before)["s59"] == 65536 and syms(after)["s59"] == 40960
+
+
+# -- §2 doctor: what was checked, a CUDA package's host code, SIGILL ----------------------------------------
+
+NO_AMX_CPUINFO = S / "cpu/jagged/logs/cpuinfo_flags_no_amx.log"  # a real AVX-512 host's flags line, no AMX
+IMA_EMB = S / "cpu/ima_embedding/package/ima_embedding.pt2"
+CUDA_EMB = S / "cuda/embedding/embedding.pt2"
+
+
+def _avx2_only(tmp_path) -> Path:
+    """That real flags line without its AVX-512 and AMX flags: an AVX2-only host's (crafted beside the real
+    SIGILL run under `qemu-x86_64 -cpu Haswell`, whose /proc/cpuinfo is the host's)."""
+    flags = [x for x in NO_AMX_CPUINFO.read_text().split(":", 1)[1].split() if not x.startswith(("avx512", "amx"))]
+    p = tmp_path / "avx2_cpuinfo.txt"
+    p.write_text("flags\t\t: " + " ".join(flags) + "\n")
+    return p
+
+
+def _doctor(capsys, *argv) -> dict:
+    rc = main(["doctor", *map(str, argv), "--json"])
+    d = json.loads(capsys.readouterr().out)
+    d["rc"] = rc
+    return d
+
+
+def test_doctor_says_what_it_could_not_check(capsys, monkeypatch):
+    """No --gpu / --host-cpuinfo, or --gpu auto with no GPU: the headline said "nothing in the package stands
+    against running it here" without having looked."""
+    import inspector.queries.doctor as doc
+
+    d = _doctor(capsys, CUDA_EMB)
+    assert "here" not in d["verdict"] and "not checked: the GPU (no --gpu" in d["verdict"]
+    assert "the host's CPU features (no --host-cpuinfo" in d["verdict"] and len(d["unchecked"]) == 2
+    monkeypatch.setattr(doc, "nvidia_smi_sm", lambda: None)
+    d = _doctor(capsys, CUDA_EMB, "--gpu", "auto", "--host-cpuinfo", NO_AMX_CPUINFO)
+    assert "no GPU found" in d["verdict"] and "here" not in d["verdict"]
+    d = _doctor(capsys, CUDA_EMB, "--gpu", "sm_90", "--host-cpuinfo", NO_AMX_CPUINFO)
+    assert d["unchecked"] == [] and "not checked" not in d["verdict"]
+
+
+def test_a_cuda_packages_host_code_is_checked_for_cpu_isa(tmp_path, capsys):
+    """cuda/embedding's .so was compiled with -march=native -mavx512f … -mamx-tile on the build host."""
+    d = _doctor(capsys, CUDA_EMB, "--gpu", "sm_90", "--host-cpuinfo", _avx2_only(tmp_path))
+    isa = [f for f in d["findings"] if f["kind"] == "cpu_isa"]
+    assert d["rc"] == 1 and any(f["severity"] == "error" and "avx512f" in f["message"] for f in isa)
+    assert any("-march=native" in f["message"] and "host code" in f["message"] for f in isa)
+
+
+def test_doctor_still_predicts_the_real_sigill(tmp_path, capsys):
+    d = _doctor(capsys, IMA_EMB, "--host-cpuinfo", _avx2_only(tmp_path))
+    assert d["rc"] == 1 and d["verdict"].startswith("will not run as given") and "SIGILL" in d["verdict"]
+
+
+def test_a_sigill_log_leads_with_the_isa():
+    """The real run on an AVX2-only CPU (qemu-x86_64 -cpu Haswell): it was `load: the package did not load` with
+    step 1 "load it with the same torch version"."""
+    d = _diag(IMA_EMB, S / "cpu/ima_embedding/logs/sigill_avx2_host.log")
+    assert d.category == "load"
+    assert d.verdict.startswith("illegal instruction: the package needs AVX512 AVX512_VNNI, which this host lacks "
+                                "(it has AVX2)")
+    assert "-march=native" in d.verdict and "same torch" not in d.steps[0].do
+    assert d.steps[0].env == {"TORCHINDUCTOR_CPP_MARCH": "x86-64-v3", "ATEN_CPU_CAPABILITY": "avx2"}
+    assert d.steps[0].when == "compile"
+
+
+def test_diagnose_and_doctor_read_one_isa_table(tmp_path, capsys):
+    """A host with avx512f but not avx512bw cannot run Inductor's AVX512 (it compiles with all four flags):
+    diagnose mapped AVX512 to avx512f alone and said the host covers it, doctor said it lacks avx512bw."""
+    flags = [x for x in NO_AMX_CPUINFO.read_text().split(":", 1)[1].split() if x != "avx512bw"]
+    line = "flags\t\t: " + " ".join(flags) + "\n"
+    cpuinfo = tmp_path / "cpuinfo.txt"
+    cpuinfo.write_text(line)
+    with open_package(IMA_EMB) as p:
+        d = diagnose(p, line)
+    assert any("AVX512" in n and "lack" in n for n in d.notes), d.notes
+    doc = _doctor(capsys, IMA_EMB, "--host-cpuinfo", cpuinfo)
+    assert doc["rc"] == 1 and "avx512bw" in doc["verdict"]

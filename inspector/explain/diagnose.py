@@ -286,6 +286,27 @@ def isa_verdict(isa) -> str:
 RECOMPILE_ON_HOST = "Recompile on the serving host (or a host with the same ISA)."
 
 
+def sigill_verdict(need: str | None, missing: str | None, host: str | None, native: bool) -> str:
+    """The process died with SIGILL: lead with the ISA the package needs and the host lacks (issue 22 §2)."""
+    built = f"CPU ISA {need}" if need else "a CPU ISA the log does not name"
+    if native:
+        built += ", compiled with -march=native"
+    if missing:
+        has = f" (it has {host})" if host else ""
+        return (f"illegal instruction: the package needs {missing}, which this host lacks{has}; it was built for "
+                f"{built}, and the first instruction of those killed the process with SIGILL (exit 132)")
+    return (f"illegal instruction: the process died with SIGILL (exit 132); the package was built for {built}, and "
+            "this host lacks an instruction it uses (the log names no host ISA: torch printed no mismatch)")
+
+
+SIGILL_REBUILD_PORTABLE = ("Rebuild the package without -march=native and with the vector ISA capped at what the "
+                           "serving CPU has (torch 2.13: TORCHINDUCTOR_CPP_MARCH sets -march, ATEN_CPU_CAPABILITY "
+                           "the vector ISA); the wrapper metadata's AOTI_CPU_ISA then says AVX2.")
+SIGILL_REBUILD_ON_HOST = "Or rebuild it on the serving CPU (the same model of CPU as the machines that load it)."
+SIGILL_DOCTOR = ("Before shipping it, check it against the serving host: `pt2-inspect doctor PKG --host-cpuinfo auto` "
+                 "there, or `--host-cpuinfo FILE` with that host's /proc/cpuinfo.")
+
+
 def not_loaded_verdict(said: str | None) -> str:
     return "the package did not load: " + (said or "see the log")[:200]
 

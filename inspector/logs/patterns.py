@@ -178,6 +178,9 @@ PATTERNS: list[Pattern] = [
        r"Illegal instruction|failed to dlopen|Error in dlopen|aoti_load_package.*(?:Error|failed)|"
        r"AOTIModelPackageLoader\(|AOTIModelContainerRunner\w*\(",
        "the package did not load"),
+    _p("sigill", "crash", r"Illegal instruction|SIGILL|target signal 4\b",
+       "the process died on an instruction the CPU does not have (exit 132): a package built for a wider ISA "
+       "(-march=native, AVX-512, AMX) than the host's"),
     _p("segfault", "crash", r"Segmentation fault|SIGSEGV|signal 11",
        "the process crashed: at load time a bad package/host, at run time an out-of-bounds access"),
     _p("deprecated_api", "deprecated_api",

@@ -17,6 +17,7 @@ from __future__ import annotations
 from functools import cached_property
 
 import inspector.explain as words
+from ...cpu_isa import isa_words_missing
 from ...explain import SCALAR_TYPES
 from ...explain import diagnose as say
 from ...logs import LogEvent, LogReport, parse_log
@@ -30,11 +31,6 @@ from .results import Diagnosis, Evidence, InputCheck, IsaFinding, Step, step
 # ---------------------------------------------------------------------------
 # What every rule may read
 # ---------------------------------------------------------------------------
-
-# /proc/cpuinfo flags -> the names AOTI_CPU_ISA uses.
-_ISA_FLAGS = {"AVX2": "avx2", "AVX512": "avx512f", "AVX512_VNNI": "avx512_vnni", "AMX_TILE": "amx_tile",
-              "AVX512_BF16": "avx512_bf16", "AMX_BF16": "amx_bf16", "AMX_INT8": "amx_int8", "NEON": "asimd",
-              "SVE": "sve"}
 
 # Extern calls that copy or allocate: never the failing op of a silent wrong result.
 _NOT_OPS = ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")
@@ -113,7 +109,7 @@ def isa_findings(rep: LogReport, models: list[Model]) -> list[IsaFinding]:
         flags = set(ev.fields.get("flags", "").split())
         for m in models:
             need = tuple((m.metadata.get("AOTI_CPU_ISA") or "").split())
-            missing = tuple(x for x in need if x in _ISA_FLAGS and _ISA_FLAGS[x] not in flags)
+            missing = isa_words_missing(need, flags)  # the one table doctor reads too (inspector.cpu_isa)
             if missing:
                 out.append(IsaFinding("cpuinfo_lacks", m.name, need, missing))
             elif need:
@@ -496,7 +492,7 @@ class Load(Rule):
     def claims(self, f: Facts) -> bool:
         rep = f.rep
         lacking = [x for x in f.isa if x.kind in ("cpuinfo_lacks", "host_lacks") and not x.harmless]
-        return (f.crashed_at_load or rep.has("load_failure", "no_kernel_image")
+        return (f.crashed_at_load or rep.has("load_failure", "no_kernel_image", "sigill")
                 or (rep.has("isa_mismatch") and not rep.mentions("python_traceback") and bool(lacking))
                 or any(x.kind == "cpuinfo_lacks" and not x.harmless for x in f.isa))
 
@@ -508,6 +504,20 @@ class Load(Rule):
         dev = m.device or "?"
         cc = m.metadata.get("AOTI_COMPUTE_CAPABILITY")
         isa = m.metadata.get("AOTI_CPU_ISA")
+        lacking = [x for x in f.isa if x.kind in ("cpuinfo_lacks", "host_lacks") and not x.harmless]
+        if rep.has("sigill"):  # SIGILL: the ISA the package needs and the host lacks comes first (issue 22 §2)
+            x = lacking[0] if lacking else None
+            from ..doctor import built_native
+
+            native = built_native(f.pkg, m.name)
+            d.verdict = say.sigill_verdict(isa, " ".join(x.missing) if x else None,
+                                           " ".join(x.host) if x and x.host else None, native)
+            d.evidence = _ev([e for e in rep.events if e.pattern in ("isa_mismatch", "cpuinfo_flags")], 2) + _ev(
+                [e for e in rep.events if e.pattern == "sigill"], 2)
+            d.steps = [step(say.SIGILL_REBUILD_PORTABLE, {"TORCHINDUCTOR_CPP_MARCH": "x86-64-v3",
+                                                          "ATEN_CPU_CAPABILITY": "avx2"}, "compile"),
+                       step(say.SIGILL_REBUILD_ON_HOST), step(say.SIGILL_DOCTOR)]
+            return
         if any(e.pattern == "no_kernel_image" for e in ev):
             d.verdict = say.no_device_verdict(dev, cc, next(e.text for e in ev if e.pattern == "no_kernel_image"))
             d.steps = [step(say.no_device_step(dev, cc))]

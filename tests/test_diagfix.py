@@ -291,3 +291,15 @@ def test_diagnose_and_doctor_read_one_isa_table(tmp_path, capsys):
     assert any("AVX512" in n and "lack" in n for n in d.notes), d.notes
     doc = _doctor(capsys, IMA_EMB, "--host-cpuinfo", cpuinfo)
     assert doc["rc"] == 1 and "avx512bw" in doc["verdict"]
+
+
+@pytest.mark.parametrize("log,says", [
+    ("oom_no_caching.log", "allocating buf0 at wrapper.cpp line 911"),
+    ("oom_cublas_alloc.log", "CUBLAS_STATUS_ALLOC_FAILED"),
+])
+def test_real_cuda_out_of_memory_wordings(log, says):
+    """Real runs on the H200 (torch 2.11) with the GPU filled first: the CUDA runtime's `CUDA error: out of memory`
+    (the caching allocator off) was `unknown`, cuBLAS's `CUBLAS_STATUS_ALLOC_FAILED` a device-side assert."""
+    d = _diag(CUDA_EMB, S / "cuda/embedding/logs" / log)
+    assert d.category == "out_of_memory" and says in d.verdict and "?" not in d.verdict
+    assert any("nvidia-smi" in s.do for s in d.steps)

@@ -416,7 +416,9 @@ def constants_not_provided_verdict(names: list[str], fqns: list[str], buffers: b
 
 _OOM_WHO = {"allocator": "the device", "cpu": "the host (the CPU allocator)",
             "runtime": "the GPU (the CUDA runtime's `cudaMalloc`, the caching allocator off or bypassed)",
-            "driver": "the GPU (the CUDA driver, loading or launching a kernel: `CUDA driver error: out of memory`)"}
+            "driver": "the GPU (the CUDA driver, loading or launching a kernel: `CUDA driver error: out of memory`)",
+            "cublas": "the GPU (cuBLAS creating its handle or workspace at the first matmul: "
+                      "`CUBLAS_STATUS_ALLOC_FAILED`)"}
 
 
 def oom_verdict(size: str | None, free: str | None, total: str | None, alloc, constants: str,
@@ -425,11 +427,15 @@ def oom_verdict(size: str | None, free: str | None, total: str | None, alloc, co
     room = f" ({free} free of {total})" if free and total else ""
     asked = f"asked for {size}{room}" if size else "ran out of memory (the log names no size)"
     who = _OOM_WHO.get(source, "the device")
-    if alloc:
+    if alloc and not size:
+        buf, line, formula = alloc
+        what = (f"{who} had no memory left allocating {buf} at wrapper.cpp line {line}, whose size is {formula} "
+                "bytes (the log names no size): the input sizes made it large, or the GPU was full before it")
+    elif alloc:
         buf, line, formula = alloc
         what = (f"the run {asked} allocating {buf} at wrapper.cpp line {line}, whose size is "
                 f"{formula} bytes: the input sizes make it that large")
-    elif source == "driver":
+    elif source in ("driver", "cublas"):
         what = f"{who} had no memory left: the GPU was full (this process's tensors or another process's) before it"
     else:
         what = f"the run {asked} and {who} had not that much left"
@@ -437,7 +443,8 @@ def oom_verdict(size: str | None, free: str | None, total: str | None, alloc, co
 
 
 OOM_DRIVER = ("See what holds the GPU's memory before the model runs (`nvidia-smi`, torch.cuda.memory_allocated()): "
-              "the driver needs room to load the package's kernels; free it, or load the package first.")
+              "the driver needs room to load the package's kernels, cuBLAS for its handle and workspace (32 MiB on the first "
+              "matmul); free it, or run the model once before filling the GPU.")
 
 
 OOM_SIZES = ("Lower the dynamic sizes (the batch, the sequence length) the buffer's formula grows with, or split the "

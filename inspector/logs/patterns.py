@@ -123,7 +123,8 @@ PATTERNS: list[Pattern] = [
        r"(?:CUDA|HIP|XPU)? ?out of memory\. Tried to allocate (?P<size>[\d.]+ [KMGTP]?i?B)"
        r"(?:\. GPU (?P<gpu>\d+) has a total capacity of (?P<total>[\d.]+ [KMGTP]?i?B) of which (?P<free>[\d.]+ [KMGTP]?i?B) is free)?"
        r"|DefaultCPUAllocator: (?:can't allocate memory|not enough memory): you tried to allocate (?P<bytes>\d+) bytes"
-       r"|(?P<driver>CUDA driver error: out of memory)|(?P<runtime>CUDA error: out of memory)",
+       r"|(?P<driver>CUDA driver error: out of memory)|(?P<runtime>CUDA error: out of memory)"
+       r"|(?P<cublas>CUBLAS_STATUS_ALLOC_FAILED)",
        "an allocation failed: the device (or host) has less free memory than the run asked for (the caching "
        "allocator's `CUDA out of memory. Tried to allocate …`, the CPU allocator's, or, with the cache off or at a "
        "kernel's load, the CUDA runtime's / driver's `out of memory`)"),

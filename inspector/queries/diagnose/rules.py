@@ -846,15 +846,18 @@ class OutOfMemory(Rule):
         # who refused: the caching allocator (names the size), the CPU allocator (bytes), or the CUDA runtime
         # (cache off) / driver (a kernel's module load or launch) with no size at all
         source = ("driver" if ev.fields.get("driver") else "runtime" if ev.fields.get("runtime") else
-                  "cpu" if ev.fields.get("bytes") else "allocator")
-        if source in ("driver", "runtime"):
+                  "cublas" if ev.fields.get("cublas") else "cpu" if ev.fields.get("bytes") else "allocator")
+        if source in ("driver", "runtime", "cublas"):
             size = None
+        if source == "cublas":  # cuBLAS's own handle / workspace: no buffer of the wrapper's
+            lines = set()
+            alloc = None
         d.verdict = say.oom_verdict(size, ev.fields.get("free"), ev.fields.get("total"),
                                     (alloc.buffer, alloc.line, alloc.formula()) if alloc else None,
                                     human_bytes(consts) if consts else None, source)
         d.steps = [step(say.OOM_SIZES), step(say.OOM_DOCTOR)]
-        if source == "driver":
-            d.steps.insert(0, step(say.OOM_DRIVER))
+        if source in ("driver", "cublas", "runtime"):  # no size named: the GPU may have been full before
+            d.steps.insert(0 if source != "runtime" else 1, step(say.OOM_DRIVER))
         if ev.fields.get("free") and ev.fields.get("size"):
             d.steps.append(step(say.OOM_FRAGMENTATION, {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}))
 

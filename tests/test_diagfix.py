@@ -303,3 +303,39 @@ def test_real_cuda_out_of_memory_wordings(log, says):
     d = _diag(CUDA_EMB, S / "cuda/embedding/logs" / log)
     assert d.category == "out_of_memory" and says in d.verdict and "?" not in d.verdict
     assert any("nvidia-smi" in s.do for s in d.steps)
+
+
+# -- §5 the kernel table on a narrow terminal ---------------------------------------------------------------
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_the_kernel_table_never_cuts_a_number_or_a_header(width):
+    """At COLUMNS=80 the table cut its last header to `asser` and its cells to `39, 4` (cpu/transformer: a
+    kernel with assertions at lines 39, 43, 100, 105, 126, 134)."""
+    import io
+
+    from rich.console import Console
+
+    from inspector.render import _kernel_table
+    from inspector.summary import summarize
+
+    with open_package(S / "cpu/transformer/transformer.pt2") as p:
+        m = summarize(p).models[0]
+    buf = io.StringIO()
+    _kernel_table(Console(file=buf, width=width, force_terminal=True, color_system="standard"), m)
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;]*m", "", buf.getvalue())
+    lines = text.splitlines()
+    assert lines and all(len(ln) <= width for ln in lines)
+    header = next(ln for ln in lines if "┃" in ln)
+    cols = [h.strip() for h in header.split("┃")]
+    assert cols[:4] == ["kernel", "kind", "launches", "assertions"]
+    cells = [ln.split("│") for ln in lines if "│" in ln]
+    first = next(k for k in m.kernels if len(k.assert_lines) > 4)
+    if "assert lines" in cols:
+        assert any(c.strip() == ", ".join(map(str, first.assert_lines)) for row in cells for c in row), text
+    else:
+        assert width < 80 and "left out to fit" in text
+    for row in cells:  # the number columns hold whole numbers, or nothing on a folded row's next lines
+        for c in row[2:4]:
+            assert re.fullmatch(r"\s*(\d+)?\s*", c), row

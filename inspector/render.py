@@ -245,7 +245,7 @@ def _kernel_table(console: Console, m: ModelSummary, max_rows: int | None = MAX_
     lines_w = max([12] + [len(", ".join(map(str, k.assert_lines))) for k in rows])  # (only as wide as the console)
     t = _Table(f"kernels ({len(m.kernels)}; {m.assertions} assertions)",
                ("kernel", "kind", "launches", "assertions", "assert lines"),
-               min_widths={0: min(longest, max(16, min(apart, console.width - 14 - 8 - 8 - 10 - lines_w))), 1: 8},
+               min_widths={0: min(longest, max(16, min(apart, console.width - 14 - 8 - 8 - 10 - lines_w)))},
                whole=(2, 3, 4), droppable=(4, 1))
     for k in rows:
         t.add(k.name, f"{k.kind} {k.flavor}" if k.kind == "triton" else k.kind, str(k.launches),

@@ -272,6 +272,23 @@ class Archive:
             raise UnreadablePackage(f"{self.path}: cannot read {name}: its local header's name is not UTF-8 "
                                     "(a damaged zip)") from None
 
+    def container_stamp(self) -> str:
+        """The zip file's size, mtime_ns and inode, for the index cache key beside the members' CRCs.
+
+        The CRCs come from the central directory, which bytes changed inside a member's data do not touch (issue 22
+        §4: 64 bytes flipped in wrapper.cpp were answered from the cache, while reading the member fails with `Bad
+        CRC-32`).  Verifying each member's CRC on a hit would read and inflate the very members the cache exists not
+        to read; one stat costs nothing and changes with any rewrite (a copy, a same-size rewrite in place, an
+        edit).  Its price is a rebuild after a copy or a touch: a miss, never a stale answer.  Folders and bare
+        wrappers need none: their fingerprints hash the bytes themselves."""
+        if self._zip is None:
+            return "-"
+        try:
+            st = self.path.stat()
+        except OSError as e:
+            raise UnreadablePackage(f"{self.path}: cannot stat: {e.strerror}") from None
+        return f"zip:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+
     def fingerprint(self, name: str) -> str:
         """A content checksum of a member, for the index cache key: the CRC-32 the zip directory
         records (nothing is read), or a BLAKE2b of a folder file's bytes."""

@@ -87,7 +87,7 @@ class Package:
 
     # -- the index cache -------------------------------------------------------------
     def _fingerprints(self, f: ModelFiles) -> list[str]:
-        parts = [f"model:{f.name}", f"folder:{f.folder}"]
+        parts = [f"model:{f.name}", f"folder:{f.folder}", self.archive.container_stamp()]
         for member in (f.wrapper, f.kernel_cpp, f.wrapper_metadata, f.kernel_information):
             parts.append(self.archive.fingerprint(member) if member else "-")
         parts.extend(f"cubin:{c}:{self.archive.size(c)}" for c in sorted(f.cubins))

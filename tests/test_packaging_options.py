@@ -73,7 +73,7 @@ def test_strict_show_finds_every_kernel_and_understands_every_statement(name, ca
 
 @pytest.mark.parametrize("name,run", RUNS, ids=[f"{n}-{r['scenario']}" for n, r in RUNS])
 def test_diagnose_gives_each_real_log_its_category(name, run, capsys):
-    d = _json(capsys, "diagnose", _pkg(name), "--log", O / name / run["log"])
+    d = _json(capsys, "diagnose", _pkg(name), "--log", O / name / run["log"], rc=(0, 1))
     assert d["category"] == _CATEGORY.get(run["right_category"], run["right_category"])
     if d["category"] == "index_assert":  # the embedding's check, its index from input 0, its 16 rows
         (m,) = d["trace"]["matches"]
@@ -133,7 +133,7 @@ def test_aot_compile_logs_are_their_failure_with_the_deprecated_api_in_a_note(ca
     """Today every one of these logs (the good run too) is `deprecated_api`: torch prints the warning on each call."""
     seen = 0
     for run in _index("aot_compile")["runs"]:
-        d = _json(capsys, "diagnose", _pkg("aot_compile"), "--log", O / "aot_compile" / run["log"])
+        d = _json(capsys, "diagnose", _pkg("aot_compile"), "--log", O / "aot_compile" / run["log"], rc=(0, 1))
         assert d["category"] != "deprecated_api"
         assert any("deprecated torch._export.aot_compile" in n for n in d["notes"])
         seen += 1

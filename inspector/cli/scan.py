@@ -15,8 +15,8 @@ Symbolic links are not followed; a broken or hostile file is reported and the
 scan goes on.
 
 examples:
-  pt2-inspect scan /models/registry --gpu sm_90 --torch 2.11
-  pt2-inspect scan a.pt2 b.pt2 --json > scan.jsonl     # one JSON object a line, the summary last
+  pt2-inspect scan sample_packages/cuda --gpu sm_90 --torch 2.11
+  pt2-inspect scan sample_packages/cpu/jagged/jagged.pt2 sample_packages/cuda/jagged/jagged.pt2 --json > scan.jsonl     # one JSON object a line, the summary last
 
 exit codes: 0 every package read and no error found, 1 an error found, a package
 unreadable or a path missing, 2 usage (nothing to scan), 4 an internal error on

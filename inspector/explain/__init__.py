@@ -23,6 +23,8 @@ ENV_WHEN = {
     "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": "compile",
     "TORCH_USE_CUDA_DSA": "compile",
     "TORCH_LOGS": "compile",
+    "TORCHINDUCTOR_CPP_MARCH": "compile",
+    "ATEN_CPU_CAPABILITY": "compile",
 }
 
 # What a recognised log line suggests (inspector.logs: LogReport.hints), by pattern name.

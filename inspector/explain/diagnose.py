@@ -196,9 +196,12 @@ CONFIRM_WITH_CHECKS = "Confirm with the runtime checks, which name the input."
 # ---------------------------------------------------------------------------
 
 
-def ima_on_cuda(key: str) -> str:
-    return ("Check that every input is on cuda:N: CPU tensors fed to a CUDA package print exactly this "
-            f"text (the package's AOTI_DEVICE_KEY is {key}). `pt2-inspect check PKG --input …@cuda` "
+def ima_on_cuda(key: str, said: str | None = None) -> str:
+    """``said``: the log's own illegal-access line; without one the step claims no text of the log."""
+    what = (f"print exactly this text (`{said[:120]}`)" if said else
+            "crash with an illegal memory access")
+    return (f"Check that every input is on cuda:N: CPU tensors fed to a CUDA package {what} "
+            f"(the package's AOTI_DEVICE_KEY is {key}). `pt2-inspect check PKG --input …@cuda` "
             "or AOTI_RUNTIME_CHECK_INPUTS=1 confirms it.")
 
 
@@ -289,6 +292,27 @@ def isa_verdict(isa) -> str:
 RECOMPILE_ON_HOST = "Recompile on the serving host (or a host with the same ISA)."
 
 
+def sigill_verdict(need: str | None, missing: str | None, host: str | None, native: bool) -> str:
+    """The process died with SIGILL: lead with the ISA the package needs and the host lacks (issue 22 §2)."""
+    built = f"CPU ISA {need}" if need else "a CPU ISA the log does not name"
+    if native:
+        built += ", compiled with -march=native"
+    if missing:
+        has = f" (it has {host})" if host else ""
+        return (f"illegal instruction: the package needs {missing}, which this host lacks{has}; it was built for "
+                f"{built}, and the first instruction of those killed the process with SIGILL (exit 132)")
+    return (f"illegal instruction: the process died with SIGILL (exit 132); the package was built for {built}, and "
+            "this host lacks an instruction it uses (the log names no host ISA: torch printed no mismatch)")
+
+
+SIGILL_REBUILD_PORTABLE = ("Rebuild the package without -march=native and with the vector ISA capped at what the "
+                           "serving CPU has (torch 2.13: TORCHINDUCTOR_CPP_MARCH sets -march, ATEN_CPU_CAPABILITY "
+                           "the vector ISA); the wrapper metadata's AOTI_CPU_ISA then says AVX2.")
+SIGILL_REBUILD_ON_HOST = "Or rebuild it on the serving CPU (the same model of CPU as the machines that load it)."
+SIGILL_DOCTOR = ("Before shipping it, check it against the serving host: `pt2-inspect doctor PKG --host-cpuinfo auto` "
+                 "there, or `--host-cpuinfo FILE` with that host's /proc/cpuinfo.")
+
+
 def not_loaded_verdict(said: str | None) -> str:
     return "the package did not load: " + (said or "see the log")[:200]
 
@@ -321,6 +345,20 @@ def cmake_build_step(needs: str, library: str | None) -> str:
 # ---------------------------------------------------------------------------
 
 UNKNOWN_VERDICT = "no failure this version knows was found in the log; start with the input contract"
+# A log with no line of torch's (inspector.logs.patterns ``torch_said``): what was looked for, in a person's words.
+TORCH_SAID_WORDS = ("torch", "AOTI/AOTInductor", "Inductor", "ATen", "c10", "CUDA", "Triton", "a .pt2 name",
+                    "cpp_fused_ kernels", "wrapper.cpp", "model_container", "run_impl", "cubin")
+NOT_TORCH_VERDICT = ("the log holds no line torch, AOTInductor, ATen, CUDA or Triton printed: it comes from another "
+                     "program (or lost the serving process's output), so nothing in it is about this package")
+
+
+def not_torch_note(looked_for) -> str:
+    return ("looked for, in every line: " + ", ".join(looked_for) + "; none is there, and no failure pattern of "
+            "diagnose matched (a crash line alone says nothing about which program crashed)")
+
+
+NOT_TORCH_STEP = ("Capture the serving process's own output, stderr included (`python serve.py 2>&1 | tee run.log`), "
+                  "and give that log: its traceback or torch's error names the failure.")
 
 
 def bare_extern_note(model: str, bare: list[tuple[str, int]]) -> str:
@@ -394,15 +432,37 @@ def constants_not_provided_verdict(names: list[str], fqns: list[str], buffers: b
     return (f"the constants update left out {pairs}{why}; torch only warned{after}")
 
 
-def oom_verdict(size: str, free: str | None, total: str | None, alloc, constants: str) -> str:
+_OOM_WHO = {"allocator": "the device", "cpu": "the host (the CPU allocator)",
+            "runtime": "the GPU (the CUDA runtime's `cudaMalloc`, the caching allocator off or bypassed)",
+            "driver": "the GPU (the CUDA driver, loading or launching a kernel: `CUDA driver error: out of memory`)",
+            "cublas": "the GPU (cuBLAS creating its handle or workspace at the first matmul: "
+                      "`CUBLAS_STATUS_ALLOC_FAILED`)"}
+
+
+def oom_verdict(size: str | None, free: str | None, total: str | None, alloc, constants: str,
+                source: str = "allocator") -> str:
+    """``source``: who refused ("allocator", "cpu", "runtime", "driver"); ``size`` None: the log names none."""
     room = f" ({free} free of {total})" if free and total else ""
-    if alloc:
+    asked = f"asked for {size}{room}" if size else "ran out of memory (the log names no size)"
+    who = _OOM_WHO.get(source, "the device")
+    if alloc and not size:
         buf, line, formula = alloc
-        what = (f"the run asked for {size}{room} allocating {buf} at wrapper.cpp line {line}, whose size is "
+        what = (f"{who} had no memory left allocating {buf} at wrapper.cpp line {line}, whose size is {formula} "
+                "bytes (the log names no size): the input sizes made it large, or the GPU was full before it")
+    elif alloc:
+        buf, line, formula = alloc
+        what = (f"the run {asked} allocating {buf} at wrapper.cpp line {line}, whose size is "
                 f"{formula} bytes: the input sizes make it that large")
+    elif source in ("driver", "cublas"):
+        what = f"{who} had no memory left: the GPU was full (this process's tensors or another process's) before it"
     else:
-        what = f"the run asked for {size}{room} and the device had not that much left"
+        what = f"the run {asked} and {who} had not that much left"
     return f"out of memory: {what}" + (f"; the package's constants hold {constants}" if constants else "")
+
+
+OOM_DRIVER = ("See what holds the GPU's memory before the model runs (`nvidia-smi`, torch.cuda.memory_allocated()): "
+              "the driver needs room to load the package's kernels, cuBLAS for its handle and workspace (32 MiB on the first "
+              "matmul); free it, or run the model once before filling the GPU.")
 
 
 OOM_SIZES = ("Lower the dynamic sizes (the batch, the sequence length) the buffer's formula grows with, or split the "

@@ -122,8 +122,12 @@ PATTERNS: list[Pattern] = [
     _p("out_of_memory", "out_of_memory",
        r"(?:CUDA|HIP|XPU)? ?out of memory\. Tried to allocate (?P<size>[\d.]+ [KMGTP]?i?B)"
        r"(?:\. GPU (?P<gpu>\d+) has a total capacity of (?P<total>[\d.]+ [KMGTP]?i?B) of which (?P<free>[\d.]+ [KMGTP]?i?B) is free)?"
-       r"|DefaultCPUAllocator: can't allocate memory: you tried to allocate (?P<bytes>\d+) bytes",
-       "an allocation failed: the device (or host) has less free memory than the run asked for"),
+       r"|DefaultCPUAllocator: (?:can't allocate memory|not enough memory): you tried to allocate (?P<bytes>\d+) bytes"
+       r"|(?P<driver>CUDA driver error: out of memory)|(?P<runtime>CUDA error: out of memory)"
+       r"|(?P<cublas>CUBLAS_STATUS_ALLOC_FAILED)",
+       "an allocation failed: the device (or host) has less free memory than the run asked for (the caching "
+       "allocator's `CUDA out of memory. Tried to allocate …`, the CPU allocator's, or, with the cache off or at a "
+       "kernel's load, the CUDA runtime's / driver's `out of memory`)"),
     _p("custom_op_missing", "custom_op", r"Could not find schema for (?P<op>[\w:.]+)",
        "the package calls a custom op that is not registered in the serving process"),
     _p("no_proxy_executor", "custom_op", r"Unable to find a proxy executor",
@@ -178,6 +182,9 @@ PATTERNS: list[Pattern] = [
        r"Illegal instruction|failed to dlopen|Error in dlopen|aoti_load_package.*(?:Error|failed)|"
        r"AOTIModelPackageLoader\(|AOTIModelContainerRunner\w*\(",
        "the package did not load"),
+    _p("sigill", "crash", r"Illegal instruction|SIGILL|target signal 4\b",
+       "the process died on an instruction the CPU does not have (exit 132): a package built for a wider ISA "
+       "(-march=native, AVX-512, AMX) than the host's"),
     _p("segfault", "crash", r"Segmentation fault|SIGSEGV|signal 11",
        "the process crashed: at load time a bad package/host, at run time an out-of-bounds access"),
     _p("deprecated_api", "deprecated_api",
@@ -207,7 +214,12 @@ MENTIONS: list[Pattern] = [
        "the process aborted: nothing after the failure ran on"),
     _p("device_assert_said", "detail", r"device-side assert",
        "the text says a device-side assert fired (trace-assert --message: then its candidates)"),
+    _p("torch_said", "detail",
+       r"torch|aoti|AOTI|[Ii]nductor|\.pt2\b|CUDA|cuda|[Tt]riton|ATen|\bc10\b|cubin|model_container|run_impl|"
+       r"cpp_fused_|wrapper\.cpp",
+       "a line torch, AOTInductor, ATen, CUDA or Triton printed (a log with none comes from another program)"),
 ]
+
 
 # ---------------------------------------------------------------------------
 # Inside a piece a rule already holds

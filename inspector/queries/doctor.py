@@ -37,6 +37,7 @@ from importlib import resources
 from pathlib import Path
 
 import inspector.elf as elf
+from ..cpu_isa import ISA_CPUINFO, M_FLAG_CPUINFO
 from ..dialects.members import (CMAKE_PROJECT, CMAKE_STANDALONE, PICKLED_WEIGHTS_CONFIG, PICKLED_WEIGHTS_DIR,
                                 pickled_weights, weights_blob)
 from ..errors import UsageError
@@ -44,14 +45,8 @@ from ..explain.diagnose import load_from_disk_call
 from .kernel_binaries import cpp_build, embedded_kernel_symbols, kernel_images
 
 SEVERITY_ORDER = {"error": 0, "warn": 1, "info": 2}
-# gcc -m flags of an Inductor compile command, and AOTI_CPU_ISA words -> /proc/cpuinfo flags
-_M_FLAG_CPUINFO = {"avx2": "avx2", "fma": "fma", "f16c": "f16c", "avx512f": "avx512f", "avx512dq": "avx512dq",
-                   "avx512vl": "avx512vl", "avx512bw": "avx512bw", "avx512vnni": "avx512_vnni",
-                   "avx512bf16": "avx512_bf16", "amx-tile": "amx_tile", "amx-bf16": "amx_bf16", "amx-int8": "amx_int8",
-                   "avx512fp16": "avx512_fp16"}
-_ISA_CPUINFO = {"AVX2": ("avx2",), "AVX512": ("avx512f", "avx512dq", "avx512vl", "avx512bw"),
-                "AVX512_VNNI": ("avx512_vnni",), "AMX_TILE": ("amx_tile",), "AVX512_BF16": ("avx512_bf16",),
-                "AMX_FP16": ("amx_fp16",)}
+# the one table of CPU features, shared with diagnose (inspector.cpu_isa)
+_M_FLAG_CPUINFO, _ISA_CPUINFO = M_FLAG_CPUINFO, ISA_CPUINFO
 _COMPILE_CMD = re.compile(r"^//\s*(?:g\+\+|c\+\+|clang\+\+|\S*/(?:g\+\+|c\+\+|clang\+\+))\s.*$", re.M)
 _M_FLAGS = re.compile(r"\s-m([a-z0-9-]+)")
 _LOAD_KERNEL = re.compile(r"loadKernel\(\s*\"?[^\"]*?([\w]+\.cubin)")
@@ -79,6 +74,9 @@ class DoctorResult:
     models: list[str]
     findings: list[Finding]
     facts: dict = field(default_factory=dict)  # per model: sm, isa, shim symbols, oldest torch, weights bytes …
+    # what "here" could not be checked against (no GPU found, cpuinfo not read, not asked): said in the verdict,
+    # so "nothing stands against running it here" is never said without having looked (issue 22 §2)
+    unchecked: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Finding]:
@@ -93,13 +91,19 @@ class DoctorResult:
         w = [f for f in self.findings if f.severity == "warn"]
         if e:
             return f"will not run as given: {e[0].message}" + (f" (and {len(e) - 1} more error(s))" if len(e) > 1 else "")
+        if self.unchecked:
+            gap = "; not checked: " + ", ".join(self.unchecked)
+            if w:
+                return f"no error found in what was checked; {len(w)} warning(s): {w[0].message}{gap}"
+            return f"no error found in what was checked{gap}"
         if w:
             return f"no error found; {len(w)} warning(s): {w[0].message}"
         return "no error found: nothing in the package stands against running it here"
 
     def to_dict(self) -> dict:
         return {"package": self.package, "models": list(self.models), "ok": self.ok, "verdict": self.verdict(),
-                "findings": [f.to_dict() for f in self.findings], "facts": self.facts}
+                "findings": [f.to_dict() for f in self.findings], "facts": self.facts,
+                "unchecked": list(self.unchecked)}
 
 
 # -- the shipped table ------------------------------------------------------------------------------------
@@ -190,11 +194,12 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         else:
             gpu_sm, gpu_src = parse_gpu(gpu), f"--gpu {gpu}"
     host_flags, host_glibc = None, None
+    cpu_gap = None
     if host_cpuinfo == "auto":
         try:
             host_flags = host_cpu_flags(Path("/proc/cpuinfo").read_text())
-        except OSError:
-            host_flags = None
+        except OSError as e:
+            host_flags, cpu_gap = None, f"this host's CPU features (/proc/cpuinfo not read: {e.strerror or e})"
         try:
             host_glibc = os.confstr("CS_GNU_LIBC_VERSION")
         except (ValueError, OSError, AttributeError):
@@ -240,7 +245,17 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         if wfile is not None:
             findings += compare_weights(name, pkg.index(name).constants(), wfile, fact)
     findings.sort(key=lambda x: (SEVERITY_ORDER[x.severity], x.model or "", x.kind))
-    return DoctorResult(str(pkg.path), names, findings, facts)
+    unchecked = []
+    if any(facts[n].get("cubin_sm") is not None or pkg.files(n).cubins for n in names):
+        if not gpu:
+            unchecked.append("the GPU (no --gpu sm_XX or --gpu auto)")
+        elif gpu_sm is None:
+            unchecked.append("the GPU (--gpu auto: no GPU found, nvidia-smi is missing or reported nothing)")
+    if cpu_gap:
+        unchecked.append(cpu_gap)
+    elif not host_cpuinfo and any(facts[n].get("cpu_flags_needed") for n in names):
+        unchecked.append("the host's CPU features (no --host-cpuinfo auto or FILE)")
+    return DoctorResult(str(pkg.path), names, findings, facts, unchecked)
 
 
 def _gpu(name, f, pkg, device, gpu_sm, gpu_src, fact, wrapper: str = "") -> list[Finding]:
@@ -354,6 +369,12 @@ def _compile_flags(pkg, f, wrapper: str) -> tuple[set[str], bool, str | None]:
     return {x for x in flags if not x.startswith(("arch", "tune"))}, native, where
 
 
+def built_native(pkg, name: str) -> bool:
+    """Whether a model's compile commands (the wrapper's, the kernels') hold -march=native."""
+    f = pkg.files(name)
+    return _compile_flags(pkg, f, pkg.archive.read_text(f.wrapper) if f.wrapper else "")[1]
+
+
 def uses_amx(pkg, name: str) -> bool:
     """Whether a model's kernels have AMX tile code (tile intrinsics, AMX micro-kernels)."""
     f = pkg.files(name)
@@ -373,8 +394,8 @@ def _uses_amx(pkg, f, wrapper: str) -> bool:
 
 
 def _cpu(name, f, pkg, md, wrapper, host_flags, host_src, fact) -> list[Finding]:
-    if f.cubins:
-        return []
+    # A CUDA package's .so is host code too, compiled on the build host like a CPU package's (seen: `-march=native
+    # -mavx512f … -mamx-tile` in cuda/embedding's compile command): its CPU ISA is checked the same way.
     isa = (md.get("AOTI_CPU_ISA") or "").split()
     mflags, native, where = _compile_flags(pkg, f, wrapper)
     need = sorted({_M_FLAG_CPUINFO[x] for x in mflags if x in _M_FLAG_CPUINFO}
@@ -382,10 +403,13 @@ def _cpu(name, f, pkg, md, wrapper, host_flags, host_src, fact) -> list[Finding]
     fact.update(cpu_isa=" ".join(isa) or None, cpu_flags_needed=need, march_native=native)
     out = []
     ev = ([f"{f.wrapper_metadata}: AOTI_CPU_ISA {' '.join(isa)}"] if isa else []) + ([f"{where}: compile command"] if where else [])
+    host_code = "its .so's host code (a CUDA package's wrapper) " if f.cubins else ""
     if native:
-        out.append(Finding("warn", "cpu_isa", name, "compiled with -march=native: the code may use any instruction "
-                           "the build machine's CPU has, beyond the flags listed", ev,
-                           "run it on the same CPU model it was built on, or rebuild there"))
+        out.append(Finding("warn", "cpu_isa", name, f"{host_code or 'the code '}was compiled with -march=native: it "
+                           "may use any instruction the build machine's CPU has, beyond the flags listed", ev,
+                           "run it on the same CPU model it was built on, or rebuild without -march=native "
+                           "(torch 2.13: TORCHINDUCTOR_CPP_MARCH=x86-64-v3 ATEN_CPU_CAPABILITY=avx2 at compile time) or on the "
+                           "serving CPU"))
     if host_flags is None:
         if need:
             out.append(Finding("info", "cpu_isa", name, f"needs the CPU features {' '.join(need)}", ev,
@@ -400,9 +424,11 @@ def _cpu(name, f, pkg, md, wrapper, host_flags, host_src, fact) -> list[Finding]
     fatal = [x for x in missing if not (x.startswith("amx_") and not tile_code)]
     unused = [x for x in missing if x not in fatal]
     if fatal:
-        out.append(Finding("error", "cpu_isa", name, f"built for CPU features {src} lacks: {' '.join(fatal)}; the "
-                           "first kernel using them dies with SIGILL (exit 132) and no message", ev,
-                           "rebuild the package on a machine with the serving CPU's features (or one that has fewer)"))
+        out.append(Finding("error", "cpu_isa", name, f"{host_code}built for CPU features {src} lacks: "
+                           f"{' '.join(fatal)}; the first kernel using them dies with SIGILL (exit 132) and no message",
+                           ev, "rebuild the package on the serving CPU, or without -march=native and with the vector "
+                           "ISA capped at what it has (torch 2.13: TORCHINDUCTOR_CPP_MARCH=x86-64-v3 ATEN_CPU_CAPABILITY=avx2 at "
+                           "compile time)"))
     if unused:
         out.append(Finding("warn", "cpu_isa", name, f"compiled with {' '.join(unused)}, which {src} lacks, but no kernel "
                            "of the package has AMX tile code: it runs (torch warns `Device information mismatch for "

@@ -94,6 +94,12 @@ class Diagnosis:
     printer: object | None = None  # the printer's PrinterFinding (inspector.queries.printer), level 2
 
     @property
+    def exit_code(self) -> int:
+        """The CLI's exit code for this answer, the same for `diagnose` and `report` (issue 22 §3): 0 when a
+        category claimed the log, 1 ("nothing found", README's table) when none did."""
+        return 1 if self.category == "unknown" else 0
+
+    @property
     def trace_result(self):
         """The old name of ``trace``."""
         return self.trace

@@ -17,6 +17,7 @@ from __future__ import annotations
 from functools import cached_property
 
 import inspector.explain as words
+from ...cpu_isa import isa_words_missing
 from ...naming import C10_SCALAR_TYPES as SCALAR_TYPES
 from ...explain import diagnose as say
 from ...logs import LogEvent, LogReport, parse_log
@@ -31,11 +32,6 @@ from .results import Diagnosis, Evidence, InputCheck, IsaFinding, Step, step
 # ---------------------------------------------------------------------------
 # What every rule may read
 # ---------------------------------------------------------------------------
-
-# /proc/cpuinfo flags -> the names AOTI_CPU_ISA uses.
-_ISA_FLAGS = {"AVX2": "avx2", "AVX512": "avx512f", "AVX512_VNNI": "avx512_vnni", "AMX_TILE": "amx_tile",
-              "AVX512_BF16": "avx512_bf16", "AMX_BF16": "amx_bf16", "AMX_INT8": "amx_int8", "NEON": "asimd",
-              "SVE": "sve"}
 
 # Extern calls that copy or allocate: never the failing op of a silent wrong result.
 _NOT_OPS = ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")
@@ -57,6 +53,10 @@ class Facts:
         self.models: list[Model] = [pkg.index(n).eager() for n in names]
         self.device = next((m.device for m in self.models if m.device), None)
         self.isa: list[IsaFinding] = [_with_tile_code(pkg, x) for x in isa_findings(self.rep, self.models)]
+        # No line of torch's and no pattern but a crash line: another program's log (an npm run that segfaulted).
+        # No rule may read a symptom in it as this package's: a bare "Segmentation fault" names no program.
+        self.not_torch = (not self.rep.mentions("torch_said")
+                          and all(e.pattern == "segfault" for e in self.rep.events))
 
     @cached_property
     def located(self):
@@ -117,7 +117,7 @@ def isa_findings(rep: LogReport, models: list[Model]) -> list[IsaFinding]:
         flags = set(ev.fields.get("flags", "").split())
         for m in models:
             need = tuple((m.metadata.get("AOTI_CPU_ISA") or "").split())
-            missing = tuple(x for x in need if x in _ISA_FLAGS and _ISA_FLAGS[x] not in flags)
+            missing = isa_words_missing(need, flags)  # the one table doctor reads too (inspector.cpu_isa)
             if missing:
                 out.append(IsaFinding("cpuinfo_lacks", m.name, need, missing))
             elif need:
@@ -446,7 +446,9 @@ class IllegalMemoryAccess(Rule):
         key = next((m.device for m in f.models if m.device), "cuda")
         steps: list[Step] = []
         if key == "cuda":
-            steps.append(step(say.ima_on_cuda(key), {"AOTI_RUNTIME_CHECK_INPUTS": "1"}))
+            said = f.rep.first("illegal_memory_access")  # quote only a text the log holds
+            steps.append(step(say.ima_on_cuda(key, said.text.strip() if said else None),
+                              {"AOTI_RUNTIME_CHECK_INPUTS": "1"}))
             steps.append(step(say.IMA_DETERMINISTIC, {"CUDA_LAUNCH_BLOCKING": "1", "PYTORCH_NO_CUDA_MEMORY_CACHING": "1"},
                               "run"))
         else:
@@ -508,7 +510,7 @@ class Load(Rule):
     def claims(self, f: Facts) -> bool:
         rep = f.rep
         lacking = [x for x in f.isa if x.kind in ("cpuinfo_lacks", "host_lacks") and not x.harmless]
-        return (f.crashed_at_load or rep.has("load_failure", "no_kernel_image")
+        return (f.crashed_at_load or rep.has("load_failure", "no_kernel_image", "sigill")
                 or (rep.has("isa_mismatch") and not rep.mentions("python_traceback") and bool(lacking))
                 or any(x.kind == "cpuinfo_lacks" and not x.harmless for x in f.isa))
 
@@ -520,6 +522,20 @@ class Load(Rule):
         dev = m.device or "?"
         cc = m.metadata.get("AOTI_COMPUTE_CAPABILITY")
         isa = m.metadata.get("AOTI_CPU_ISA")
+        lacking = [x for x in f.isa if x.kind in ("cpuinfo_lacks", "host_lacks") and not x.harmless]
+        if rep.has("sigill"):  # SIGILL: the ISA the package needs and the host lacks comes first (issue 22 §2)
+            x = lacking[0] if lacking else None
+            from ..doctor import built_native
+
+            native = built_native(f.pkg, m.name)
+            d.verdict = say.sigill_verdict(isa, " ".join(x.missing) if x else None,
+                                           " ".join(x.host) if x and x.host else None, native)
+            d.evidence = _ev([e for e in rep.events if e.pattern in ("isa_mismatch", "cpuinfo_flags")], 2) + _ev(
+                [e for e in rep.events if e.pattern == "sigill"], 2)
+            d.steps = [step(say.SIGILL_REBUILD_PORTABLE, {"TORCHINDUCTOR_CPP_MARCH": "x86-64-v3",
+                                                          "ATEN_CPU_CAPABILITY": "avx2"}, "compile"),
+                       step(say.SIGILL_REBUILD_ON_HOST), step(say.SIGILL_DOCTOR)]
+            return
         if any(e.pattern == "no_kernel_image" for e in ev):
             d.verdict = say.no_device_verdict(dev, cc, next(e.text for e in ev if e.pattern == "no_kernel_image"))
             d.steps = [step(say.no_device_step(dev, cc))]
@@ -558,6 +574,13 @@ class Unknown(Rule):
         return True
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
+        if f.not_torch:
+            d.verdict = say.NOT_TORCH_VERDICT
+            d.evidence = _ev(f.rep.events, 3) + [Evidence(ln, P.ERROR_LINE.name)
+                                                 for ln in f.rep.lines_saying(P.ERROR_LINE.name)[:3]]
+            d.notes.append(say.not_torch_note(say.TORCH_SAID_WORDS))
+            d.steps = [step(say.NOT_TORCH_STEP)] + general_steps(f.models)
+            return
         d.verdict = say.UNKNOWN_VERDICT
         for m in f.models:
             bare = [(target, st.line) for st, target, kind in f.pkg.index(m.name).calls()
@@ -796,10 +819,21 @@ class OutOfMemory(Rule):
                 except Exception:  # noqa: BLE001 - the verdict stands without the buffer's formula
                     continue
                 alloc = next((a for a in plan.allocations if a.line in lines), alloc)
+        # who refused: the caching allocator (names the size), the CPU allocator (bytes), or the CUDA runtime
+        # (cache off) / driver (a kernel's module load or launch) with no size at all
+        source = ("driver" if ev.fields.get("driver") else "runtime" if ev.fields.get("runtime") else
+                  "cublas" if ev.fields.get("cublas") else "cpu" if ev.fields.get("bytes") else "allocator")
+        if source in ("driver", "runtime", "cublas"):
+            size = None
+        if source == "cublas":  # cuBLAS's own handle / workspace: no buffer of the wrapper's
+            lines = set()
+            alloc = None
         d.verdict = say.oom_verdict(size, ev.fields.get("free"), ev.fields.get("total"),
                                     (alloc.buffer, alloc.line, alloc.formula()) if alloc else None,
-                                    human_bytes(consts) if consts else None)
+                                    human_bytes(consts) if consts else None, source)
         d.steps = [step(say.OOM_SIZES), step(say.OOM_DOCTOR)]
+        if source in ("driver", "cublas", "runtime"):  # no size named: the GPU may have been full before
+            d.steps.insert(0 if source != "runtime" else 1, step(say.OOM_DRIVER))
         if ev.fields.get("free") and ev.fields.get("size"):
             d.steps.append(step(say.OOM_FRAGMENTATION, {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}))
 
@@ -934,7 +968,7 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None, against:
     d.notes += list(dict.fromkeys(say.isa_note(x) for x in f.isa))
     if f.rep.has("old_package"):
         d.notes.append(say.OLD_PACKAGE)
-    for rule in RULES:
+    for rule in (RULES if not f.not_torch else RULES[-1:]):  # another program's log: only "unknown" answers
         if rule.claims(f):
             d.category = rule.category
             rule.answer(f, d)

@@ -1,0 +1,113 @@
+"""Index values a size bounds: positions an op returns (top-k, sort, argmax/argmin, bucketize) and what
+bounds them.  An index that is such a position holds values 0..L-1 (bucketize: 0..L) where L is a length the
+package names (a dim of a model input, or a constant).  When L can exceed the table the index reads, the
+shapes alone let the index run past it: `check` says "may fail", `trace-assert` ranks that cause first.
+
+Imports only the model and the naming of symbols (below walk and match)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..model import CallSite, Model
+from ..naming import root_symbol
+
+# extern op (without the aoti_torch_<device>_ prefix and overload suffix) -> position of its `dim` argument,
+# and how far its positions go past the length (bucketize returns 0..len(boundaries): one past the end).
+_POSITION_OPS = {"topk": (2, 0), "sort": (1, 0), "sort_stable": (2, 0), "argsort": (1, 0), "argsort_stable": (2, 0),
+                 "argmax": (1, 0), "argmin": (1, 0), "max_dim": (1, 0), "min_dim": (1, 0),
+                 "kthvalue": (2, 0), "mode": (1, 0), "bucketize_Tensor": (None, 1), "searchsorted_Tensor": (None, 1)}
+_EXTERN = re.compile(r"^aoti_torch_(?:cpu|cuda|xpu|mps)_(\w+?)(?:_out)?$")
+
+
+@dataclass
+class PositionBound:
+    """The index is a position ``op`` returns: its values reach ``length`` - 1 (+ ``past``).  ``input``/``dim``:
+    the model input whose dim is that length (None when it is a constant); ``symbol``: the dim's root symbol;
+    ``min``/``max``: what its guards allow; ``static``: the length when it is a number."""
+
+    op: str
+    where: str  # the kernel or extern call that computes it ("aoti_torch_cpu_topk at wrapper.cpp line 905")
+    input: int | None = None
+    dim: int | None = None
+    input_name: str | None = None
+    symbol: str | None = None
+    min: int | None = None
+    max: int | None = None
+    static: int | None = None
+    past: int = 0  # bucketize/searchsorted return one past the last boundary
+
+    @property
+    def length(self) -> str:
+        if self.input is not None:
+            return f"input {self.input} ({self.input_name}) dim {self.dim}"
+        return str(self.static) if self.static is not None else "?"
+
+
+def _op_name(target: str) -> str | None:
+    m = _EXTERN.match(target)
+    if not m:
+        return None
+    op = m.group(1)
+    for suffix in ("_values", "_default"):
+        if op.endswith(suffix) and op[: -len(suffix)] in _POSITION_OPS:
+            op = op[: -len(suffix)]
+    return op if op in _POSITION_OPS else None
+
+
+def _int(text: str | None) -> int | None:
+    t = (text or "").rstrip("L")
+    return int(t) if re.fullmatch(r"-?\d+", t) else None
+
+
+def _bound_of(m: Model, site: CallSite, op: str) -> PositionBound | None:
+    dim_at, past = _POSITION_OPS[op]
+    where = f"{site.target} at wrapper.cpp line {site.line}"
+    if op.startswith(("bucketize", "searchsorted")):
+        # bucketize(self, boundaries, ...) / searchsorted(sorted_sequence, self, ...): the boundaries' length
+        src = site.args[1] if op.startswith("bucketize") else site.args[0]
+        dim = -1
+    else:
+        src = site.args[0] if site.args else None
+        dim = _int(site.args[dim_at].text) if dim_at is not None and dim_at < len(site.args) else None
+    if src is None or src.base is None or dim is None:
+        return None
+    inp = next((i for i in m.inputs if i.name == src.base), None)
+    if inp is None or not inp.shape:
+        const = next((c for c in getattr(m, "constants", []) if getattr(c, "name", None) == src.base), None)
+        shape = getattr(const, "shape", None)
+        if shape and _int(str(shape[dim])) is not None:
+            return PositionBound(op=op, where=where, static=int(shape[dim]), past=past)
+        return None
+    d = dim % len(inp.shape)
+    size = str(inp.shape[d])
+    if _int(size) is not None:
+        return PositionBound(op=op, where=where, input=inp.index, dim=d, input_name=inp.name, static=_int(size), past=past)
+    sym = root_symbol(m.symbols, size)
+    return PositionBound(op=op, where=where, input=inp.index, dim=d, input_name=inp.name,
+                         symbol=sym.name if sym else size, min=sym.min if sym else None,
+                         max=sym.max if sym else None, past=past)
+
+
+def extern_position(m: Model, path: list[str]) -> PositionBound | None:
+    """The position op an index origin's path passes through (``… buf2 <- aoti_torch_cpu_topk <- arg0_1``)."""
+    for i, step in enumerate(path):
+        op = _op_name(step)
+        if op is None:
+            continue
+        written = {p for p in path[:i] if re.fullmatch(r"buf\d+", p)}
+        site = next((c for c in m.calls if c.kind == "extern" and c.target == step and (set(c.writes) & written
+                                                                                          or not written)), None)
+        if site is not None:
+            return _bound_of(m, site, op)
+    return None
+
+
+def index_position(m: Model, origins) -> PositionBound | None:
+    """The first index origin that is a position a (extern) position op returns."""
+    for o in origins:
+        b = extern_position(m, o.path)
+        if b is not None:
+            return b
+    return None

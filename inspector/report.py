@@ -429,6 +429,7 @@ def _trace_html(i: int, mt: TraceMatch, chain: Chain, src: "_Sources") -> tuple[
     body = fill(
         "trace.html", i=str(i), message=_e(mt.assertion["message"]), model=_e(mt.model), kernel=_e(mt.kernel),
         line=str(mt.file_line), how="exact" if mt.exact else "candidate", matched_by=_e(mt.matched_by),
+        verdict=_e(mt.verdict), certainty=_e(mt.certainty),
         explanation="".join(f"<li><b>[{_e(h.certainty)}]</b> {_e(h.text)}"
                             + "".join(f"<br><small>evidence: {_e(e)}</small>" for e in h.evidence) + "</li>"
                             for h in mt.hypotheses)

@@ -91,6 +91,7 @@ class Diagnosis:
     input_check: InputCheck | None = None
     suspects: list[dict] = field(default_factory=list)  # IMA: unchecked indirect accesses (inspector.queries.suspects)
     notes: list[str] = field(default_factory=list)
+    certainty: str = "possible"  # of the verdict: "certain" | "likely" | "possible" (see rules._certainty)
 
     @property
     def trace_result(self):
@@ -109,4 +110,5 @@ class Diagnosis:
             "input_check": self.input_check.to_dict() if self.input_check is not None else None,
             "suspects": [dict(s) for s in self.suspects],
             "notes": list(self.notes),
+            "certainty": self.certainty,
         }

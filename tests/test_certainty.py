@@ -240,3 +240,25 @@ def test_diagnose_names_both_device_indices_in_torchs_wording(text, other, arg_d
     with inspector.open_package(S / "cuda/jagged/jagged.pt2") as p:
         f = p.files("model")
         assert wrapper_says in p.archive.read_text(f.wrapper)
+
+
+def test_real_runs_confirm_the_wrap_claims():
+    """Real CPU runs (torch 2.13, sample_packages/make_logs.py; logs/index.json holds each command and rc): the
+    wrapping index_select kernel read rows 15 and 0 for -1 and -16 with no error (eager index_select raises), and
+    failed only for -17; the embedding's kernel, which does not wrap, failed for -1."""
+    logs = S / "cpu/index_select/logs"
+    index = json.loads((logs / "index.json").read_text())
+    silent = (logs / "negative_wraps_silently.log").read_text()
+    assert index["negative_wraps_silently"]["returncode"] == 0
+    assert "rows read equal x[[0, 15, 3, 0, 5]]: True" in silent and "eager index_select: IndexError" in silent
+    assert index["negative_below_n"]["returncode"] != 0
+    cases = [("cpu/index_select/index_select.pt2", logs / "negative_below_n.log", True),
+             ("cpu/embedding/embedding.pt2", S / "cpu/embedding/logs/negative_one.log", False)]
+    for pkg, log, wraps in cases:
+        text = log.read_text()
+        assert "index out of bounds" in text
+        with inspector.open_package(S / pkg) as p:
+            mt = trace_assert(p, log=text).matches[0]
+        assert mt.exact and mt.negative_wrap is wraps, (pkg, mt.negative_wrap)
+        said = " ".join(mt.notes)
+        assert ("only values below" in said) if wraps else ("-1 already fails" in said)

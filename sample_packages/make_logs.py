@@ -60,6 +60,13 @@ SCENARIOS = {
         {},
         "m = load_package(pkg)\nm(torch.tensor([[1, 2, 3, 4], [5, -1, 7, 8]]))",
         "ids hold -1: the embedding's kernel does not wrap negatives, so -1 already fails its check"),
+    # Issue 20 (d): top-k positions bound the index.  Scores 2x6 into a 10-column table: positions reach 5 < 10,
+    # every value fits (`check` says fit); error.log is the failing case (scores 2x10 into 6 columns).
+    "cpu/topk_gather/positions_fit": (
+        {},
+        "import sys\ntorch.manual_seed(0)\nm = load_package(pkg)\nout = m(torch.arange(12.).reshape(2, 6), "
+        "torch.randn(2, 10))\nprint('aoti: no error; output', tuple(out.shape), file=sys.stderr)",
+        "scores 2x6, table 2x10: top-3 positions reach 5, inside the 10 columns"),
     "cuda/jagged/load_cuda_package_on_cpu_host": (
         {},
         "m = load_package(pkg)",

@@ -135,6 +135,10 @@ def test_topk_positions_into_a_narrower_table_may_fail_with_both_sizes(capsys):
     with inspector.open_package(pkg) as p:
         ok = check(p, [parse_spec("0=float32[2,6]"), parse_spec("1=float32[2,10]")])
     assert ok.ok and not ok.may_fail and ok.certainty == "likely"
+    # the real run of those sizes (make_logs.py cpu/topk_gather/positions_fit): no error
+    fit = json.loads((S / "cpu/topk_gather/logs/index.json").read_text())["positions_fit"]
+    assert fit["returncode"] == 0 and "torch.arange(12.).reshape(2, 6), torch.randn(2, 10)" in fit["code"]
+    assert "aoti: no error" in (S / "cpu/topk_gather/logs/positions_fit.log").read_text()
 
 
 @pytest.mark.parametrize("device", ["cpu", "cuda"])

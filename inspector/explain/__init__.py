@@ -183,7 +183,7 @@ def confirm_commands(pkg: str) -> list[str]:
     return [f"pt2-inspect repro {pkg} --log ERROR_LOG", f"pt2-inspect sweep {pkg} --run"]
 
 
-CONFIRM_WHY = "the log holds no evidence that tells these causes apart; a run does"
+CONFIRM_WHY = "nothing in the log excludes the other causes; a run tells them apart"
 
 
 def wrap_note(t) -> str | None:

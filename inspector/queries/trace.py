@@ -192,8 +192,9 @@ def _first_thread_failed(located, mt) -> tuple[bool | None, str | None]:
         if r.kind == "cuda" and r.threads and mt.exact and r.line == mt.file_line:
             failed = ("0,0,0", "0,0,0") in r.threads
             b, th = r.threads[0]
-            said = (f"the log: block [{b}], thread [{th}] failed" + (", thread [0,0,0] of block [0,0,0] too" if failed
-                    else f" ({len(r.threads)} thread(s) listed, none of them thread [0,0,0] of block [0,0,0])"))
+            n = f"{len(r.threads)} thread(s) listed"
+            said = (f"the log: thread [0,0,0] of block [0,0,0] failed ({n})" if failed else
+                    f"the log: block [{b}], thread [{th}] failed ({n}, none of them thread [0,0,0] of block [0,0,0])")
             return failed, said
     return None, None
 

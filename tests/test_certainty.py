@@ -266,3 +266,16 @@ def test_real_runs_confirm_the_wrap_claims():
         assert mt.exact and mt.negative_wrap is wraps, (pkg, mt.negative_wrap)
         said = " ".join(mt.notes)
         assert ("only values below" in said) if wraps else ("-1 already fails" in said)
+
+
+def test_bucket_ids_past_a_smaller_table_may_fail():
+    """cpu/bucketize_index (its real trigger: x holds 2.0, bucket 8, the table has 6 rows): bucketize over the
+    8 boundaries run_impl allocates (`int_array_0[] = {8L, }`) returns 0..8; a table of 6 rows may fail, one of 10
+    cannot."""
+    with inspector.open_package(S / "cpu/bucketize_index/bucketize_index.pt2") as p:
+        r = check(p, [parse_spec("0=float32[5]"), parse_spec("1=float32[6,4]")])
+        assert not r.ok and [(x["op"], x["index_size"], x["bound"]) for x in r.may_fail] == [("bucketize_Tensor", 8, 6)]
+        assert check(p, [parse_spec("0=float32[5]"), parse_spec("1=float32[10,4]")]).ok
+        mt = trace_assert(p, log=(S / "cpu/bucketize_index/error.log").read_text()).matches[0]
+    assert mt.position is not None and mt.position.static == 8 and mt.position.past == 1
+    assert mt.hypotheses[0].text.startswith("the index is a position bucketize returns along 8 boundaries")

@@ -154,14 +154,14 @@ def position_hypothesis(t, limit: str) -> str:
         return reduction_position_hypothesis(p.where, p.length, rows)
     top = f"{p.length}" + (" (one past the last boundary)" if p.past else " - 1")
     rng = f"; the package allows {p.length} up to {p.max}" if p.max is not None else ""
-    return (f"the index is a position {p.op} returns along {p.length} ({p.where}): its values reach {top}, and "
+    return (f"the index is a position {p.name} returns along {p.length} ({p.where}): its values reach {top}, and "
             f"{limit} is the limit{rng}: whenever {p.length} is larger than {limit}, positions past it fail. Compare "
             f"those two sizes (`pt2-inspect check` says 'may fail' for them), not the input's values.")
 
 
 def position_evidence(t, limit: str) -> str:
     p = t.position
-    return (f"the package fixes it: the index is {p.op}'s output ({p.where}), bounded by {p.length}, not by {limit}")
+    return (f"the package fixes it: the index is {p.name}'s output ({p.where}), bounded by {p.length}, not by {limit}")
 
 
 def _guard_evidence(x) -> str:
@@ -226,7 +226,7 @@ def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
         verb = "hold" if (src or "").startswith("values") else "holds"
         pos = ""
         if _position_exceeds(t):
-            pos = f"; it is a position {t.position.op} returns along {t.position.length}, which can exceed {n}"
+            pos = f"; it is a position {t.position.name} returns along {t.position.length}, which can exceed {n}"
         return f"{src or var} {verb} values {limit} (or {_below(t, n)}){pos}; {where}"
     if t.bound is not None and t.bound.terms and all(x.input for x in t.bound.terms):
         lim = t.bound.limit or t.bound.kernel_param
@@ -238,7 +238,7 @@ def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
                     f"first block too, and the log shows that one did not; {where}")
         exceeds = _position_exceeds(t)
         if exceeds:
-            return (f"{what}: it is a position {t.position.op} returns along {t.position.length}, and that size can "
+            return (f"{what}: it is a position {t.position.name} returns along {t.position.length}, and that size can "
                     f"exceed {lim}; or {dims} is 0 (an empty input); {where}")
         if exceeds is False:
             return (f"{dims} is 0 (an empty input): {src or var} is a position along {t.position.length}, which "

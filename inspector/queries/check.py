@@ -386,7 +386,7 @@ def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list
         for a in k.assertions:
             if not a.index_var or a.checks != "index":
                 continue
-            pos = index_position(m, index_origins(m, g, k, a, site))
+            pos = index_position(m, index_origins(m, g, k, a, site), ix.wmap.lines)
             if pos is None:
                 continue
             length = dims.get((pos.input, pos.dim)) if pos.input is not None else pos.static
@@ -404,11 +404,10 @@ def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list
             top = length - 1 + pos.past
             out.append({"kernel": k.name, "message": a.message, "line": a.line, "op": pos.op,
                         "index_size": length, "bound": bound,
-                        "why": f"its index is a position {pos.op} returns along {pos.length} ({pos.where}), which is "
-                               f"{length} here, so it can reach {top}; the bound is {table} = {bound}: any position "
-                               f"≥ {bound} fails the check (sizes {length} > {bound})" if length > bound else
-                               f"its index is a position {pos.op} returns along {pos.length} = {length}, up to {top} "
-                               f"(one past the end), and the bound is {table} = {bound}"})
+                        "why": (f"its index is a position {pos.name} returns along {pos.length} ({pos.where})"
+                                + (f", which is {length} here" if pos.input is not None else "")
+                                + f", so it can reach {top}; the bound is {table} = {bound}: any position ≥ {bound} "
+                                f"fails the check (sizes {length} vs {bound})")})
     return out
 
 

@@ -40,9 +40,17 @@ class PositionBound:
 
     @property
     def length(self) -> str:
+        """The size the positions run along, in words."""
         if self.input is not None:
             return f"input {self.input} ({self.input_name}) dim {self.dim}"
-        return str(self.static) if self.static is not None else "?"
+        if self.static is None:
+            return "?"
+        return f"{self.static} boundaries" if self.past else f"a fixed length of {self.static}"
+
+    @property
+    def name(self) -> str:
+        """``topk``, ``bucketize`` (no overload suffix)."""
+        return self.op.replace("_Tensor", "").replace("_stable", "")
 
 
 def _op_name(target: str) -> str | None:
@@ -61,7 +69,29 @@ def _int(text: str | None) -> int | None:
     return int(t) if re.fullmatch(r"-?\d+", t) else None
 
 
-def _bound_of(m: Model, site: CallSite, op: str) -> PositionBound | None:
+_ALLOC = re.compile(r"aoti_torch_empty_strided\(\s*\d+\s*,\s*(int_array_\d+)\s*,.*&(\w+)_handle\)")
+_ARRAY = re.compile(r"int64_t\s+(int_array_\d+)\[\]\s*=\s*\{([^}]*)\}")
+
+
+def buffer_shape(lines: list[str] | None, m: Model, name: str) -> list[str] | None:
+    """The sizes run_impl allocates buffer ``name`` with (``int_array_0[] = {8L, }`` … ``empty_strided(1,
+    int_array_0, …, &buf0_handle)``), from the wrapper's lines; None when it is not a plain allocation."""
+    b = m.buffers.get(name)
+    if not lines or b is None or b.kind != "alloc" or not 0 < b.line <= len(lines):
+        return None
+    for ln in range(b.line - 1, max(b.line - 3, 0) - 1, -1):
+        mm = _ALLOC.search(lines[ln])
+        if mm and mm.group(2) == name:
+            arr = mm.group(1)
+            for k in range(ln, max(ln - 400, 0) - 1, -1):
+                am = _ARRAY.search(lines[k])
+                if am and am.group(1) == arr:
+                    return [x.strip().rstrip("L") for x in am.group(2).split(",") if x.strip()]
+            return None
+    return None
+
+
+def _bound_of(m: Model, site: CallSite, op: str, lines: list[str] | None = None) -> PositionBound | None:
     dim_at, past = _POSITION_OPS[op]
     where = f"{site.target} at wrapper.cpp line {site.line}"
     if op.startswith(("bucketize", "searchsorted")):
@@ -75,10 +105,10 @@ def _bound_of(m: Model, site: CallSite, op: str) -> PositionBound | None:
         return None
     inp = next((i for i in m.inputs if i.name == src.base), None)
     if inp is None or not inp.shape:
-        const = next((c for c in getattr(m, "constants", []) if getattr(c, "name", None) == src.base), None)
-        shape = getattr(const, "shape", None)
+        const = next((c for c in m.constants if getattr(c, "name", None) == src.base), None)
+        shape = getattr(const, "shape", None) or buffer_shape(lines, m, src.base)
         if shape and _int(str(shape[dim])) is not None:
-            return PositionBound(op=op, where=where, static=int(shape[dim]), past=past)
+            return PositionBound(op=op, where=where, static=int(_int(str(shape[dim]))), past=past)
         return None
     d = dim % len(inp.shape)
     size = str(inp.shape[d])
@@ -90,7 +120,7 @@ def _bound_of(m: Model, site: CallSite, op: str) -> PositionBound | None:
                          max=sym.max if sym else None, past=past)
 
 
-def extern_position(m: Model, path: list[str]) -> PositionBound | None:
+def extern_position(m: Model, path: list[str], lines: list[str] | None = None) -> PositionBound | None:
     """The position op an index origin's path passes through (``… buf2 <- aoti_torch_cpu_topk <- arg0_1``)."""
     for i, step in enumerate(path):
         op = _op_name(step)
@@ -100,14 +130,15 @@ def extern_position(m: Model, path: list[str]) -> PositionBound | None:
         site = next((c for c in m.calls if c.kind == "extern" and c.target == step and (set(c.writes) & written
                                                                                           or not written)), None)
         if site is not None:
-            return _bound_of(m, site, op)
+            return _bound_of(m, site, op, lines)
     return None
 
 
-def index_position(m: Model, origins) -> PositionBound | None:
-    """The first index origin that is a position a (extern) position op returns."""
+def index_position(m: Model, origins, lines: list[str] | None = None) -> PositionBound | None:
+    """The first index origin that is a position a (extern) position op returns.  ``lines``: the wrapper's, to
+    read the size of a buffer the op takes its length from (bucketize's boundaries)."""
     for o in origins:
-        b = extern_position(m, o.path)
+        b = extern_position(m, o.path, lines)
         if b is not None:
             return b
     return None

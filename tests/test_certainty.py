@@ -279,3 +279,19 @@ def test_bucket_ids_past_a_smaller_table_may_fail():
         mt = trace_assert(p, log=(S / "cpu/bucketize_index/error.log").read_text()).matches[0]
     assert mt.position is not None and mt.position.static == 8 and mt.position.past == 1
     assert mt.hypotheses[0].text.startswith("the index is a position bucketize returns along 8 boundaries")
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_argmax_positions_past_the_table_may_fail(device):
+    """argmax_embedding's real trigger: scores 2x150, argmax over dim 1 into a 100-row table.  The CPU kernel
+    stores `tmp_acc0.index` of `argmax_combine` over `x1 < ks1`; the Triton one returns `tmp2_idx` over
+    r0_numel.  Both bounded by scores' dim 1: 150 may fail, 50 fits."""
+    pkg = S / device / "argmax_embedding/argmax_embedding.pt2"
+    at = "@cuda" if device == "cuda" else ""
+    with inspector.open_package(pkg) as p:
+        r = check(p, [parse_spec(f"0=float32[2,150]{at}")])
+        assert not r.ok and [(x["index_size"], x["bound"]) for x in r.may_fail] == [(150, 100)]
+        assert check(p, [parse_spec(f"0=float32[2,50]{at}")]).ok
+        mt = trace_assert(p, log=(S / device / "argmax_embedding/error.log").read_text()).matches[0]
+    assert mt.position is not None and (mt.position.input, mt.position.dim) == (0, 1)
+    assert mt.hypotheses[0].certainty == "certain"  # the bound is the constant 100: only a value fails

@@ -161,7 +161,8 @@ def position_hypothesis(t, limit: str) -> str:
 
 def position_evidence(t, limit: str) -> str:
     p = t.position
-    return (f"the package fixes it: the index is {p.name}'s output ({p.where}), bounded by {p.length}, not by {limit}")
+    return (f"the package fixes it: the index is the output of {p.name} ({p.where}), bounded by {p.length}, not by "
+            f"{limit}")
 
 
 def _guard_evidence(x) -> str:

@@ -368,11 +368,12 @@ def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list
     """Checks whose index is a position a top-k/sort/argmax/bucketize returns (its values reach a length the
     package names) where these sizes make that length larger than the check's bound: the shapes alone let the
     index run past the table.  Whether it does depends on the values (which positions top-k picks), so "may"."""
-    from .positions import _op_name, index_position
+    from .positions import _op_name, index_position, reduction_position
     from .walk import bound_chain, index_origins
 
     ix = pkg.index(name)
-    if not any(kind == "extern" and _op_name(target) for _, target, kind in ix.calls()):
+    if not any(kind == "extern" and _op_name(target) for _, target, kind in ix.calls()) and not any(
+            w in k for k in ix.kernel_names() for w in ("argmax", "argmin", "max", "min", "sort")):
         return []
     asserting = list(dict.fromkeys(s.kernel for s in ix.assert_sites()))
     if not asserting:
@@ -386,7 +387,8 @@ def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list
         for a in k.assertions:
             if not a.index_var or a.checks != "index":
                 continue
-            pos = index_position(m, index_origins(m, g, k, a, site), ix.wmap.lines)
+            origins = index_origins(m, g, k, a, site)
+            pos = index_position(m, origins, ix.wmap.lines) or reduction_position(m, origins)
             if pos is None:
                 continue
             length = dims.get((pos.input, pos.dim)) if pos.input is not None else pos.static
@@ -406,7 +408,9 @@ def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list
                         "index_size": length, "bound": bound,
                         "why": (f"its index is a position {pos.name} returns along {pos.length} ({pos.where})"
                                 + (f", which is {length} here" if pos.input is not None else "")
-                                + f", so it can reach {top}; the bound is {table} = {bound}: any position ≥ {bound} "
+                                + f", so it can reach {top}; the bound is "
+                                + (f"{table} = {bound}" if table != str(bound) else table)
+                                + f": any position ≥ {bound} "
                                 f"fails the check (sizes {length} vs {bound})")})
     return out
 

@@ -50,6 +50,8 @@ class PositionBound:
     @property
     def name(self) -> str:
         """``topk``, ``bucketize`` (no overload suffix)."""
+        if self.op == "reduction":
+            return "an argmax/argmin"
         return self.op.replace("_Tensor", "").replace("_stable", "")
 
 
@@ -141,4 +143,77 @@ def index_position(m: Model, origins, lines: list[str] | None = None) -> Positio
         b = extern_position(m, o.path, lines)
         if b is not None:
             return b
+    return None
+
+
+# A CPU reduction kernel's argmax/argmin: ``out_ptr0[…] = static_cast<int64_t>(tmp_acc0.index);`` after
+# ``argmax_combine_vec<…>(tmp_acc0_vec, tmp0, x1)`` inside ``for(int64_t x1=…; x1<static_cast<int64_t>(ks1); …)``.
+_ACC_INDEX = re.compile(r"\b(out_ptr\d+)\[.*\]\s*=\s*.*\b(tmp_acc\d+)\.index\b")
+_COMBINE = r"\barg(?:max|min)_combine(?:_vec)?\s*(?:<[^>]*>)?\s*\(\s*{acc}(?:_vec)?\s*,[^,]+,\s*(x\d+)"
+_LOOP = r"for\s*\(\s*int64_t\s+{x}\s*=[^;]*;\s*{x}\s*<\s*(?:static_cast<int64_t>\()?\s*([\w]+)\s*\)?\s*;"
+
+
+def _length_of(m: Model, kname: str, text: str, where: str) -> PositionBound | None:
+    """A kernel argument (``ks1``, ``r0_numel``) or literal as the length a reduction runs along."""
+    from ..graph import call_params
+
+    site = next((c for c in m.calls if c.kind == "kernel" and c.target == kname), None)
+    if text.rstrip("L").isdigit():
+        return PositionBound(op="reduction", where=where, static=int(text.rstrip("L")))
+    if site is None:
+        return None
+    args = dict(zip(call_params(m, site), site.args))
+    arg = args.get(text)
+    name = getattr(arg, "text", None) or (str(arg) if arg is not None else None)
+    if not name:
+        return None
+    if name.rstrip("L").isdigit():
+        return PositionBound(op="reduction", where=where, static=int(name.rstrip("L")))
+    sym = m.symbols.get(name)
+    if sym is not None and sym.input is not None and sym.input < len(m.inputs):
+        inp = m.inputs[sym.input]
+        return PositionBound(op="reduction", where=where, input=sym.input, dim=sym.dim, input_name=inp.name,
+                             symbol=sym.name, min=sym.min, max=sym.max)
+    return None
+
+
+def reduction_position(m: Model, origins) -> PositionBound | None:
+    """The position an argmax/argmin reduction found, when an index origin passes through one: Triton's
+    ``tmpN_idx`` (``triton_helpers.max_with_index``), bounded by the kernel's ``r0_numel``; a CPU kernel's
+    ``tmp_accN.index`` stored to ``out_ptrK``, bounded by the loop its ``argmax_combine`` runs over."""
+    from ..graph import call_params
+
+    for o in origins:
+        for i, step in enumerate(o.path):
+            if step.endswith("_idx"):
+                kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
+                site = next((c for c in m.calls if c.kind == "kernel" and c.target == kname), None)
+                if site is None:
+                    continue
+                args = dict(zip(call_params(m, site), site.args))
+                p = next((p for p in ("r0_numel", "rnumel") if p in args), None)
+                if p is not None:
+                    b = _length_of(m, kname, p, kname)
+                    if b is not None:
+                        return b
+            elif re.fullmatch(r"out_ptr\d+", step):
+                kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
+                kname = kname or next((k for k in m.kernels if any(k == q for q in o.path)), None)
+                ks = [m.kernels[kname]] if kname else list(m.kernels.values())
+                for k in ks:
+                    if k.kind != "cpp":
+                        continue
+                    lines = k.lines()
+                    for ln in lines:
+                        mm = _ACC_INDEX.search(ln)
+                        if not mm or mm.group(1) != step:
+                            continue
+                        x = next((c.group(1) for c in (re.search(_COMBINE.format(acc=mm.group(2)), t) for t in lines)
+                                  if c), None)
+                        loop = next((lp.group(1) for lp in (re.search(_LOOP.format(x=x), t) for t in lines) if lp),
+                                    None) if x else None
+                        if loop:
+                            b = _length_of(m, k.name, loop, k.name)
+                            if b is not None:
+                                return b
     return None

@@ -28,7 +28,7 @@ from ..model import Assertion, CallSite, Kernel, Model
 from ..package import Package
 # The per-assertion explanation lives in its own module, so `candidates` can use it without importing this one.
 from .explanation import Hypothesis, TraceMatch, explain, explain_extern, reason  # noqa: F401 (the API's types)
-from .positions import PositionBound
+from .positions import PositionBound, reduction_position
 from .match import (CANDIDATES, assertions_where, extern_calls, extern_sites_for_aten, find_for_report, index_args, message_in,
                     norm_msg, site_for_noticed)
 from .walk import value_table
@@ -134,7 +134,7 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         first, line = _first_thread_failed(located, mt)
         if first is not None or mt.position is not None:
             reason(pkg, mt, len(mt.call_sites), first_thread_failed=first, thread_line=line)
-        if mt.position is not None and mt.position.op == "reduction":
+        if mt.position is not None and mt.position.op == "reduction" and "a position" not in mt.verdict:
             mt.verdict += words.reduction_position_note(mt.position.length)
     if matches:
         res.verdict = matches[0].verdict
@@ -158,31 +158,8 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
 
 
 def _reduction_position(m: Model, mt) -> PositionBound | None:
-    """The position an argmax-like reduction found, when an index origin passes through ``tmpN_idx`` (what
-    ``triton_helpers.max_with_index`` returns) inside a kernel of the slice: its reduced length bounds it."""
-    from ..graph import call_params
-
-    for o in mt.index_origin:
-        for i, step in enumerate(o.path):
-            if not step.endswith("_idx"):
-                continue
-            kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
-            site = next((c for c in m.calls if c.kind == "kernel" and c.target == kname), None)
-            if site is None:
-                continue
-            args = dict(zip(call_params(m, site), site.args))
-            arg = next((args[p] for p in ("r0_numel", "rnumel") if p in args), None)
-            text = getattr(arg, "text", None) or (str(arg) if arg is not None else None)
-            if not text:
-                continue
-            sym = m.symbols.get(text)
-            if sym is not None and sym.input is not None and sym.input < len(m.inputs):
-                inp = m.inputs[sym.input]
-                return PositionBound(op="reduction", where=kname, input=sym.input, dim=sym.dim, input_name=inp.name,
-                                     symbol=sym.name, min=sym.min, max=sym.max)
-            n = text.rstrip("L")
-            return PositionBound(op="reduction", where=kname, static=int(n) if n.isdigit() else None)
-    return None
+    """The position an argmax-like reduction found, when an index origin passes through one (positions)."""
+    return reduction_position(m, mt.index_origin)
 
 
 def _first_thread_failed(located, mt) -> tuple[bool | None, str | None]:

@@ -388,7 +388,7 @@ def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list
             if not a.index_var or a.checks != "index":
                 continue
             origins = index_origins(m, g, k, a, site)
-            pos = index_position(m, origins, ix.wmap.lines) or reduction_position(m, origins)
+            pos = index_position(m, origins, lambda: ix.wmap.lines) or reduction_position(m, origins)
             if pos is None:
                 continue
             length = dims.get((pos.input, pos.dim)) if pos.input is not None else pos.static

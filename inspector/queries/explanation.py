@@ -118,7 +118,7 @@ def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True,
         aten_ops=aten, exact=exact, matched_by=how, call_sites=[c.line for c in sites],
         source_file=k.source_file, snippet=snippet, stack_traces=traces, post_grad_nodes=post,
         table=_table(m, g, k, a, call_node), negative_wrap=negative_wrap(k, a) if a.index_var else None)
-    match.position = index_position(m, origins, _wrapper_lines(pkg, m))
+    match.position = index_position(m, origins, lambda: _wrapper_lines(pkg, m))
     _finish(pkg, m, match, ep, len(sites))
     return match
 
@@ -317,6 +317,6 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
         static_bound=limit, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
         aten_ops=aten, exact=True, matched_by=how, call_sites=[site.line],
         source_file=m.wrapper_member or "", snippet=[], stack_traces=traces, post_grad_nodes=post, table=table)
-    match.position = index_position(m, origins, _wrapper_lines(pkg, m))
+    match.position = index_position(m, origins, lambda: _wrapper_lines(pkg, m))
     _finish(pkg, m, match, ep, 1)
     return match

@@ -75,10 +75,13 @@ _ALLOC = re.compile(r"aoti_torch_empty_strided\(\s*\d+\s*,\s*(int_array_\d+)\s*,
 _ARRAY = re.compile(r"int64_t\s+(int_array_\d+)\[\]\s*=\s*\{([^}]*)\}")
 
 
-def buffer_shape(lines: list[str] | None, m: Model, name: str) -> list[str] | None:
+def buffer_shape(lines, m: Model, name: str) -> list[str] | None:
     """The sizes run_impl allocates buffer ``name`` with (``int_array_0[] = {8L, }`` … ``empty_strided(1,
-    int_array_0, …, &buf0_handle)``), from the wrapper's lines; None when it is not a plain allocation."""
+    int_array_0, …, &buf0_handle)``), from the wrapper's lines (a list, or a function that reads them); None when
+    it is not a plain allocation."""
     b = m.buffers.get(name)
+    if b is not None and callable(lines):
+        lines = lines()  # read only when a buffer's size is asked for (a cached index holds no wrapper text)
     if not lines or b is None or b.kind != "alloc" or not 0 < b.line <= len(lines):
         return None
     for ln in range(b.line - 1, max(b.line - 3, 0) - 1, -1):

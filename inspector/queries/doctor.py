@@ -369,7 +369,7 @@ def _uses_amx(pkg, f, wrapper: str) -> bool:
 
 
 def _cpu(name, f, pkg, md, wrapper, host_flags, host_src, fact) -> list[Finding]:
-    if f.cubins:
+    if f.cubins or embedded_kernel_symbols(wrapper):  # a CUDA model (its kernels in members or in the .so)
         return []
     isa = (md.get("AOTI_CPU_ISA") or "").split()
     mflags, native, where = _compile_flags(pkg, f, wrapper)

@@ -224,7 +224,7 @@ def main():
         t0 = time.time()
         pid = os.fork()
         if pid == 0:
-            _child(path, case, out_path)
+            _child(case.get("package") or path, case, out_path)
         timed_out, rc = False, None
         deadline = t0 + plan.get("timeout", 60)
         while True:

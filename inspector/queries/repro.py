@@ -99,23 +99,106 @@ def model_name(pkg: Package, model: str | None) -> str:
     return pkg.index(None).eager().name
 
 
-def _wraps(k, var: str | None) -> bool | None:
-    """Whether the index variable is ``tmp < 0 ? tmp + N : tmp`` (``tl.where(tmp < 0, tmp + N, tmp)``) on its way."""
+def _tmps(defs, t) -> list[str]:
+    return [n for n in t.expr.names if n in defs and n.startswith("tmp")]
+
+
+def _is_zero(defs, name: str, depth: int = 0) -> bool:
+    """``0``, ``static_cast<int64_t>(0)``, ``tl.full([1], 0, tl.int64)`` or a vector of one of those."""
+    t = defs.get(name)
+    if t is None or depth > 4:
+        return False
+    text = t.expr.text.replace(" ", "")
+    if text in ("0", "0L") or text.endswith("(0)") and not _tmps(defs, t) or ",0," in text and "full" in text:
+        return True
+    inner = _tmps(defs, t)
+    return len(inner) == 1 and "Vectorized" in text and _is_zero(defs, inner[0], depth + 1)
+
+
+def _negative_test(defs, name: str) -> str | None:
+    """The tmp a ``x < 0`` test (scalar, ``VecMask(x < zero)``) tests, when ``name`` is one."""
+    t = defs.get(name)
+    if t is None:
+        return None
+    text = t.expr.text.replace(" ", "")
+    inner = _tmps(defs, t)
+    if "<" not in text:
+        return None
+    if text.endswith("<0") or text.endswith("<0)"):
+        return inner[0] if inner else None
+    zeros = [n for n in inner if _is_zero(defs, n)]
+    rest = [n for n in inner if n not in zeros]
+    return rest[0] if zeros and len(rest) == 1 else None
+
+
+def _unwrap(defs, t) -> tuple[bool, str | None]:
+    """(whether ``t`` is the wrap of negatives ``c ? x + N : x`` / ``tl.where(c, x + N, x)`` / ``blendv(x, x + N, c)``,
+    the unwrapped ``x``)."""
+    text = t.expr.text.replace(" ", "")
+    if not ("?" in text or "where" in text or "blendv" in text):
+        return False, None
+    tmps = _tmps(defs, t)
+    tested = [_negative_test(defs, n) for n in tmps]
+    if not any(tested):
+        return False, None
+    operands = [n for n, x in zip(tmps, tested) if not x]
+    for a in operands:
+        if any(a in defs[b].expr.names for b in operands if b != a):
+            return True, a
+    return True, next((x for x in tested if x), None)
+
+
+def _defs(k, a) -> dict:
+    """The tmp definitions the assertion ``a`` sees: in its scope (or an enclosing one), the last before it."""
+    out = {}
+    for t in sorted(k.tmps, key=lambda t: t.line):
+        if a is not None and (t.line > a.line or tuple(a.scope[:len(t.scope)]) != tuple(t.scope)):
+            continue
+        out[t.name] = t
+    return out
+
+
+def _wraps(k, var: str | None, a=None) -> bool | None:
+    """Whether the index variable wraps negative values (``x < 0 ? x + N : x``) on its way from the load."""
     if k is None or not var:
         return None
-    defs = {t.name: t for t in k.tmps}
+    defs = _defs(k, a)
     seen, todo = set(), [var]
     while todo:
         v = todo.pop()
         if v in seen or v not in defs:
             continue
         seen.add(v)
-        t = defs[v]
-        cond = [n for n in t.expr.names if n in defs and defs[n].expr.text.replace(" ", "").endswith("<0")]
-        if cond and ("?" in t.expr.text or "where" in t.expr.text):
+        wrapped, _ = _unwrap(defs, defs[v])
+        if wrapped:
             return True
-        todo += [n for n in t.expr.names if n.startswith("tmp")]
+        todo += _tmps(defs, defs[v])
     return False
+
+
+def _unchanged(k, var: str | None, a=None) -> bool | None:
+    """Whether the index variable holds the loaded input values themselves (casts, copies and the wrap of
+    negatives on the way, no arithmetic): then a value of the input equal to the bound reaches the check."""
+    if k is None or not var:
+        return None
+    defs = _defs(k, a)
+    v, seen = var, set()
+    while v in defs and v not in seen:
+        seen.add(v)
+        t = defs[v]
+        tmps = _tmps(defs, t)
+        text = t.expr.text.replace(" ", "")
+        if not tmps:  # the load (in_ptr0[...], tl.load(in_ptr0 + ...), loadu(in_ptr0 + ...)): reached
+            return "load" in text or "[" in text
+        wrapped, inner = _unwrap(defs, t)
+        if wrapped:
+            v = inner
+            continue
+        if len(tmps) == 1 and not any(op in text.replace("++", "").replace("->", "") for op in "+-*/%"):
+            v = tmps[0]
+            continue
+        return False
+    return None
 
 
 def index_facts(pkg: Package, name: str) -> list[IndexFact]:
@@ -151,13 +234,16 @@ def fact_of(pkg: Package, mt) -> IndexFact:
             computed = o.input.index if computed is None else computed
         elif direct is None:
             direct = o.input.index
-    k = None
+    k = a = None
     if mt.kernel_kind != "extern":
         k = pkg.index(mt.model).slice(kernels=[mt.kernel]).kernels.get(mt.kernel)
+        a = next((x for x in (k.assertions if k else []) if x.line == mt.file_line), None)
+        if direct is not None and _unchanged(k, mt.assertion.get("index_var"), a) is not True:
+            computed, direct = direct, None  # read from the input, then changed (key // 4): a computed index
     return IndexFact(model=mt.model, kernel=mt.kernel, kernel_kind=mt.kernel_kind, line=mt.file_line,
                      message=mt.assertion.get("message", ""), bound_expr=mt.assertion.get("bound_expr"),
                      static_bound=mt.static_bound, terms=terms, direct_input=direct, computed_input=computed,
-                     wraps_negative=_wraps(k, mt.assertion.get("index_var")))
+                     wraps_negative=_wraps(k, mt.assertion.get("index_var"), a))
 
 
 def loader_of(pkg: Package, name: str, weights: str | None) -> tuple[dict, list[str]]:
@@ -337,15 +423,19 @@ def repro(pkg: Package, *, log: str | None = None, line: int | None = None, kern
 
     if not (log or line or kernel or inputs):
         raise UsageError("say what to reproduce: --log FILE, --line N, --kernel K or --input SPEC")
-    name = model_name(pkg, model)
-    m = pkg.index(name).eager()
-    dev = _device(m, device)
-    loader, notes = loader_of(pkg, name, weights)
     if inputs:
+        name = model_name(pkg, model)
+        m = pkg.index(name).eager()
+        dev = _device(m, device)
+        loader, notes = loader_of(pkg, name, weights)
         return _repro_given(pkg, m, dev, loader, notes, inputs)
     r = trace_assert(pkg, log=log, line=line, kernel=kernel, model=model)
     if not r.matches:
         raise UsageError(f"nothing to reproduce: {r.verdict or r.looked_for}")
+    name = r.matches[0].model
+    m = pkg.index(name).eager()
+    dev = _device(m, device)
+    loader, notes = loader_of(pkg, name, weights)
     if len(r.matches) > 1 and not r.matches[0].exact:
         notes.append(f"{len(r.matches)} assertions match; the script reproduces the first ({r.matches[0].kernel} "
                      f"line {r.matches[0].file_line}); --line N picks another")

@@ -222,6 +222,39 @@ def judge(row: Row) -> tuple[bool, str | None]:
     return False, f"unknown prediction {p.kind}"
 
 
+def write_plan(cases: list[Case], folder: str, timeout: int) -> tuple[str, str]:
+    """The plan (JSON) and the runner script in ``folder``: all a machine with torch needs to run the cases
+    (``python runner.py plan.json PKG OUT_DIR``, which writes OUT_DIR/case_NNN.log and prints a JSON line each)."""
+    from ..explain import repro_script as say
+
+    plan_path = os.path.join(folder, "plan.json")
+    with open(plan_path, "w") as f:
+        json.dump({"cases": [json.loads(c.to_json()) for c in cases], "timeout": timeout}, f)
+    runner = os.path.join(folder, "runner.py")
+    with open(runner, "w") as f:
+        f.write(say.sweep_runner())
+    return plan_path, runner
+
+
+def ingest(pkg: Package, m, rows: list[Row], results: dict[int, dict], folder: str, err: str = "") -> None:
+    """Fill each row from the runner's JSON lines and its captured log in ``folder``: observed, diagnosis, agree."""
+    for i, row in enumerate(rows):
+        r = results.get(i)
+        if r is None:
+            row.observed = {"rc": None, "what": "not run (the runner stopped)", "returned": False,
+                            "first_error": (err.strip().splitlines() or [""])[-1][:300], "seconds": None,
+                            "timed_out": False}
+            row.agree, row.why = False, "the runner stopped before this case"
+            continue
+        with open(os.path.join(folder, f"case_{i:03d}.log"), errors="replace") as f:
+            row.log = f.read()
+        row.observed = {k: r[k] for k in ("rc", "what", "returned", "first_error", "seconds", "timed_out")}
+        clean = r["rc"] == 0 and r["returned"]
+        row.diagnosis = ({"category": "none", "kernel": None, "input": None, "verdict": "the call returned"}
+                         if clean else _diagnosis(pkg, m, row.log))
+        row.agree, row.why = judge(row)
+
+
 def sweep(pkg: Package, model: str | None = None, device: str | None = None, weights: str | None = None,
           run: bool = False, timeout: int = 60, progress=None) -> SweepResult:
     """Plan (and with ``run``, run and diagnose) every case of the package's contract."""
@@ -238,18 +271,12 @@ def sweep(pkg: Package, model: str | None = None, device: str | None = None, wei
         raise UsageError(say.NO_TORCH.format(python=sys.executable))
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="pt2-sweep-") as tmp:
-        plan_path = os.path.join(tmp, "plan.json")
-        with open(plan_path, "w") as f:
-            json.dump({"cases": [json.loads(c.to_json()) for c in cases], "timeout": timeout}, f)
-        runner = os.path.join(tmp, "runner.py")
-        with open(runner, "w") as f:
-            f.write(say.sweep_runner())
+        plan_path, runner = write_plan(cases, tmp, timeout)
         env = dict(os.environ)
         if dev == "cpu":
             env["OMP_NUM_THREADS"] = "1"
-        pkg_path = os.path.abspath(str(pkg.path))
-        p = subprocess.Popen([sys.executable, runner, plan_path, pkg_path, tmp], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=env)
+        p = subprocess.Popen([sys.executable, runner, plan_path, os.path.abspath(str(pkg.path)), tmp],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         results = {}
         for line in p.stdout:
             try:
@@ -261,24 +288,15 @@ def sweep(pkg: Package, model: str | None = None, device: str | None = None, wei
                 progress(len(results), len(cases))
         err = p.stderr.read()
         p.wait()
-        for i, row in enumerate(rows):
-            r = results.get(i)
-            if r is None:
-                row.observed = {"rc": None, "what": "not run (the runner stopped)", "returned": False,
-                                "first_error": (err.strip().splitlines() or [""])[-1][:300], "seconds": None,
-                                "timed_out": False}
-                row.agree, row.why = False, "the runner stopped before this case"
-                continue
-            with open(os.path.join(tmp, f"case_{i:03d}.log"), errors="replace") as f:
-                row.log = f.read()
-            row.observed = {k: r[k] for k in ("rc", "what", "returned", "first_error", "seconds", "timed_out")}
-            clean = r["rc"] == 0 and r["returned"]
-            row.diagnosis = ({"category": "none", "kernel": None, "input": None, "verdict": "the call returned"}
-                             if clean else _diagnosis(pkg, m, row.log))
-            row.agree, row.why = judge(row)
+        ingest(pkg, m, rows, results, tmp, err)
     res.ran, res.seconds = True, round(time.time() - t0, 1)
+    return ran_verdict(res)
+
+
+def ran_verdict(res: SweepResult) -> SweepResult:
     bad = res.disagreements
-    res.verdict = (f"{len(rows)} cases run on model {m.name!r}: " +
+    res.verdict = (f"{len(res.rows)} cases run on model {res.model!r}: " +
                    (f"{len(bad)} disagree (first: {bad[0].id}: {bad[0].why})" if bad else
-                    "prediction, run and diagnosis agree on every one") + f" ({res.seconds} s)")
+                    "prediction, run and diagnosis agree on every one")
+                   + (f" ({res.seconds} s)" if res.seconds is not None else ""))
     return res

@@ -70,8 +70,11 @@ def load(torch, path, case):
         from torch.export.pt2_archive._package import load_pt2
         loaded = load_pt2(path, load_weights_from_disk=True)
         runner = loaded.aoti_runners[model or "model"]
+    elif model:  # one model of several: load_package takes its name (aoti_load_package does only from torch 2.12)
+        from torch._inductor.package import load_package
+        runner = load_package(path, model)
     else:
-        runner = torch._inductor.aoti_load_package(path, **({"model_name": model} if model else {}))
+        runner = torch._inductor.aoti_load_package(path)
     consts = how.get("constants")
     if consts:
         if consts.get("file"):
@@ -170,7 +173,10 @@ def main():
         text = ((e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")) + \
                ((e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or ""))
     took = time.time() - t0
-    sys.stdout.write(text if len(text) < 4000 else text[:2000] + "\n[...]\n" + text[-2000:])
+    lines = text.splitlines()
+    if len(lines) > 60:
+        lines = lines[:30] + ["[... %d lines left out ...]" % (len(lines) - 50)] + lines[-20:]
+    sys.stdout.write("\n".join(lines) + "\n")
     what = describe(rc, timed_out)
     if not timed_out and matches(CASE["expect"], text, rc):
         print("%s: %s (%s, %.1f s)" % (REPRODUCED, CASE["title"], what, took))
@@ -208,23 +214,36 @@ def _child(path, case, out_path):
 
 
 def main():
+    if sys.argv[1] == "--case":  # one CUDA case in a fresh process
+        plan_path, i, path, out_path = sys.argv[2:6]
+        with open(plan_path) as f:
+            case = json.load(f)["cases"][int(i)]
+        _child(case.get("package") or path, case, out_path)
     plan_path, path, out_dir = sys.argv[1:4]
     with open(plan_path) as f:
         plan = json.load(f)
-    import torch  # once, in this parent; nothing of the package is loaded here
-    try:  # the CPU ISA probe the loader runs (a second or two): once here, not in every child
-        from torch._inductor.codecache import get_device_information
-        get_device_information("cpu")
-    except Exception:
-        pass
-    import torch._inductor.package  # noqa: F401
+    forked = [c for c in plan["cases"] if not c["device"].startswith("cuda")]
+    if forked:
+        import torch  # once, in this parent; nothing of the package is loaded here
+        try:  # the CPU ISA probe the loader runs (a second or two): once here, not in every child
+            from torch._inductor.codecache import get_device_information
+            get_device_information("cpu")
+        except Exception:
+            pass
+        import torch._inductor.package  # noqa: F401
     results = []
     for i, case in enumerate(plan["cases"]):
         out_path = os.path.join(out_dir, "case_%03d.log" % i)
         t0 = time.time()
-        pid = os.fork()
-        if pid == 0:
-            _child(case.get("package") or path, case, out_path)
+        if case["device"].startswith("cuda"):
+            # CUDA cannot be used in a child forked from a process that touched it (importing torch may):
+            # each CUDA case is a fresh process, slower to start, never "CUDA error: initialization error"
+            pid = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--case", plan_path, str(i), path,
+                                    out_path]).pid
+        else:
+            pid = os.fork()
+            if pid == 0:
+                _child(case.get("package") or path, case, out_path)
         timed_out, rc = False, None
         deadline = t0 + plan.get("timeout", 60)
         while True:

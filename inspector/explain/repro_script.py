@@ -335,5 +335,5 @@ def ran(verdict: str, rc: int) -> str:
 
 def guard_words(i: int, kind: str, detail: str) -> str:
     """A sweep row's prediction that AOTI_RUNTIME_CHECK_INPUTS=1 rejects input ``i`` (``detail``: check's words)."""
-    short = detail.split(";")[0].split(": ", 1)[-1]
+    short = detail.split(";")[0].split(": ", 1)[-1].split(" (")[0]
     return f"input_check rejects input {i} ({kind}: {short})"

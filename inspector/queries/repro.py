@@ -417,7 +417,7 @@ def repro(pkg: Package, *, log: str | None = None, line: int | None = None, kern
           inputs: list[InputSpec] | None = None, model: str | None = None, device: str | None = None,
           weights: str | None = None) -> ReproResult:
     """Plan the reproducing case and write its script (``result.script``)."""
-    from .. import __version__
+    from .._version import __version__
     from ..explain import repro_script as say
     from .trace import trace_assert
 
@@ -450,7 +450,7 @@ def repro(pkg: Package, *, log: str | None = None, line: int | None = None, kern
 
 def _repro_given(pkg, m, dev, loader, notes, specs) -> ReproResult:
     """--input: the user's shapes; the expected failure is what `check` predicts for them."""
-    from .. import __version__
+    from .._version import __version__
     from ..explain import repro_script as say
 
     c = check(pkg, specs, model=m.name)

@@ -54,6 +54,18 @@ SWEEP: dict[str, dict[str, str]] = {
               "100-row table: they reach 1023 (issue 20 §4: 'may fail')")
         for rid in ("s69=max", "s69=max+checks")
     },
+    # Not swept by the suite (time); seen with `sweep --run`, listed so the next sweep starts from them:
+    "cpu/bucketize_index": {
+        rid: ("check says fit, but bucketize ids reach the number of boundaries (9) while the table input 1 has "
+              "dim 0 rows (4 in the sweep's middle, 1..2 at its minimum): issue 20 §4's 'may fail'")
+        for rid in ("s77=1", "s77=min", "s77=min+checks", "s77=max", "s77=max+checks", "s70=1", "s70=min",
+                    "s70=min+checks")
+    },
+    "cpu/transformer": {
+        "s27=0": ("guards off, batch 0: a kernel divides by the empty size and the process dies with SIGFPE; check "
+                  "predicts no failure (it knows asserts with a 0 bound, not integer division by a size) and "
+                  "diagnose says 'unknown' for 'Fatal Python error: Floating point exception'"),
+    },
     "cpu/topk_gather": {
         "s69=0": _TOPK_K, "s69=1": _TOPK_K,
         **{rid: _TOPK_MAY_FAIL for rid in ("s69=max", "s69=max+checks", "s44=1", "s44=min", "s44=min+checks")},

@@ -165,4 +165,4 @@ def test_repro_run_end_to_end(tmp_path):
                         "--run"], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.splitlines()[0].startswith("input 1 holds 4")
-    assert "ran it: reproduced:" in p.stdout
+    assert "ran it (the script exited 0): reproduced:" in p.stdout

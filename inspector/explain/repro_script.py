@@ -174,8 +174,12 @@ def main():
                ((e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or ""))
     took = time.time() - t0
     lines = text.splitlines()
-    if len(lines) > 60:
-        lines = lines[:30] + ["[... %d lines left out ...]" % (len(lines) - 50)] + lines[-20:]
+    if len(lines) > 60:  # the whole output goes to a file: a diagnosis must not read a gap as evidence
+        full = os.path.splitext(os.path.abspath(__file__))[0] + ".output.log"
+        with open(full, "w") as f:
+            f.write(text)
+        lines = lines[:30] + ["[... %d lines left out: all of them are in %s ...]" % (len(lines) - 50,
+                                                                                      os.path.basename(full))] + lines[-20:]
     sys.stdout.write("\n".join(lines) + "\n")
     what = describe(rc, timed_out)
     if not timed_out and matches(CASE["expect"], text, rc):
@@ -330,7 +334,7 @@ def wrote(path: str, nbytes: int, package_name: str) -> str:
 
 
 def ran(verdict: str, rc: int) -> str:
-    return f"ran it: {verdict or 'no verdict line'} (exit {rc})"
+    return f"ran it (the script exited {rc}): {verdict or 'no verdict line'}"
 
 
 def guard_words(i: int, kind: str, detail: str) -> str:

@@ -35,3 +35,21 @@ def check(pkg, inputs, **kw):
     from .queries.check import check as _check, parse_spec
 
     return _check(pkg, [parse_spec(x) if isinstance(x, str) else x for x in inputs], **kw)
+
+
+def repro(pkg, *, inputs=None, **kw):
+    """Plan the case that reproduces a failure and write its script (``result.script``):
+    ``inspector.queries.repro.repro`` (``log=``, ``line=``, ``kernel=`` or ``inputs=`` as strings or specs)."""
+    from .queries.check import parse_spec
+    from .queries.repro import repro as _repro
+
+    specs = [parse_spec(x) if isinstance(x, str) else x for x in inputs] if inputs else None
+    return _repro(pkg, inputs=specs, **kw)
+
+
+def sweep(pkg, **kw):
+    """The contract's edge cases, predicted (``run=True``: run in child processes and diagnosed):
+    ``inspector.queries.sweep.sweep``."""
+    from .queries.sweep import sweep as _sweep
+
+    return _sweep(pkg, **kw)

@@ -17,7 +17,7 @@ from how the model was built, not from pt2-inspect).
 
 Usage::
 
-    python sample_packages/build.py --device cpu            # torch 2.13 CPU
+    python sample_packages/build.py --device cpu            # torch 2.13 CPU, portable ISA (AVX2, no -march)
     CXX=/usr/bin/g++ python sample_packages/build.py --device cuda   # on a GPU box
     python sample_packages/build.py --device cpu --only embedding
 
@@ -273,6 +273,15 @@ def run_trigger(name, dev, pkg):
     return {"returncode": proc.returncode, "stderr": text, "stdout": proc.stdout[-2000:]}
 
 
+def portable_cpu_isa():
+    """CPU packages run on any x86-64 host CI may get, AVX2 hosts without AVX-512 included: Inductor's vector
+    ISA capped at AVX2 (``-mavx2 -mfma -mf16c``, AOTI_CPU_ISA "AVX2" in wrapper_metadata.json) and no
+    ``-march=native`` (which on an AVX-512/AMX build host emits instructions that die with SIGILL elsewhere).
+    Set before torch is imported; an explicit environment wins."""
+    os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
+    os.environ.setdefault("TORCHINDUCTOR_CPP_MARCH", "")  # "": no -march flag at all
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
@@ -290,6 +299,8 @@ def main():
     if a.refresh:
         refresh(out, a.only)
         return
+    if a.device == "cpu":
+        portable_cpu_isa()
     out.mkdir(parents=True, exist_ok=True)
     names = a.only or list(SPECS)
     for name in names:

@@ -17,11 +17,11 @@ import sys
 
 from .._version import __version__
 from ..errors import INTERNAL_ERROR_EXIT, STRICT_EXIT, InspectorError, UsageError
-from . import check, diagnose, doctor, extract, graph, locate, report, scan, show, source, trace_assert
+from . import check, diagnose, doctor, extract, graph, locate, repro, report, scan, show, source, sweep, trace_assert
 from ._args import EXIT_CODES, FORMATTER, add_global_flags
 from ._io import ProgressBar as _Progress, silence_stdout as _silence_stdout
 
-COMMANDS = (show, trace_assert, diagnose, check, doctor, scan, locate, graph, report, source, extract)
+COMMANDS = (show, trace_assert, diagnose, check, repro, sweep, doctor, scan, locate, graph, report, source, extract)
 
 MAIN_HELP = f"""Inspect PyTorch AOTInductor .pt2 packages and trace their failures,
 from the package alone: nothing inside it is run, loaded or unpickled.
@@ -35,6 +35,8 @@ examples:
   pt2-inspect trace-assert model.pt2 --line 38
   pt2-inspect diagnose model.pt2 --log crash.log
   pt2-inspect check model.pt2 --input 0=float32[0,8]@cuda --input 1=int64[3]@cuda
+  pt2-inspect repro model.pt2 --log error.txt -o repro.py --run
+  pt2-inspect sweep model.pt2 --run
   pt2-inspect doctor model.pt2 --gpu auto --host-cpuinfo auto --torch 2.13
   pt2-inspect scan /models --json > registry.jsonl
   pt2-inspect locate model.pt2 --source model.py:84

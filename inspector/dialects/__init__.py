@@ -30,7 +30,7 @@ __all__ = ["Dialect", "DIALECTS", "FALLBACK", "CUDA_CALL_TRITON", "CPU_KERNEL_CP
            "embedded_source"]
 
 # The registry, most specific first: `sniff` takes the first whose markers the wrapper carries.
-DIALECTS: tuple[Dialect, ...] = (CUDA_CALL_TRITON, CPU_KERNEL_CPP, CPU_INLINE, CPU_STANDALONE)
+DIALECTS: tuple[Dialect, ...] = (CUDA_CALL_TRITON, CPU_STANDALONE, CPU_KERNEL_CPP, CPU_INLINE)
 
 
 def embedded_source(lines: list[str], start: int, end: int) -> list[str]:

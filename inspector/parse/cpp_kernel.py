@@ -49,6 +49,10 @@ class _CppTransformer(ExprTransformer):
         args = next((p for p in c[1:] if isinstance(p, list)), [])  # after `[i]` (an Expr) when it has one
         return ("store", str(c[0]), args)
 
+    def vec_store_expr(self, c):
+        args = c[1] if len(c) > 1 else []
+        return ("store", _joined(c[0]), args)
+
     def scalar_store(self, c):
         return ("sstore", str(c[0]), c[1], c[2])
 
@@ -168,7 +172,8 @@ def parse_kernel_region(lines: list[str], start: int, end: int, member: str, cov
             if r and r[2]:
                 ptr = next((x for x in r[2][0].names if "ptr" in x), None)
                 if ptr:
-                    cur.stores.append(Store(ptr=ptr, value=Expr(r[1], (r[1],)), line=line, scope=scope))
+                    value = r[1] if isinstance(r[1], Expr) else Expr(r[1], (r[1],))
+                    cur.stores.append(Store(ptr=ptr, value=value, line=line, scope=scope))
         elif re.match(r"(out_ptr|in_out_ptr)\d+\[", s):
             r = parse_cpp_statement(s, "scalar_store", cov, line)
             if r:

@@ -1,0 +1,302 @@
+"""sweep: the debugging guide's edge cases, planned from the contract, predicted, and (with ``run``) run one per
+child process and diagnosed, so that prediction, observation and diagnosis can be compared row by row.
+
+Cases (each with and without AOTI_RUNTIME_CHECK_INPUTS=1):
+- every dynamic dim (root symbol) at 0, 1, its guard minimum and its guard maximum (capped so that every
+  input stays under ``MAX_ELEMENTS``; the row says so), the other dims at ``repro.BASE_SIZE``;
+- every input an index is read from unchanged at its largest valid value, at the bound, at -1 and below -N.
+
+A dim case is predicted by `check` (guards, and bounds that become 0); a value case by the trace of the
+assertion (its bound, and whether the kernel wraps negative indices).  Running needs torch in this Python:
+the runner (inspector.explain.repro_script.SWEEP_MAIN) imports it once and forks one child per case.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+
+from ..errors import UsageError
+from ..naming import root_symbol
+from ..package import Package
+from .check import InputSpec, check
+from .repro import (Case, IndexFact, _device, expect_assert, index_facts, input_specs, loader_of, model_name, shapes,
+                    sizes)
+
+MAX_ELEMENTS = 1 << 22  # a guard maximum is capped so that no input of a case holds more elements
+CHECKS_ENV = "AOTI_RUNTIME_CHECK_INPUTS"
+
+
+@dataclass
+class Prediction:
+    kind: str  # "fit" | "assert" | "guard"
+    source: str  # "check" (shapes) | "trace" (an index value against its bound)
+    kernel: str | None = None
+    message: str | None = None
+    input: int | None = None
+    words: str = ""
+
+
+@dataclass
+class Row:
+    id: str
+    case: str
+    checks: bool  # run with AOTI_RUNTIME_CHECK_INPUTS=1
+    prediction: Prediction
+    note: str | None = None  # e.g. a maximum capped to fit memory
+    observed: dict | None = None  # rc, what, returned, first_error, seconds, timed_out
+    diagnosis: dict | None = None  # category, kernel, input, verdict
+    agree: bool | None = None
+    why: str | None = None  # what disagrees
+    log: str | None = field(default=None, repr=False)  # the captured output (not in the JSON)
+
+
+@dataclass
+class SweepResult:
+    package: str
+    model: str
+    device: str
+    ran: bool
+    verdict: str
+    rows: list[Row]
+    notes: list[str] = field(default_factory=list)
+    seconds: float | None = None
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        for r in d["rows"]:
+            r.pop("log", None)
+        return d
+
+    @property
+    def disagreements(self) -> list[Row]:
+        return [r for r in self.rows if r.agree is False]
+
+
+def _specs(m, dims, dtype_of) -> list[InputSpec]:
+    return [InputSpec(who=str(i.index), dtype=dtype_of(i), shape=[dims[(i.index, d)] for d in range(len(i.shape))])
+            for i in m.inputs]
+
+
+def _predict_shapes(pkg, m, dims, checks: bool) -> Prediction:
+    from ..explain import repro_script as say
+
+    c = check(pkg, _specs(m, dims, lambda i: i.dtype), model=m.name)
+    ranges = [v for v in c.violations if v["kind"] in ("range", "size", "equal", "rank", "dtype")]
+    if checks and ranges:
+        v = ranges[0]
+        return Prediction("guard", "check", input=v["input"], words=say.guard_words(v["input"], v["kind"], v["detail"]))
+    if c.predicted_assertions:
+        pa = c.predicted_assertions[0]
+        return Prediction("assert", "check", kernel=pa["kernel"], message=pa["message"],
+                          words=say.expect_words("assert", message=pa["message"], kernel=pa["kernel"]))
+    return Prediction("fit", "check", words="fit")
+
+
+def _cap(m, sym, syms) -> tuple[int, str | None]:
+    """The symbol's maximum, lowered until every input holds at most MAX_ELEMENTS."""
+    hi = sym.max if sym.max is not None else 1 << 16
+    v = hi
+    while v > 1:
+        trial = dict(syms, **{sym.name: v})
+        dims = shapes(m, trial)
+        biggest = max((_numel([dims[(i.index, d)] for d in range(len(i.shape))]) for i in m.inputs), default=0)
+        if biggest <= MAX_ELEMENTS:
+            break
+        v //= 2
+    return v, (f"maximum {hi} capped to {v} so that no input holds more than {MAX_ELEMENTS:,} elements" if v != hi else None)
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def plan(pkg: Package, model: str | None = None, device: str | None = None, weights: str | None = None):
+    """(rows, cases, model, device, notes): every case, with its prediction, not run."""
+    from ..explain import repro_script as say
+
+    name = model_name(pkg, model)
+    m = pkg.index(name).eager()
+    dev = _device(m, device)
+    loader, notes = loader_of(pkg, name, weights)
+    facts = [f for f in index_facts(pkg, name) if f.kernel_kind != "extern"]
+    base = sizes(m)
+    rows, cases = [], []
+
+    def add(rid, words, syms, changes, pred, note=None):
+        for checks in (False, True):
+            dims = shapes(m, syms)
+            specs = input_specs(m, dims, facts, syms)
+            for i, ch in changes.items():
+                specs[i].update(ch)
+            p = pred(dims, checks) if callable(pred) else pred
+            env = {"OMP_NUM_THREADS": "1"} if dev == "cpu" else {"CUDA_LAUNCH_BLOCKING": "1"}
+            if checks:
+                env[CHECKS_ENV] = "1"
+            cases.append(Case(title=words, device=dev, model=m.name if len(pkg.model_names) > 1 else None,
+                              loader=loader, inputs=specs, env=env, unset_env=[] if checks else [CHECKS_ENV],
+                              expect=None, expect_words=p.words))
+            rows.append(Row(id=f"{rid}{'+checks' if checks else ''}", case=words, checks=checks, prediction=p, note=note))
+
+    roots = []
+    for s in m.symbols.values():
+        r = root_symbol(m.symbols, s.name)
+        if r is not None and r.input is not None and r.dim is not None and r not in roots:
+            roots.append(r)
+    for r in roots:
+        where = f"input {r.input} dim {r.dim} ({r.name})"
+        hi, capped = _cap(m, r, base)
+        values = [("0", 0), ("1", 1), ("min", r.min if r.min is not None else 0), ("max", hi)]
+        done = set()
+        for label, v in values:
+            if v in done:
+                continue
+            done.add(v)
+            add(f"{r.name}={label}", f"{where} = {v}" + (f" ({label})" if label in ("min", "max") else ""),
+                dict(base, **{r.name: v}), {}, lambda dims, checks: _predict_shapes(pkg, m, dims, checks),
+                capped if label == "max" else None)
+    dims0 = shapes(m, base)
+    seen = set()
+    for f in sorted(facts, key=lambda f: (f.bound(dims0) is None, f.bound(dims0) or 0)):
+        i = f.direct_input
+        b = f.bound(dims0)
+        if i is None or b is None or i in seen or (m.inputs[i].dtype or "int64") in ("float16", "bfloat16", "float32",
+                                                                                      "float64", "bool"):
+            continue
+        seen.add(i)
+        hit = Prediction("assert", "trace", kernel=f.kernel, message=f.message,
+                         words=say.expect_words("assert", message=f.message, kernel=f.kernel))
+        fit = Prediction("fit", "trace", words="fit")
+        minus1 = fit if f.wraps_negative else hit
+        wrap_note = ("the kernel wraps negative indices (x < 0 ? x + N : x): -1 reads row N-1" if f.wraps_negative
+                     else "the kernel does not wrap negative indices: -1 fails its check" if f.wraps_negative is False
+                     else None)
+        for label, v, p, note in (("largest", b - 1, fit, None), ("bound", b, hit, None), ("-1", -1, minus1, wrap_note),
+                                  ("below-N", -b - 1, hit, None)):
+            add(f"input{i}={label}", f"input {i} holds {v} ({label}; the bound is {b})", base, {i: {"set": [[0, v]]}},
+                p, note)
+    if not facts:
+        notes.append("no range assertion in the package's kernels: only the dims are swept")
+    return rows, cases, m, dev, notes
+
+
+def _diagnosis(pkg, m, text: str) -> dict:
+    from .diagnose import diagnose
+
+    try:
+        d = diagnose(pkg, text, model=m.name)
+    except UsageError as e:  # an empty or unreadable capture
+        return {"category": "none", "kernel": None, "input": None, "verdict": str(e)}
+    kernel = None
+    if d.trace is not None and getattr(d.trace, "matches", None):
+        kernel = d.trace.matches[0].kernel
+    inp = getattr(d.input_check, "input", None) if d.input_check is not None else None
+    return {"category": d.category, "kernel": kernel, "input": inp, "verdict": d.verdict}
+
+
+def judge(row: Row) -> tuple[bool, str | None]:
+    """Whether prediction, observation and diagnosis agree, and what disagrees when not."""
+    p, o, d = row.prediction, row.observed or {}, row.diagnosis or {}
+    clean = o.get("rc") == 0 and o.get("returned")
+    if p.kind == "fit":
+        return (True, None) if clean else (False, f"predicted fit; the call {o.get('what')}: {o.get('first_error') or ''}".strip())
+    if clean:
+        return False, f"predicted {p.words}; the call returned"
+    if p.kind == "assert":
+        if d.get("category") in ("index_assert", "device_assert") and d.get("kernel") == p.kernel:
+            return True, None
+        return False, (f"predicted {p.words}; diagnose says {d.get('category')}"
+                       + (f" in {d.get('kernel')}" if d.get("kernel") else "") + f" ({o.get('first_error') or o.get('what')})")
+    if p.kind == "guard":
+        if d.get("category") == "input_check" and (d.get("input") in (None, p.input)):
+            return True, None
+        return False, f"predicted {p.words}; diagnose says {d.get('category')} ({o.get('first_error') or o.get('what')})"
+    return False, f"unknown prediction {p.kind}"
+
+
+def write_plan(cases: list[Case], folder: str, timeout: int) -> tuple[str, str]:
+    """The plan (JSON) and the runner script in ``folder``: all a machine with torch needs to run the cases
+    (``python runner.py plan.json PKG OUT_DIR``, which writes OUT_DIR/case_NNN.log and prints a JSON line each)."""
+    from ..explain import repro_script as say
+
+    plan_path = os.path.join(folder, "plan.json")
+    with open(plan_path, "w") as f:
+        json.dump({"cases": [json.loads(c.to_json()) for c in cases], "timeout": timeout}, f)
+    runner = os.path.join(folder, "runner.py")
+    with open(runner, "w") as f:
+        f.write(say.sweep_runner())
+    return plan_path, runner
+
+
+def ingest(pkg: Package, m, rows: list[Row], results: dict[int, dict], folder: str, err: str = "") -> None:
+    """Fill each row from the runner's JSON lines and its captured log in ``folder``: observed, diagnosis, agree."""
+    for i, row in enumerate(rows):
+        r = results.get(i)
+        if r is None:
+            row.observed = {"rc": None, "what": "not run (the runner stopped)", "returned": False,
+                            "first_error": (err.strip().splitlines() or [""])[-1][:300], "seconds": None,
+                            "timed_out": False}
+            row.agree, row.why = False, "the runner stopped before this case"
+            continue
+        with open(os.path.join(folder, f"case_{i:03d}.log"), errors="replace") as f:
+            row.log = f.read()
+        row.observed = {k: r[k] for k in ("rc", "what", "returned", "first_error", "seconds", "timed_out")}
+        clean = r["rc"] == 0 and r["returned"]
+        row.diagnosis = ({"category": "none", "kernel": None, "input": None, "verdict": "the call returned"}
+                         if clean else _diagnosis(pkg, m, row.log))
+        row.agree, row.why = judge(row)
+
+
+def sweep(pkg: Package, model: str | None = None, device: str | None = None, weights: str | None = None,
+          run: bool = False, timeout: int = 60, progress=None) -> SweepResult:
+    """Plan (and with ``run``, run and diagnose) every case of the package's contract."""
+    from ..explain import repro_script as say
+    from .repro import torch_python
+
+    rows, cases, m, dev, notes = plan(pkg, model, device, weights)
+    res = SweepResult(package=str(pkg.path), model=m.name, device=dev, ran=False, verdict="", rows=rows, notes=notes)
+    if not run:
+        n_fail = sum(r.prediction.kind != "fit" for r in rows)
+        res.verdict = f"{len(rows)} cases planned for model {m.name!r}: {n_fail} predicted to fail, {len(rows) - n_fail} to fit"
+        return res
+    if torch_python() is None:
+        raise UsageError(say.NO_TORCH.format(python=sys.executable))
+    t0 = time.time()
+    with tempfile.TemporaryDirectory(prefix="pt2-sweep-") as tmp:
+        plan_path, runner = write_plan(cases, tmp, timeout)
+        env = dict(os.environ)
+        if dev == "cpu":
+            env["OMP_NUM_THREADS"] = "1"
+        p = subprocess.Popen([sys.executable, runner, plan_path, os.path.abspath(str(pkg.path)), tmp],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        results = {}
+        for line in p.stdout:
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            results[r["case"]] = r
+            if progress:
+                progress(len(results), len(cases))
+        err = p.stderr.read()
+        p.wait()
+        ingest(pkg, m, rows, results, tmp, err)
+    res.ran, res.seconds = True, round(time.time() - t0, 1)
+    return ran_verdict(res)
+
+
+def ran_verdict(res: SweepResult) -> SweepResult:
+    bad = res.disagreements
+    res.verdict = (f"{len(res.rows)} cases run on model {res.model!r}: " +
+                   (f"{len(bad)} disagree (first: {bad[0].id}: {bad[0].why})" if bad else
+                    "prediction, run and diagnosis agree on every one")
+                   + (f" ({res.seconds} s)" if res.seconds is not None else ""))
+    return res

@@ -59,8 +59,7 @@ def _filesystem(url: str):
 
             kw = {"client_kwargs": {"timeout": aiohttp.ClientTimeout(total=t)}}
         elif proto == "s3":
-            kw = {"config_kwargs": {"connect_timeout": t, "read_timeout": t, "retries": {"max_attempts": 1}},
-                  "retries": 1}
+            kw = {"config_kwargs": {"connect_timeout": t, "read_timeout": t, "retries": {"max_attempts": 1}}}
         elif proto in ("gs", "gcs"):
             kw = {"timeout": t}
         return fsspec.filesystem(proto, **kw)
@@ -72,12 +71,20 @@ def _explain(url: str, e: BaseException) -> str:
     """One line for what went wrong reading ``url``."""
     import asyncio
 
+    chain, x = [], e
+    while x is not None and len(chain) < 8:  # fsspec re-raises a failed HEAD as FileNotFoundError from it
+        chain.append(x)
+        x = x.__cause__ or x.__context__
+    for x in chain:
+        n, t = type(x).__name__.lower(), str(x).lower()
+        if isinstance(x, (TimeoutError, asyncio.TimeoutError)) or "timeout" in n or "timed out" in t:
+            return f"{url}: the server did not answer within {timeout_s():g} s (PT2_INSPECT_REMOTE_TIMEOUT)"
+        if "connector" in n or "connection refused" in t or "could not connect" in t:
+            return f"{url}: cannot connect to the server ({str(x).splitlines()[0][:160] if str(x) else type(x).__name__})"
     name = type(e).__name__
     text = str(e).splitlines()[0][:200] if str(e) else ""
     if isinstance(e, FileNotFoundError):
         return f"{url}: no such object on the server"
-    if isinstance(e, (TimeoutError, asyncio.TimeoutError)) or "timeout" in name.lower() or "timed out" in text.lower():
-        return f"{url}: the server did not answer within {timeout_s():g} s (PT2_INSPECT_REMOTE_TIMEOUT)"
     if "range" in text.lower():
         return f"{url}: the server does not answer range requests, so the package cannot be read in parts " \
                "(download it and pass the file)"

@@ -234,3 +234,15 @@ class RemoteArchive(Archive):
         raw = getattr(self, "_raw", None)
         if raw is not None:
             raw.close()
+
+
+def list_packages(prefix: str) -> tuple[list[str], str | None]:
+    """The ``.pt2`` objects under a URL prefix (sorted URLs), and why none could be listed (or None)."""
+    fs = _filesystem(prefix)
+    proto = prefix.split("://", 1)[0]
+    try:
+        names = fs.find(prefix)
+    except Exception as e:  # noqa: BLE001 - one line for the scan's missing list
+        return [], _explain(prefix, e)
+    urls = sorted(n if "://" in n else f"{proto}://{n}" for n in names if str(n).endswith(".pt2"))
+    return urls, None if urls else f"{prefix}: no .pt2 object under it"

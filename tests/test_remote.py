@@ -262,3 +262,14 @@ def test_each_failure_is_one_line_exit_3(served, case):
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and expect in lines[0] and "Traceback" not in p.stderr, p.stderr
     assert time.monotonic() - t0 < 30
+
+
+def test_scan_lists_a_url_prefix(served):
+    p = cli("scan", "s3://models/cpu/", "s3://models/cuda/jagged/jagged.pt2", "--torch", "2.13", "--json",
+            env=served["s3env"])
+    rows = [json.loads(x) for x in p.stdout.splitlines()]
+    assert [r["package"] for r in rows[:-1]] == ["s3://models/cpu/jagged/jagged.pt2", "s3://models/cuda/jagged/jagged.pt2"]
+    local = cli("scan", str(SP / "cpu/jagged/jagged.pt2"), "--torch", "2.13", "--json")
+    want = json.loads(local.stdout.splitlines()[0])
+    assert {**rows[0], "package": None} == {**want, "package": None}
+    assert rows[-1]["summary"]["packages"] == 2 and p.returncode == 0, p.stderr

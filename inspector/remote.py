@@ -101,13 +101,14 @@ class RangeFile(io.RawIOBase):
         super().__init__()
         self.fs, self.url, self.size = fs, url, size
         self.pos = 0
-        self.requests = 0
+        self.requests = 1  # the object's metadata (size, ETag), asked once by RemoteArchive.open_url
         self.fetched = 0
         self._blocks: list[tuple[int, bytes]] = []  # (start, data): the tail and the last reads
         try:
             # block_size>0 and no cache: every fetch is exactly one ranged request (HTTPFile refuses a
             # server that answers a range with the whole body instead of downloading it)
-            self._f = fs.open(url, "rb", block_size=READ_AHEAD, cache_type="none")
+            # size given: no second HEAD/stat for it (the one of `RemoteArchive.open_url` is counted here)
+            self._f = fs.open(url, "rb", block_size=READ_AHEAD, cache_type="none", size=size)
         except Exception as e:  # noqa: BLE001 - whatever the back-end raises is one line, exit 3
             raise UnreadablePackage(_explain(url, e)) from None
         _opened.append(self)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor, wait, FIRST_COMPLETED
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -186,15 +186,17 @@ def _scan_pool(paths: list[str], options: dict, jobs: int, limit: float | None):
 
 
 def _scan_dask(paths: list[str], options: dict, scheduler: str, limit: float | None):
-    """One task per package on a Dask cluster.  The client enforces the time limit (a task seen running past
-    it is cancelled and is a row); a task whose worker died (the scheduler gives up after its allowed
-    failures: KilledWorker) or that failed is a row with that error."""
+    """One task per package on a Dask cluster.  The client enforces the time limit (a watchdog thread
+    cancels a task seen running past it: a row); a task whose worker died (the scheduler gives up after its
+    allowed failures: KilledWorker) or that failed is a row with that error."""
     try:
-        from distributed import Client, wait as dwait
+        from distributed import Client, as_completed
     except ImportError:
         from ..errors import UsageError
 
         raise UsageError(f"scan --scheduler needs Dask distributed: {DASK_INSTALL}") from None
+    import threading
+
     from ..errors import UnreadablePackage
     from ..remote import is_url
 
@@ -202,52 +204,53 @@ def _scan_dask(paths: list[str], options: dict, scheduler: str, limit: float | N
         client = Client(scheduler, timeout=10)
     except (OSError, TimeoutError) as e:
         raise UnreadablePackage(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
+    stop = threading.Event()
+    overdue: set[str] = set()
     try:
         # a worker has its own working folder: it gets local paths absolute (on a filesystem every worker
         # sees), and the row is named by the path as given
         futures = {client.submit(_named, p, p if is_url(p) else os.path.abspath(p), options,
                                  key=f"pt2-inspect-scan-{i}", pure=False, retries=0): p for i, p in enumerate(paths)}
         by_key = {f.key: f for f in futures}
-        pending = set(futures)
-        running_since: dict[str, float] = {}
-        while pending:
-            try:
-                done, pending = dwait(list(pending), timeout=0.5, return_when="FIRST_COMPLETED")
-                pending = set(pending)
-            except TimeoutError:
-                done = set()
-            for fut in done:
-                p = futures[fut]
-                if fut.status == "finished":
-                    yield fut.result()
-                elif fut.status == "cancelled":
-                    yield ScanRow(p, None, words.cancelled("cancelled"), error="cancelled", status="cancelled")
-                else:
-                    e = fut.exception()
-                    name = type(e).__name__
-                    e = (str(e).splitlines() or [""])[0]
-                    if name == "KilledWorker":
-                        yield _died(p, f"{name}: the worker running it died")
-                    else:
-                        yield ScanRow(p, None, words.cancelled(f"{name}: {e}"[:200]), error=f"{name}: {e}"[:300],
-                                      status="cancelled")
-            if limit and pending:
-                now = time.monotonic()
+
+        def watchdog():
+            running_since: dict[str, float] = {}
+            while not stop.wait(1.0):
                 try:
                     running = {k for keys in client.processing().values() for k in keys}
-                except (OSError, TimeoutError):
-                    running = set()
+                except Exception:  # noqa: BLE001 - a missed poll only delays the limit by a second
+                    continue
+                now = time.monotonic()
                 for k in running:
                     running_since.setdefault(k, now)
                 for k, t0 in list(running_since.items()):
                     fut = by_key.get(k)
-                    if fut in pending and now - t0 > limit:
+                    if fut is not None and not fut.done() and now - t0 > limit:
+                        overdue.add(k)
                         fut.cancel()
-                        pending.discard(fut)
                         del running_since[k]
-                        yield ScanRow(futures[fut], None, words.timed_out(limit), error=f"over the {limit:g} s limit",
-                                      status="timeout")
+
+        if limit:
+            threading.Thread(target=watchdog, name="pt2-inspect-scan-limit", daemon=True).start()
+        for fut in as_completed(list(futures)):
+            p = futures[fut]
+            if fut.key in overdue:
+                yield ScanRow(p, None, words.timed_out(limit), error=f"over the {limit:g} s limit", status="timeout")
+            elif fut.status == "finished":
+                yield fut.result()
+            elif fut.status == "cancelled":
+                yield ScanRow(p, None, words.cancelled("cancelled"), error="cancelled", status="cancelled")
+            else:
+                e = fut.exception()
+                name = type(e).__name__
+                e = (str(e).splitlines() or [""])[0]
+                if name == "KilledWorker":
+                    yield _died(p, f"{name}: the worker running it died")
+                else:
+                    yield ScanRow(p, None, words.cancelled(f"{name}: {e}"[:200]), error=f"{name}: {e}"[:300],
+                                  status="cancelled")
     finally:
+        stop.set()
         client.close()
 
 

@@ -20,7 +20,8 @@ the scan goes on.
 
 Without --scheduler the packages are read by a local process pool (--jobs);
 with --scheduler tcp://HOST:PORT by a Dask distributed cluster (pip install
-'pt2-inspect[dask]'): the same rows either way.
+'pt2-inspect[dask]'): the same rows either way. The workers read the packages
+themselves: give URLs, or paths on a filesystem every worker sees.
 
 examples:
   pt2-inspect scan /models/registry --gpu sm_90 --torch 2.11

@@ -70,10 +70,10 @@ def results(tmp_path_factory):
     """One server for the module: the tool list, every call of CALLS, and the refusals."""
     outside = tmp_path_factory.mktemp("outside")
     (outside / "x.pt2").write_bytes((SP / "cpu/jagged/jagged.pt2").read_bytes())
-    link = ROOT / "sample_packages" / ".mcp_test_link.pt2"
-    if link.is_symlink() or link.exists():
-        link.unlink()
+    second = tmp_path_factory.mktemp("second_root")  # a second --root, holding a link out of the roots
+    link = second / "link.pt2"
     link.symlink_to(outside / "x.pt2")
+    (second / "inside.pt2").write_bytes((SP / "cpu/jagged/jagged.pt2").read_bytes())
 
     async def go(client):
         tools = await client.list_tools()
@@ -81,7 +81,7 @@ def results(tmp_path_factory):
         refused = {
             "outside": await client.call_tool("show", {"package": str(outside / "x.pt2")}),
             "dotdot": await client.call_tool("show", {"package": "../" + outside.name + "/x.pt2"}),
-            "symlink": await client.call_tool("show", {"package": str(link.relative_to(ROOT))}),
+            "symlink": await client.call_tool("show", {"package": str(link)}),
             "url": await client.call_tool("show", {"package": "https://127.0.0.1:9/x.pt2"}),
             "log_outside": await client.call_tool("diagnose", {"package": JAGGED, "log": "/etc/passwd"}),
             "unknown_arg": await client.call_tool("show", {"package": JAGGED, "bogus": 1}),
@@ -91,12 +91,10 @@ def results(tmp_path_factory):
             SP / "cuda/jagged/error.log").read_text()})
         capped = await client.call_tool("source", {"package": JAGGED, "wrapper": True})
         capped2 = await client.call_tool("source", {"package": JAGGED, "wrapper": True, "offset": 5})
-        return tools, got, refused, inline, capped, capped2
+        second_root = await client.call_tool("show", {"package": str(second / "inside.pt2")})
+        return tools, got, refused, inline, capped, capped2, second_root
 
-    try:
-        yield _session(go, "--root", str(ROOT), "--max-chars", "20000")
-    finally:
-        link.unlink()
+    yield _session(go, "--root", str(ROOT), "--root", str(second), "--max-chars", "20000")
 
 
 def test_the_tools_are_listed_with_our_schemas(results):
@@ -149,3 +147,9 @@ def test_a_large_answer_is_cut_with_a_note_how_to_page(results):
     assert 0 < len(lines) < len(full) and lines == full[: len(lines)]
     assert capped2.structured_content["lines"] == full[5: 5 + len(capped2.structured_content["lines"])]
     assert len(json.dumps(capped.structured_content)) <= 20000
+
+
+def test_a_file_under_a_second_root_is_read(results):
+    r = results[6]
+    assert not r.is_error, r.content
+    assert r.structured_content["models"][0]["name"] == "model"

@@ -273,3 +273,25 @@ def test_scan_lists_a_url_prefix(served):
     want = json.loads(local.stdout.splitlines()[0])
     assert {**rows[0], "package": None} == {**want, "package": None}
     assert rows[-1]["summary"]["packages"] == 2 and p.returncode == 0, p.stderr
+
+
+def test_the_mcp_server_reads_a_url_only_with_allow_remote(served):
+    if os.environ.get("CI") != "true":  # under CI the [mcp] extra must be there: an ImportError fails
+        pytest.importorskip("mcp")
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    url = f"{served['http']}/pkgs/cuda/jagged/jagged.pt2"
+
+    async def call(*flags):
+        params = StdioServerParameters(command=sys.executable, args=["-m", "inspector.cli", "mcp", *flags],
+                                       cwd=str(ROOT), env={"PT2_INSPECT_CACHE_DIR": os.environ["PT2_INSPECT_CACHE_DIR"]})
+        async with Client(params) as client:
+            return await client.call_tool("show", {"package": url})
+
+    refused = anyio.run(call)
+    assert refused.is_error and "--allow-remote" in refused.content[0].text
+    r = anyio.run(call, "--allow-remote")
+    assert not r.is_error, r.content
+    assert r.structured_content == json.loads(cli("show", url, "--json").stdout)

@@ -247,3 +247,10 @@ def list_packages(prefix: str) -> tuple[list[str], str | None]:
         return [], _explain(prefix, e)
     urls = sorted(n if "://" in n else f"{proto}://{n}" for n in names if str(n).endswith(".pt2"))
     return urls, None if urls else f"{prefix}: no .pt2 object under it"
+
+
+def open_archive(path) -> Archive:
+    """`RemoteArchive.open_url` for a URL, else `Archive.open`: for what reads an archive without a Package."""
+    from pathlib import Path
+
+    return RemoteArchive.open_url(path) if is_url(path) else Archive.open(Path(path))

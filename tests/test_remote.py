@@ -295,3 +295,14 @@ def test_the_mcp_server_reads_a_url_only_with_allow_remote(served):
     r = anyio.run(call, "--allow-remote")
     assert not r.is_error, r.content
     assert r.structured_content == json.loads(cli("show", url, "--json").stdout)
+
+
+def test_extract_from_a_url_writes_the_local_files_members(served, tmp_path):
+    url = f"{served['http']}/pkgs/cuda/jagged/jagged.pt2"
+    p = cli("extract", url, "-o", str(tmp_path / "r"), "--json", "--no-cache")
+    q = cli("extract", str(SP / "cuda/jagged/jagged.pt2"), "-o", str(tmp_path / "l"), "--json", "--no-cache")
+    assert p.returncode == q.returncode == 0, p.stderr
+    names = json.loads(p.stdout)["members"]
+    assert names and names == json.loads(q.stdout)["members"]
+    for n in names:
+        assert (tmp_path / "r" / n).read_bytes() == (tmp_path / "l" / n).read_bytes()

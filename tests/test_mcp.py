@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # starts real servers (seconds): out of the fast lane
+
 ROOT = Path(__file__).resolve().parents[1]
 SP = ROOT / "sample_packages"
 JAGGED = "sample_packages/cuda/jagged/jagged.pt2"

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # starts real servers (seconds): out of the fast lane
+
 ROOT = Path(__file__).resolve().parents[1]
 SP = ROOT / "sample_packages"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"

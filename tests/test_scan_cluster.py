@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # starts real servers (seconds): out of the fast lane
+
 ROOT = Path(__file__).resolve().parents[1]
 SP = ROOT / "sample_packages"
 EXPORTED = SP / "harvest/issue15_cpu213/wrong_kind_cpu/exported_program.pt2"

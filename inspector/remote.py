@@ -218,6 +218,10 @@ class RemoteArchive(Archive):
         the same directory still gets a new cache key."""
         return f"{super().fingerprint(name)}:object:{self.identity}"
 
+    def container_stamp(self) -> str:
+        """What stands for the local zip's stat in the index cache key (inspector.package): the object's identity."""
+        return f"remote:{self.identity}"
+
     def read_range(self, name: str, offset: int, size: int) -> bytes:
         """A stored member is read straight at its offset (zipfile would read up to it); else as for a file."""
         info = getattr(self, "_infos", {}).get(name)

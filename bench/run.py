@@ -3,12 +3,15 @@ ratio to `grep -n` finding the assert in the same extracted wrapper, measured in
 
     python bench/run.py                               # the sample rows + a 20,010-kernel package
     python bench/run.py --variants 500 --runs 5 --json-out bench.json
-    python bench/run.py --skip-large                  # only --version, the largest shipped sample, the multi-model one
+    python bench/run.py --skip-large --skip-dense     # only --version, the largest shipped sample, the multi-model one
+    python bench/run.py --skip-large --dense /work/large/dense.pt2 --only dense   # the assertion-dense rows
     python bench/run.py --large /work/large/large.pt2 --multi /work/multi_build/multi_model.deflated.pt2
     python bench/run.py --large /work/large/large.pt2 --only 'large (no cache)'   # only the rows named so
 
 The large package is grown from the real cuda/jagged sample by bench/make_large.py (cached in
---work), and traced with that sample's real error log.  "cold" runs pass --no-cache; "cached" runs
+--work), and traced with that sample's real error log.  The dense one (issue 21 §5) is grown the same way from
+the real cuda/hf_t5_encoder sample, 2,000 copies of its 10 kernels (20,000 kernels, 10,000 of them asserting,
+177 MB), and traced with that sample's real error log.  "cold" runs pass --no-cache; "cached" runs
 use a cache folder the warm-up filled.  Times are wall seconds of a whole process (start-up
 included); RSS is the process's own peak (getrusage of that child).  Not a test: a slow machine
 gives slow numbers, so targets are printed next to them, never asserted.
@@ -36,7 +39,12 @@ TARGETS = {  # seconds, from issue 7 and issue 13
     "trace-assert large (no cache)": 2.0, "trace-assert large (cached)": 0.15, "show --json large (no cache)": 15.0,
     "show --full large (no cache)": 15.0, "report --log large (no cache)": 10.0, "graph --around large (no cache)": 10.0,
     "check, a 0 dim, large (no cache)": 10.0, "diagnose IMA large (no cache)": 10.0,
+    # issue 21 §5: the assertion-dense package and the multi-model package's JSON
+    "show --json multi-model (cold)": 0.5, "trace-assert dense (no cache)": 2.0, "trace-assert dense (cached)": 0.15,
+    "show --json dense (no cache)": 10.0, "show --full dense (no cache)": 15.0, "report --log dense (no cache)": 10.0,
+    "graph --around dense (no cache)": 10.0, "check, a 0 dim, dense (no cache)": 10.0, "diagnose IMA dense (no cache)": 10.0,
 }
+DENSE_SAMPLE = ROOT / "sample_packages" / "cuda" / "hf_t5_encoder" / "hf_t5_encoder.pt2"
 MULTI = ROOT / "bench" / "multi_model.pt2"  # bench/make_multi.py's package (built on a GPU), deflated
 # swin_t's relative-position-index assert: a trace into one model of ten, with no real log
 MULTI_TRACE = ["--model", "swin_t", "--kernel",
@@ -88,6 +96,9 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", type=int, default=6670, help="copies of each of cuda/jagged's 3 kernels")
     ap.add_argument("--large-runs", type=int, default=None, help="runs for the uncached large rows (default --runs)")
     ap.add_argument("--skip-large", action="store_true")
+    ap.add_argument("--skip-dense", action="store_true", help="leave out the assertion-dense 20k package's rows")
+    ap.add_argument("--dense", type=Path, help="a prebuilt assertion-dense package (else built with bench/make_large.py)")
+    ap.add_argument("--dense-variants", type=int, default=2000, help="copies of each of hf_t5_encoder's 10 kernels")
     ap.add_argument("--weights-mb", type=int, default=0, help="also time show on a package with a weights member this big")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "pt2-inspect-bench")
     ap.add_argument("--json-out", type=Path)
@@ -141,33 +152,43 @@ def main(argv=None) -> int:
         mpat = "index out of bounds: 0 <= tmp5 < 169"
         row("show multi-model (cold)", [*tool, "show", str(a.multi), "--no-cache"], a.runs, (mpat, mw))
         row("show multi-model (cached)", [*tool, "show", str(a.multi)], a.runs, (mpat, mw))
+        row("show --json multi-model (cold)", [*tool, "show", str(a.multi), "--json", "--no-cache"], a.runs, (mpat, mw))
         row("trace-assert multi-model, one model (cold)", [*tool, "trace-assert", str(a.multi), *MULTI_TRACE,
                                                            "--no-cache"], a.runs, (mpat, mw))
+    def big_rows(tag, big, blog, bpat, kernel, check_inputs):
+        bw = extract_wrapper(big, a.work)
+        lr = a.large_runs or a.runs
+        row(f"trace-assert {tag} (no cache)", [*tool, "trace-assert", str(big), "--log", str(blog), "--json", "--no-cache"],
+            lr, (bpat, bw), warmup=0)
+        row(f"show --json {tag} (no cache)", [*tool, "show", str(big), "--json", "--no-cache"], lr, (bpat, bw), warmup=0)
+        row(f"show --full {tag} (no cache)", [*tool, "show", str(big), "--full", "--json", "--no-cache"], lr, (bpat, bw),
+            warmup=0)
+        row(f"report --log {tag} (no cache)", [*tool, "report", str(big), "--log", str(blog), "-o",
+                                               str(a.work / f"{tag}-report.html"), "--no-cache"], lr, (bpat, bw), warmup=0)
+        row(f"graph --around {tag} (no cache)", [*tool, "graph", str(big), "--around", kernel, "--json", "--no-cache"], lr,
+            (bpat, bw), warmup=0)
+        row(f"check, a 0 dim, {tag} (no cache)", [*tool, "check", str(big), *check_inputs, "--json", "--no-cache"], lr,
+            (bpat, bw), warmup=0)
+        row(f"diagnose IMA {tag} (no cache)", [*tool, "diagnose", str(big), "--log",
+                                               str(ROOT / "sample_packages/cuda/jagged/logs/cpu_inputs.log"), "--json",
+                                               "--no-cache"], lr, (bpat, bw), warmup=0)
+        row(f"trace-assert {tag} (cached)", [*tool, "trace-assert", str(big), "--log", str(blog), "--json"], a.runs,
+            (bpat, bw))
+
     if not a.skip_large:
         big = a.large or a.work / f"jagged-x{a.variants}.pt2"
         if not big.exists():
             _make(["--variants", str(a.variants), "-o", str(big)])
-        blog = ROOT / "sample_packages/cuda/jagged/error.log"
-        bw = extract_wrapper(big, a.work)
-        bpat = "index out of bounds: 0 <= tmp9 < ks0"
-        lr = a.large_runs or a.runs
-        row("trace-assert large (no cache)", [*tool, "trace-assert", str(big), "--log", str(blog), "--json", "--no-cache"],
-            lr, (bpat, bw), warmup=0)
-        row("show --json large (no cache)", [*tool, "show", str(big), "--json", "--no-cache"], lr, (bpat, bw), warmup=0)
-        row("show --full large (no cache)", [*tool, "show", str(big), "--full", "--json", "--no-cache"], lr, (bpat, bw),
-            warmup=0)
-        k2 = "triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2"
-        row("report --log large (no cache)", [*tool, "report", str(big), "--log", str(blog), "-o",
-                                              str(a.work / "large-report.html"), "--no-cache"], lr, (bpat, bw), warmup=0)
-        row("graph --around large (no cache)", [*tool, "graph", str(big), "--around", k2, "--json", "--no-cache"], lr,
-            (bpat, bw), warmup=0)
-        row("check, a 0 dim, large (no cache)", [*tool, "check", str(big), "--input", "0=float32[0,8]@cuda", "--input",
-                                                 "1=int64[3]@cuda", "--json", "--no-cache"], lr, (bpat, bw), warmup=0)
-        row("diagnose IMA large (no cache)", [*tool, "diagnose", str(big), "--log",
-                                              str(ROOT / "sample_packages/cuda/jagged/logs/cpu_inputs.log"), "--json",
-                                              "--no-cache"], lr, (bpat, bw), warmup=0)
-        row("trace-assert large (cached)", [*tool, "trace-assert", str(big), "--log", str(blog), "--json"], a.runs,
-            (bpat, bw))
+        big_rows("large", big, ROOT / "sample_packages/cuda/jagged/error.log", "index out of bounds: 0 <= tmp9 < ks0",
+                 "triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2",
+                 ["--input", "0=float32[0,8]@cuda", "--input", "1=int64[3]@cuda"])
+    if not a.skip_dense:
+        # Assertion-dense (issue 21 §5): the real T5 encoder sample, half of whose 10 kernels assert, x2000
+        dense = a.dense or a.work / f"t5-x{a.dense_variants}.pt2"
+        if not dense.exists():
+            _make(["--sample", str(DENSE_SAMPLE), "--variants", str(a.dense_variants), "-o", str(dense)])
+        big_rows("dense", dense, DENSE_SAMPLE.parent / "error.log", "index out of bounds: 0 <= tmp4 < 120",
+                 "triton_per_fused_add_embedding_mean_mul_pow_rsqrt_0", ["--input", "0=int64[0,16]@cuda"])
     if a.weights_mb:
         wp = a.work / f"jagged-weights{a.weights_mb}.pt2"
         if not wp.exists():

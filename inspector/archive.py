@@ -18,7 +18,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .dialects.members import AOTI_DIR, role
+from .dialects.members import AOTI_DIR, CMAKE_PROJECT, role
 from .errors import UnreadablePackage
 
 # Caps against zip bombs and mistaken inputs, not against real packages: a production package with
@@ -67,6 +67,31 @@ class ModelFiles:
             self.other.append(member)
 
 
+def _compiled_so(folder: Path, stem: str) -> Path | None:
+    """The `.so` compiled from ``<stem>.wrapper.cpp`` in ``folder``: ``<stem>.wrapper.so`` / ``<stem>.so``, else the
+    folder's only `.so` when the folder holds one wrapper (torch._export.aot_compile writes the wrapper, its
+    kernel.cpp and ``model.so``, or the ``aot_inductor.output_path`` it was given, side by side; seen on 2.13)."""
+    for name in (f"{stem}.wrapper.so", f"{stem}.so"):
+        c = folder / name
+        if c.is_file() and not c.is_symlink():
+            return c
+    sos = [c for c in folder.glob("*.so") if c.is_file() and not c.is_symlink()]
+    if len(sos) == 1 and len(list(folder.glob("*.wrapper.cpp"))) == 1:
+        return sos[0]
+    return None
+
+
+def _compile_folder_wrapper(p: Path) -> Path | None:
+    """A folder with no ``data/aotinductor/`` inside, holding one ``*.wrapper.cpp`` and a `.so` (a compile folder or
+    aot_compile's output): that wrapper, read as the bare wrapper with its siblings.  None for a package folder."""
+    if (p / "data").is_dir() or any(c.is_dir() and (c / "data" / "aotinductor").is_dir() for c in p.iterdir()):
+        return None
+    wrappers = [c for c in p.glob("*.wrapper.cpp") if c.is_file() and not c.is_symlink()]
+    if len(wrappers) != 1 or _compiled_so(p, wrappers[0].name[: -len(".wrapper.cpp")]) is None:
+        return None
+    return wrappers[0]
+
+
 def _safe_name(name: str) -> bool:
     """A member name that stays inside the folder it is extracted to."""
     if not name or name.startswith(("/", "\\")) or "\\" in name:
@@ -99,7 +124,12 @@ class Archive:
             raise UnreadablePackage(f"{p}: is a symbolic link; pass the file it points to")
         a = cls(p)
         if p.is_dir():
-            a._open_dir(p)
+            wrapper = _compile_folder_wrapper(p)
+            if wrapper is not None:  # torch._export.aot_compile's output: <hash>.wrapper.cpp beside model.so
+                a._open_bare_wrapper(wrapper)
+                a.path = p
+            else:
+                a._open_dir(p)
         elif not p.is_file():
             raise UnreadablePackage(f"{p}: not a regular file")
         elif p.name.endswith(".cpp"):
@@ -158,8 +188,12 @@ class Archive:
         for sib in sorted(p.parent.iterdir()):
             if sib.is_symlink() or not sib.is_file():
                 continue
-            if sib.name.endswith(".kernel.cpp") or sib.name == f"{stem}.wrapper_metadata.json" or sib.name == "kernel_information.json":
+            if sib.name.endswith(".kernel.cpp") or sib.name in (f"{stem}.wrapper_metadata.json", "kernel_information.json",
+                                                                CMAKE_PROJECT):
                 self._members[sib.name] = sib.stat().st_size
+        so = _compiled_so(p.parent, stem)
+        if so is not None:
+            self._members[so.name] = so.stat().st_size
         self.bare_wrapper = p.name
 
     def _find_root(self):
@@ -238,6 +272,23 @@ class Archive:
             raise UnreadablePackage(f"{self.path}: cannot read {name}: its local header's name is not UTF-8 "
                                     "(a damaged zip)") from None
 
+    def container_stamp(self) -> str:
+        """The zip file's size, mtime_ns and inode, for the index cache key beside the members' CRCs.
+
+        The CRCs come from the central directory, which bytes changed inside a member's data do not touch (issue 22
+        §4: 64 bytes flipped in wrapper.cpp were answered from the cache, while reading the member fails with `Bad
+        CRC-32`).  Verifying each member's CRC on a hit would read and inflate the very members the cache exists not
+        to read; one stat costs nothing and changes with any rewrite (a copy, a same-size rewrite in place, an
+        edit).  Its price is a rebuild after a copy or a touch: a miss, never a stale answer.  Folders and bare
+        wrappers need none: their fingerprints hash the bytes themselves."""
+        if self._zip is None:
+            return "-"
+        try:
+            st = self.path.stat()
+        except OSError as e:
+            raise UnreadablePackage(f"{self.path}: cannot stat: {e.strerror}") from None
+        return f"zip:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+
     def fingerprint(self, name: str) -> str:
         """A content checksum of a member, for the index cache key: the CRC-32 the zip directory
         records (nothing is read), or a BLAKE2b of a folder file's bytes."""
@@ -282,6 +333,8 @@ class Archive:
             for m in self._members:
                 mf.add(m, m)
             mf.wrapper = self.bare_wrapper
+            if mf.kernel_cpp is None and CMAKE_PROJECT in self._members:
+                mf.kernel_cpp = mf.wrapper  # package_cpp_only's wrapper, read from its extracted folder
             return [mf]
         models: dict[str, ModelFiles] = {}
         for name in self._members:
@@ -293,6 +346,9 @@ class Archive:
                 continue
             model, fn = rest.split("/", 1)
             models.setdefault(model, ModelFiles(name=model, folder=name[: i + len(AOTI_DIR)] + model + "/")).add(fn, name)
+        for m in models.values():
+            if m.kernel_cpp is None and m.wrapper and m.folder + CMAKE_PROJECT in self._members:
+                m.kernel_cpp = m.wrapper  # package_cpp_only: the CPU kernels sit in the wrapper, after run_impl
         return [m for _, m in sorted(models.items()) if m.wrapper]
 
     def exported_programs(self) -> list[str]:

@@ -8,6 +8,9 @@ dynamic symbols are a few kilobytes):
 - `dynamic_symbols`: the `.dynsym` table (name, defined or undefined, binding, the version it needs).
 - `needed_versions`: the `.gnu.version_r` entries (``libstdc++.so.6: GLIBCXX_3.4.30`` …).
 - `cubin_sm`: the SM number a cubin was built for, from ``e_flags`` (both of NVIDIA's encodings).
+- `fatbin_entries`: the images of a CUDA fatbin (``emit_multi_arch_kernel=True``): SASS or PTX, and for which SM.
+- `embedded_images`: the kernel images a `.so` carries in ``.rodata`` (``embed_kernel_binary=True``): each
+  ``__<kernel>_start`` … ``__<kernel>_end`` symbol pair, as a file range.
 
 ELF64 little-endian only (every AOTInductor build is x86-64 or aarch64 Linux, and cubins are ELF64).
 Nothing here is dlopen'ed, executed or unpickled; a malformed file raises `ElfError`.
@@ -22,6 +25,7 @@ from typing import Callable
 Reader = Callable[[int, int], bytes]
 
 EM_X86_64, EM_AARCH64, EM_CUDA = 62, 183, 190
+SHT_SYMTAB, SHT_NOBITS = 2, 8
 SHT_DYNSYM, SHT_GNU_VERNEED, SHT_GNU_VERSYM = 11, 0x6FFFFFFE, 0x6FFFFFFF
 MAX_SECTIONS = 65536
 MAX_TABLE_BYTES = 256 * 1024 * 1024  # a .dynsym or .dynstr larger than this is not a real one
@@ -52,6 +56,7 @@ class Section:
     size: int
     link: int
     entsize: int
+    addr: int = 0  # sh_addr: where the section sits in memory (symbol values are such addresses)
 
 
 @dataclass(frozen=True)
@@ -109,14 +114,14 @@ def sections(read: Reader, h: ElfHeader | None = None) -> list[Section]:
     table = _exact(read, h.shoff, h.shentsize * h.shnum, "section headers")
     raw = []
     for i in range(h.shnum):
-        (name, typ, _flags, _addr, offset, size, link, _info, _align, entsize) = struct.unpack_from(
+        (name, typ, _flags, addr, offset, size, link, _info, _align, entsize) = struct.unpack_from(
             "<IIQQQQIIQQ", table, i * h.shentsize)
-        raw.append((name, typ, offset, size, link, entsize))
+        raw.append((name, typ, offset, size, link, entsize, addr))
     names = b""
     if h.shstrndx < len(raw):
-        _, _, off, size, _, _ = raw[h.shstrndx]
+        _, _, off, size, _, _, _ = raw[h.shstrndx]
         names = _exact(read, off, size, "section names")
-    return [Section(_cstr(names, n), typ, off, size, link, ent) for n, typ, off, size, link, ent in raw]
+    return [Section(_cstr(names, n), typ, off, size, link, ent, addr) for n, typ, off, size, link, ent, addr in raw]
 
 
 def _cstr(table: bytes, at: int) -> str:
@@ -165,15 +170,18 @@ _KIND = {0: "notype", 1: "object", 2: "func"}
 
 def dynamic_symbols(read: Reader) -> list[Symbol]:
     """Every entry of ``.dynsym`` (the null entry left out), with the version an undefined one needs."""
-    secs = sections(read)
-    dyn = next((s for s in secs if s.type == SHT_DYNSYM), None)
+    return _symbols(read, sections(read), SHT_DYNSYM)
+
+
+def _symbols(read: Reader, secs: list[Section], table: int) -> list[Symbol]:
+    dyn = next((s for s in secs if s.type == table), None)
     if dyn is None:
         return []
     if dyn.link >= len(secs):
-        raise ElfError(".dynsym links to no string table")
+        raise ElfError("a symbol table links to no string table")
     data = _exact(read, dyn.offset, dyn.size, ".dynsym")
     strs = _exact(read, secs[dyn.link].offset, secs[dyn.link].size, ".dynstr")
-    versym = next((s for s in secs if s.type == SHT_GNU_VERSYM), None)
+    versym = next((s for s in secs if s.type == SHT_GNU_VERSYM), None) if table == SHT_DYNSYM else None
     vers = _exact(read, versym.offset, versym.size, ".gnu.version") if versym else b""
     needed = _versions_needed(read, secs)
     ent = dyn.entsize or 24
@@ -201,3 +209,78 @@ def cubin_sm(h: ElfHeader) -> int | None:
         return None
     sm = (h.flags >> 8) & 0xFF if h.abi_version >= 8 else h.flags & 0xFF
     return sm or None
+
+
+# -- CUDA fatbins (nvcc -fatbin / fatbinary --create): a container header, then one entry per image ----------
+FATBIN_MAGIC = 0xBA55ED50
+_FATBIN_KIND = {1: "ptx", 2: "sass"}
+_FATBIN_COMPRESSED = 0x2000
+MAX_FATBIN_ENTRIES = 4096
+
+
+@dataclass(frozen=True)
+class FatbinEntry:
+    kind: str  # "sass" (an ELF cubin) | "ptx" (text a driver JIT-compiles) | "other"
+    sm: int  # the architecture it is for: 90 for sm_90 / compute_90
+    offset: int  # where its payload starts in the file
+    size: int
+    compressed: bool
+
+
+def fatbin_entries(read: Reader) -> list[FatbinEntry]:
+    """The images of a fatbin file: every container (16-byte header: magic 0xBA55ED50, version, header size,
+    payload size), and in it every entry header (kind 1 PTX / 2 ELF, header size, payload size, arch).
+    Raises `ElfError` when the bytes are not a fatbin."""
+    out: list[FatbinEntry] = []
+    at = 0
+    while True:
+        head = read(at, 16)
+        if len(head) < 16:
+            break
+        magic, _version, hsize, fsize = struct.unpack_from("<IHHQ", head)
+        if magic != FATBIN_MAGIC:
+            if not out:
+                raise ElfError("not a CUDA fatbin (no 0xBA55ED50 header)")
+            break  # padding after the last container
+        if hsize < 16 or fsize > MAX_TABLE_BYTES * 16:
+            raise ElfError(f"fatbin container at {at}: header {hsize} bytes, payload {fsize}")
+        e, end = at + hsize, at + hsize + fsize
+        while e + 64 <= end and len(out) < MAX_FATBIN_ENTRIES:
+            b = _exact(read, e, 64, "fatbin entry header")
+            kind, _unk, ehsize, esize = struct.unpack_from("<HHIQ", b)
+            arch = struct.unpack_from("<I", b, 28)[0]
+            flags = struct.unpack_from("<Q", b, 40)[0]
+            if ehsize < 64 or e + ehsize + esize > end:
+                raise ElfError(f"fatbin entry at {e}: header {ehsize} bytes, payload {esize}, container ends at {end}")
+            out.append(FatbinEntry(_FATBIN_KIND.get(kind, "other"), arch, e + ehsize, esize,
+                                   bool(flags & _FATBIN_COMPRESSED)))
+            e += ehsize + esize
+        at = end
+    return out
+
+
+def embedded_images(read: Reader) -> dict[str, tuple[int, int]]:
+    """kernel name -> (file offset, size) of each image a `.so` embeds between ``__<kernel>_start`` and
+    ``__<kernel>_end`` (the symbols torch's ``embed_kernel_binary`` writes with ``.incbin``), from ``.symtab``
+    when it is there, else ``.dynsym``; the address is turned into a file offset by the section holding it."""
+    secs = sections(read)
+    syms = _symbols(read, secs, SHT_SYMTAB) or _symbols(read, secs, SHT_DYNSYM)
+    at = {s.name: s.value for s in syms if s.defined}
+    out: dict[str, tuple[int, int]] = {}
+    for name, start in at.items():
+        if not (name.startswith("__") and name.endswith("_start")):
+            continue
+        kernel = name[2:-len("_start")]
+        end = at.get(f"__{kernel}_end")
+        if end is None or end <= start:
+            continue
+        sec = next((s for s in secs if s.type != SHT_NOBITS and s.addr and s.addr <= start and end <= s.addr + s.size),
+                   None)
+        if sec is not None:
+            out[kernel] = (sec.offset + start - sec.addr, end - start)
+    return out
+
+
+def sub_reader(read: Reader, offset: int, size: int) -> Reader:
+    """A reader over ``size`` bytes at ``offset`` of another (an image inside a `.so` or a fatbin)."""
+    return lambda o, n: read(offset + o, max(0, min(n, size - o))) if 0 <= o < size else b""

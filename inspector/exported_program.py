@@ -13,12 +13,10 @@ from dataclasses import dataclass, field
 
 from .archive import Archive
 from .errors import UnreadablePackage
+from .logs.patterns import PYTHON_FRAME
+from .naming import EXPORT_SCALAR_TYPES
 
-# torch/_export/serde/schema.py ScalarType
-_SCALAR = {0: "unknown", 1: "uint8", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "float16", 7: "float32",
-           8: "float64", 9: "complex32", 10: "complex64", 11: "complex128", 12: "bool", 13: "bfloat16",
-           14: "uint16", 15: "float8_e4m3fn", 16: "float8_e5m2", 17: "float8_e4m3fnuz", 18: "float8_e5m2fnuz"}
-_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\n\s*(?P<code>[^\n]*)')
+_FRAME = PYTHON_FRAME.regex
 
 
 @dataclass
@@ -41,6 +39,8 @@ class EPNode:
     def locations(self) -> list[SourceLocation]:
         out = []
         for m in _FRAME.finditer(self.stack_trace or ""):
+            if m.group("code") is None:  # a frame with no code line under it names no line of the user's
+                continue
             out.append(SourceLocation(node=self.name, file=m.group("file"), line=int(m.group("line")),
                                       code=m.group("code").strip(), module=self.module))
         return out
@@ -144,7 +144,7 @@ def parse_model_json(doc: dict, source: str, name: str) -> ExportedProgramInfo:
             meta = tv.get(n) or {}
             dev = meta.get("device") or {}
             info.user_inputs.append(EPInput(
-                position=len(info.user_inputs), name=n, dtype=_SCALAR.get(meta.get("dtype")),
+                position=len(info.user_inputs), name=n, dtype=EXPORT_SCALAR_TYPES.get(meta.get("dtype")),
                 shape=[_size(s) for s in meta.get("sizes") or []],
                 device=(dev.get("type") + (f":{dev['index']}" if dev.get("index") is not None else "")) if dev.get("type") else None))
         for kind in ("parameter", "buffer", "tensor_constant", "constant_input"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from .parse.metadata import DEVICE_KEY, WrapperMetadata
 
 
 @dataclass(frozen=True)
@@ -274,7 +275,12 @@ class Model:
 
     @property
     def device(self) -> str | None:
-        return self.metadata.get("AOTI_DEVICE_KEY")
+        return self.metadata.get(DEVICE_KEY)
+
+    @property
+    def wrapper_metadata(self) -> "WrapperMetadata":
+        """The metadata member as one record (its device already filled by the index's one fallback)."""
+        return WrapperMetadata.read(self.metadata, launches_gpu_kernels=self.metadata.get(DEVICE_KEY) == "cuda")
 
     def input_by_name(self, name: str) -> Input | None:
         return next((i for i in self.inputs if i.name == name), None)

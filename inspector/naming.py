@@ -33,9 +33,24 @@ DTYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16", "lo
                  "short": "int16", "bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
 
 
+def split_overload(op: str) -> tuple[str, str | None]:
+    """``index_put_out`` -> ``("index_put", "out")``; ``embedding`` -> ``("embedding", None)``: the op and the
+    overload suffix a C-shim name carries (``out``, ``two_out``, ``two``, ``default``)."""
+    m = _OVERLOAD.search(op)
+    return (op[: m.start()], m.group(1)) if m else (op, None)
+
+
 def strip_overload(op: str) -> str:
     """``aoti_torch_cpu_index_put_out`` -> ``aoti_torch_cpu_index_put`` (the op without its overload)."""
-    return _OVERLOAD.sub("", op)
+    return split_overload(op)[0]
+
+
+_SHIM_DEVICE_PREFIX = re.compile(r"^aoti_torch_(cpu|cuda|xpu|mps)_")
+
+
+def shim_op_name(target: str) -> str:
+    """``aoti_torch_cuda_index_put_out`` -> ``index_put_out``: the ATen op a device C-shim call runs."""
+    return _SHIM_DEVICE_PREFIX.sub("", target)
 
 
 # Bytes per element of torch's dtypes (what an allocation of N elements costs).
@@ -68,6 +83,34 @@ def kernel_ops(name: str) -> list[str]:
             if head:
                 out.append(head)
     return out
+
+
+# Every other spelling of a dtype that pt2-inspect reads, -> torch's name.  One table per writer:
+# c10::ScalarType codes, as AOTI_RUNTIME_CHECK_INPUTS prints them (c10/core/ScalarType.h's order).
+C10_SCALAR_TYPES = {0: "uint8", 1: "int8", 2: "int16", 3: "int32", 4: "int64", 5: "float16", 6: "float32",
+                    7: "float64", 8: "complex32", 9: "complex64", 10: "complex128", 11: "bool", 12: "qint8",
+                    13: "quint8", 14: "qint32", 15: "bfloat16", 16: "quint4x2", 17: "quint2x4", 18: "bits1x8",
+                    19: "bits2x4", 20: "bits4x2", 21: "bits8", 22: "bits16", 23: "float8_e5m2", 24: "float8_e4m3fn",
+                    25: "float8_e5m2fnuz", 26: "float8_e4m3fnuz", 27: "uint16", 28: "uint32", 29: "uint64"}
+# The exported program's serialized ScalarType (torch/_export/serde/schema.py): another numbering.
+EXPORT_SCALAR_TYPES = {0: "unknown", 1: "uint8", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "float16",
+                       7: "float32", 8: "float64", 9: "complex32", 10: "complex64", 11: "complex128", 12: "bool",
+                       13: "bfloat16", 14: "uint16", 15: "float8_e4m3fn", 16: "float8_e5m2", 17: "float8_e4m3fnuz",
+                       18: "float8_e5m2fnuz"}
+# safetensors' header dtypes.
+SAFETENSORS_DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64",
+                      "I32": "int32", "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool",
+                      "F8_E4M3": "float8_e4m3fn", "F8_E5M2": "float8_e5m2", "U16": "uint16", "U32": "uint32",
+                      "U64": "uint64", "C64": "complex64"}
+# torch.save's storage classes (read from the pickle's opcodes, never unpickled).
+STORAGE_DTYPES = {"DoubleStorage": "float64", "FloatStorage": "float32", "HalfStorage": "float16",
+                  "BFloat16Storage": "bfloat16", "LongStorage": "int64", "IntStorage": "int32", "ShortStorage": "int16",
+                  "CharStorage": "int8", "ByteStorage": "uint8", "BoolStorage": "bool", "ComplexFloatStorage": "complex64",
+                  "ComplexDoubleStorage": "complex128", "Float8_e4m3fnStorage": "float8_e4m3fn",
+                  "Float8_e5m2Storage": "float8_e5m2"}
+# Triton's pointer element types in a kernel's signature (`'in_out_ptr0': '*fp32'`).
+TRITON_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "fp64": "float64", "i64": "int64",
+                 "i32": "int32", "i8": "int8", "u8": "uint8", "i1": "bool"}
 
 
 # torch's dtype names (torch.<name>): what a spelling must become to be checked against a package.

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Callable
 
 
@@ -57,3 +59,13 @@ def using(options: Options):
         yield options
     finally:
         _CURRENT.reset(token)
+
+
+def cache_dir() -> Path:
+    """Where the caches live: ``$PT2_INSPECT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pt2-inspect``, else
+    ``~/.cache/pt2-inspect`` (the index cache and the grammars' parse tables both keep their files here)."""
+    env = os.environ.get("PT2_INSPECT_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "pt2-inspect"

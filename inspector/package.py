@@ -87,7 +87,7 @@ class Package:
 
     # -- the index cache -------------------------------------------------------------
     def _fingerprints(self, f: ModelFiles) -> list[str]:
-        parts = [f"model:{f.name}", f"folder:{f.folder}"]
+        parts = [f"model:{f.name}", f"folder:{f.folder}", self.archive.container_stamp()]
         for member in (f.wrapper, f.kernel_cpp, f.wrapper_metadata, f.kernel_information):
             parts.append(self.archive.fingerprint(member) if member else "-")
         parts.extend(f"cubin:{c}:{self.archive.size(c)}" for c in sorted(f.cubins))
@@ -186,14 +186,27 @@ class Package:
     @functools.lru_cache(maxsize=None)
     def cubin_assert_files(self, member: str) -> tuple[str, ...]:
         """The ``assertFile`` strings a cubin embeds (the kernel's .py path at compile time)."""
-        data = self.archive.read_bytes(member, limit=MAX_CUBIN_BYTES)
-        out = []
-        for m in _ASSERT_FILE.finditer(data):
+        return _assert_files(self.archive.read_bytes(member, limit=MAX_CUBIN_BYTES))
+
+    def embedded_assert_files(self, model: str, kernel: str) -> tuple[str, ...]:
+        """The ``assertFile`` strings of a kernel image the model's `.so` embeds (embed_kernel_binary=True: no
+        cubin member; the image lies between ``__<kernel>_start`` and ``_end``), read by its range."""
+        import inspector.elf as elf
+
+        f = self.files(model)
+        if not f.shared_objects:
+            return ()
+        so = f.shared_objects[0]
+        cache = self.__dict__.setdefault("_embedded_images", {})
+        if so not in cache:
             try:
-                out.append(bytes(int(x) for x in m.group(1).split(b",") if x.strip()).rstrip(b"\0").decode("utf-8", "replace"))
-            except ValueError:
-                continue
-        return tuple(dict.fromkeys(out))
+                cache[so] = elf.embedded_images(lambda o, n: self.archive.read_range(so, o, n))
+            except elf.ElfError:
+                cache[so] = {}
+        rng = cache[so].get(kernel)
+        if rng is None:
+            return ()
+        return _assert_files(self.archive.read_range(so, rng[0], min(rng[1], MAX_CUBIN_BYTES)))
 
     def close(self):
         self.archive.close()
@@ -203,6 +216,16 @@ class Package:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _assert_files(data: bytes) -> tuple[str, ...]:
+    out = []
+    for m in _ASSERT_FILE.finditer(data):
+        try:
+            out.append(bytes(int(x) for x in m.group(1).split(b",") if x.strip()).rstrip(b"\0").decode("utf-8", "replace"))
+        except ValueError:
+            continue
+    return tuple(dict.fromkeys(out))
 
 
 def open_package(path: str | os.PathLike, cache: bool | None = None, options: Options | None = None) -> Package:

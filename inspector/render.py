@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import re
 from typing import TYPE_CHECKING
 
@@ -9,6 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
+
+from .summary import shape_with_ranges
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -39,9 +43,13 @@ class _Table:
     console's width: nothing wraps); else it draws it with rich.  A piped `show` of ten models' kernel tables
     spent most of its time in rich's layout, which has nothing to do there."""
 
-    def __init__(self, title: str, columns, min_widths: dict[int, int] | None = None):
-        """``min_widths``: column index -> its least width; such a column folds (never "…") when rich draws it."""
+    def __init__(self, title: str, columns, min_widths: dict[int, int] | None = None, whole=(), droppable=()):
+        """``min_widths``: column index -> its least width; such a column folds (never "…") when rich draws it.
+        ``whole``: columns never narrowed below their widest cell or header (numbers: a cell is never cut to
+        `39, 4`); every other column then folds.  ``droppable``: columns left out, in this order, while the whole
+        ones and the least widths do not fit the console; a note says which (issue 22 §5)."""
         self.title, self.columns, self.min_widths, self.rows = title, list(columns), min_widths or {}, []
+        self.whole, self.droppable = set(whole), list(droppable)
 
     def add(self, *cells) -> None:
         self.rows.append([c.plain if isinstance(c, Text) and not c.spans and not c.style else c for c in cells])
@@ -74,15 +82,47 @@ class _Table:
             return
         from rich.table import Table  # (only here: a piped show never needs it)
 
+        keep = list(range(len(self.columns)))
+        widths: dict[int, int] = {}
+        dropped: list[str] = []
+        if self.whole:  # lay the columns out here: rich would cut a number, or crop the last column away
+            natural = {i: max(len(self.columns[i]), *(len(str(r[i])) for r in self.rows)) for i in keep}
+            least = {i: natural[i] if i in self.whole else min(natural[i], max(6, self.min_widths.get(i, 6)))
+                     for i in keep}
+
+            def room(cols):  # what the folding columns get: the console less the whole ones and the padding
+                return console.width - (3 * len(cols) - 1) - sum(natural[j] for j in cols if j in self.whole)
+
+            for i in self.droppable:
+                if room(keep) >= sum(least[j] for j in keep if j not in self.whole):
+                    break
+                keep.remove(i)
+                dropped.append(self.columns[i])
+            flex = [j for j in keep if j not in self.whole]
+            left = room(keep)
+            widths = {j: natural[j] for j in keep if j in self.whole}
+            if sum(natural[j] for j in flex) <= left:
+                widths.update({j: natural[j] for j in flex})
+            else:  # each folding column its least; what is left goes to them in order (the kernel names first)
+                extra = max(0, left - sum(least[j] for j in flex))
+                for j in flex:
+                    widths[j] = least[j] + min(extra, natural[j] - least[j])
+                    extra -= widths[j] - least[j]
         t = Table(title=self.title, title_justify="left", show_edge=False)
-        for i, col in enumerate(self.columns):
-            if i in self.min_widths:
+        for i in keep:
+            col = self.columns[i]
+            if widths:
+                t.add_column(col, overflow="fold", width=widths[i], no_wrap=i in self.whole)
+            elif i in self.min_widths:
                 t.add_column(col, overflow="fold", min_width=self.min_widths[i])
             else:
                 t.add_column(col)
         for r in self.rows:
-            _row(t, *r)
+            _row(t, *[r[i] for i in keep])
         console.print(t)
+        if self.whole and dropped:
+            console.print(f"  (left out to fit {console.width} columns: {', '.join(dropped)}; `--wide` or a wider "
+                          "terminal shows them)")
 
 
 def _bytes(n: int | None) -> str:
@@ -95,7 +135,7 @@ def _bytes(n: int | None) -> str:
 
 
 def _inputs_cell(m: ModelSummary, most: int = 3) -> str:
-    cells = [f"{i.dtype or '?'}{_fmt_shape(i.shape).plain}" for i in m.inputs[:most]]
+    cells = [f"{i.dtype or '?'}{_fmt_shape(shape_with_ranges(i.shape, m.symbols, i.index)).plain}" for i in m.inputs[:most]]
     more = len(m.inputs) - most
     return ", ".join(cells) + (f" +{more} more" if more > 0 else "") if cells else "-"
 
@@ -144,7 +184,8 @@ def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None 
         named = any(i.user_name for i in m.inputs)  # the exported program's names (a packaged one, or --ep)
         t = _Table("inputs", ("#", "name", *(("user name",) if named else ()), "dtype", "shape", "stride", "device"))
         for i in m.inputs:
-            t.add(str(i.index), i.name, *((i.user_name or "-",) if named else ()), i.dtype or "?", _fmt_shape(i.shape),
+            t.add(str(i.index), i.name, *((i.user_name or "-",) if named else ()), i.dtype or "?",
+                  _fmt_shape(shape_with_ranges(i.shape, m.symbols, i.index)),
                   _fmt_shape(i.stride), i.device or "?")
         t.print(console)
 
@@ -154,7 +195,8 @@ def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None 
                 t.add(sy.name, str(sy.input) if sy.input is not None else "?",
                      str(sy.dim) if sy.dim is not None else "?",
                      str(sy.min) if sy.min is not None else "-", str(sy.max) if sy.max is not None else "-",
-                  f"alias of {sy.alias_of}" if sy.alias_of else "")
+                  f"alias of {sy.alias_of}" if sy.alias_of else
+                  ("range-checked only: the wrapper reads it into no symbol" if sy.name.endswith("]") else ""))
             t.print(console)
             console.print(f"  [yellow]note:[/] {escape(s.guard_note)}; without it nothing stops a size outside the range (a 0 included).")
 
@@ -201,9 +243,14 @@ def _kernel_table(console: Console, m: ModelSummary, max_rows: int | None = MAX_
         rows = ([k for k in m.kernels if k.assertions] + [k for k in m.kernels if not k.assertions])[:max_rows]
     # Never "…": two kernels must not look alike.  Names fold; the other columns give way to them.
     longest = max((len(k.name) for k in rows), default=6)
+    # folded, two names must differ on their first line: the column is at least one past their longest shared start
+    names = sorted(k.name for k in rows)
+    apart = max((len(os.path.commonprefix([a, b])) + 1 for a, b in zip(names, names[1:])), default=6)
+    lines_w = max([12] + [len(", ".join(map(str, k.assert_lines))) for k in rows])  # (only as wide as the console)
     t = _Table(f"kernels ({len(m.kernels)}; {m.assertions} assertions)",
                ("kernel", "kind", "launches", "assertions", "assert lines"),
-               min_widths={0: max(6, min(longest, console.width - 40))})
+               min_widths={0: min(longest, max(16, min(apart, console.width - 14 - 8 - 8 - 10 - lines_w)))},
+               whole=(2, 3, 4), droppable=(4, 1))
     for k in rows:
         t.add(k.name, f"{k.kind} {k.flavor}" if k.kind == "triton" else k.kind, str(k.launches),
               str(k.assertions), ", ".join(map(str, k.assert_lines)) or "-")
@@ -223,7 +270,7 @@ def _match_tree(mt: TraceMatch) -> Tree:
     root = Tree(Text.assemble(("✗ ", "bold red"), (a["message"], "bold"), f"   model {mt.model!r}, {how}: {mt.matched_by}"))
     where = (f"line {mt.file_line} of its .py" if mt.kernel_kind == "triton" else
              f"an extern ATen op called at wrapper.cpp line {mt.file_line}" if mt.kernel_kind == "extern" else
-             f"kernel.cpp line {mt.file_line}")
+             f"{'wrapper.cpp' if mt.source_file.endswith('.wrapper.cpp') else 'kernel.cpp'} line {mt.file_line}")
     extern = mt.kernel_kind == "extern"
     kn = root.add(Text.assemble(("kernel ", "bold"), (mt.kernel, "cyan"), f"  ({mt.kernel_kind}, {where}"
                                 + (f"; wrapper.cpp line {a['wrapper_line']}" if a.get("wrapper_line") and not extern else "")

@@ -465,17 +465,21 @@ def build_report(pkg: Package, log: str | None = None, *, model: str | None = No
             notes += (f'<p class="warn">ambiguous: {len(r.matches)} assertions match {_e(r.looked_for)}; ranked below'
                       + (f" (the first {MAX_TRACES} drawn)" if len(r.matches) > MAX_TRACES else "") + "</p>")
     verdict = _verdict(summary, r)
+    diag_exit = 0 if r is None or r.matches else 1
     if r is not None and not r.matches:  # no single trace: say what diagnose says, with its candidates / suspects
         from .queries.diagnose import diagnose
 
         d = diagnose(pkg, log, model=model, ep=ep)
+        diag_exit = d.exit_code
         verdict = f"✗ {d.category}: {d.verdict}"
+        notes += "".join(f'<p class="note"><b>evidence:</b> <code>{_e(e.text)}</code></p>' for e in d.evidence[:6])
         notes += "".join(f'<p class="note"><b>candidate:</b> {_e(c.kernel)} line {c.line}: {_e(c.message)}'
                          f'{" — " + _e(c.reason) if getattr(c, "reason", None) else ""}</p>' for c in d.candidates[:25])
         notes += "".join(f'<p class="warn"><b>unchecked indirect access:</b> {_e(x.get("kernel"))} line '
                          f'{_e(x.get("line"))}: {_e(x.get("access", "load"))} {_e(x.get("pointer", ""))}'
                          f'[{_e(x.get("address", ""))}]</p>' for x in d.suspects[:25])
-        notes += "".join(f'<p class="note"><b>next:</b> {_e(st.do)}</p>' for st in d.steps)
+        notes += "".join(f'<p class="note"><b>next:</b> {_e(st.do)}{_step_env(st)}</p>' for st in d.steps)
+        notes += "".join(f'<p class="note"><b>note:</b> {_e(x)}</p>' for x in d.notes)
     page = fill(
         "report.html", package=_e(summary.package), css=load("report.css"), js=load("report.js"), verdict=_e(verdict),
         n_traces=str(len(traces)), n_kernels=str(len(kernels)), n_assertions=str(sum(m.assertions for m in summary.models)),
@@ -485,4 +489,14 @@ def build_report(pkg: Package, log: str | None = None, *, model: str | None = No
     if not with_info:
         return page
     return page, {"verdict": verdict, "traces": len(traces), "kernels": len(kernels),
-                  "looked_for": r.looked_for if r else None}
+                  "looked_for": r.looked_for if r else None, "exit": diag_exit}
+
+
+def _step_env(st) -> str:
+    """A step's environment variables and when they act, as diagnose prints them (the command to run)."""
+    if not st.env:
+        return ""
+    env = " ".join(f"{k}={v}" for k, v in st.env.items())
+    when = {"compile": " (at compile time: recompile)", "run": " (at run time)"}.get(st.when or "", "")
+    return f'<br><code class="env">{_e(env)}</code>{_e(when)}'
+

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 from .model import Model
-from .index.gc import gc_paused
+from .index.gc_pause import gc_paused
 from .package import Package
 from .explain import GUARD_NOTE  # (not via .trace: that imports every query)
 
@@ -187,6 +187,35 @@ class ShowResult:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
 
 
+def range_only_dims(m) -> list[SymbolSummary]:
+    """The input dims a wrapper only range-checks (``check_input_K``: ``argN_size[d] < 2`` / ``> 4096``) and never
+    reads into a symbol (their shape says ``?``), each as a row named ``argN[d]`` with its range: the export's
+    range, which is all the package says of it (torch 2.11 writes no comparison with another symbol)."""
+    out = []
+    for i in m.inputs:
+        shape = i.shape or []
+        for d, x in enumerate(shape):
+            if x != "?":
+                continue
+            lo = next((g for g in i.guards if g.dim == d and g.kind == "min"), None)
+            hi = next((g for g in i.guards if g.dim == d and g.kind == "max"), None)
+            if lo is None and hi is None:
+                continue
+            out.append(SymbolSummary(name=f"{i.name}[{d}]", input=i.index, dim=d,
+                                     min=int(lo.value) if lo else None, max=int(hi.value) if hi else None,
+                                     alias_of=None, line=(lo or hi).line))
+    return out
+
+
+def shape_with_ranges(shape, symbols, index: int) -> list | None:
+    """``shape`` with each range-only ``?`` dim written as its range (``2..4096``), for the terminal."""
+    if shape is None:
+        return None
+    r = {s.dim: s for s in symbols if s.input == index and s.name.endswith("]") and "[" in s.name}
+    return [f"{r[d].min if r[d].min is not None else ''}..{r[d].max if r[d].max is not None else ''}"
+            if x == "?" and d in r else x for d, x in enumerate(shape)]
+
+
 @gc_paused
 def summarize(pkg: Package, model: str | None = None, full: bool = False, constants: bool = True) -> ShowResult:
     """By default from the scan (kernels, asserts, calls: nothing parsed) and the small facts (inputs, guards,
@@ -229,25 +258,25 @@ def summarize_model(pkg: Package, name: str, full: bool = False, list_constants:
     ks = [KernelSummary(name=n, kind=kind, flavor=flavor, assertions=len(al), launches=calls_per_kernel.get(n, 0),
                         file=file, assert_lines=al) for n, kind, flavor, file, al in kernels]
     by_flavor = Counter(f"{k.kind}:{k.flavor}" for k in ks)
-    md = m.metadata
+    wmeta = m.wrapper_metadata
     cov = coverage(m)
     if parsed is not None:
         cov.read, (cov.kernels_parsed, cov.kernels) = "lazy", parsed
     return ModelSummary(
         name=m.name,
         dialect=m.dialect,
-        device=md.get("AOTI_DEVICE_KEY"),
-        compute_capability=md.get("AOTI_COMPUTE_CAPABILITY") or None,
-        cpu_isa=md.get("AOTI_CPU_ISA") or None,
-        platform=md.get("AOTI_PLATFORM"),
-        machine=md.get("AOTI_MACHINE"),
+        device=wmeta.device,
+        compute_capability=wmeta.compute_capability,
+        cpu_isa=" ".join(wmeta.cpu_isa) or None,
+        platform=wmeta.platform,
+        machine=wmeta.machine,
         wrapper=m.wrapper_member,
         kernel_cpp=m.kernel_member,
         inputs=[InputSummary(index=i.index, name=i.name, dtype=i.dtype, shape=i.shape, stride=i.stride,
                              device=i.device) for i in m.inputs],
         outputs=[OutputSummary(index=o.index, name=o.name, source=o.source) for o in m.outputs],
         symbols=[SymbolSummary(name=s.name, input=s.input, dim=s.dim, min=s.min, max=s.max, alias_of=s.alias_of,
-                               line=s.line) for s in m.symbols.values()],
+                               line=s.line) for s in m.symbols.values()] + range_only_dims(m),
         constants=[ConstantSummary(name=c.name, fqn=c.fqn, dtype=c.dtype, shape=c.shape, nbytes=c.nbytes,
                                    kind=c.kind) for c in constants],
         kernels=ks,

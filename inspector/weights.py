@@ -22,22 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
+from .naming import SAFETENSORS_DTYPES, STORAGE_DTYPES
 
 MAX_HEADER_BYTES = 100 * 1024 * 1024
 MAX_PICKLE_BYTES = 256 * 1024 * 1024
 MAX_FILES = 10_000
-
-# safetensors' dtype names and torch's storage classes -> torch dtype names (the package's words)
-SAFETENSORS_DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64",
-                      "I32": "int32", "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool",
-                      "F8_E4M3": "float8_e4m3fn", "F8_E5M2": "float8_e5m2", "U16": "uint16", "U32": "uint32",
-                      "U64": "uint64", "C64": "complex64"}
-STORAGE_DTYPES = {"DoubleStorage": "float64", "FloatStorage": "float32", "HalfStorage": "float16",
-                  "BFloat16Storage": "bfloat16", "LongStorage": "int64", "IntStorage": "int32", "ShortStorage": "int16",
-                  "CharStorage": "int8", "ByteStorage": "uint8", "BoolStorage": "bool", "ComplexFloatStorage": "complex64",
-                  "ComplexDoubleStorage": "complex128", "Float8_e4m3fnStorage": "float8_e4m3fn",
-                  "Float8_e5m2Storage": "float8_e5m2"}
-
 
 @dataclass
 class TensorInfo:

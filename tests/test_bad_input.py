@@ -33,11 +33,7 @@ COMMANDS = [
 ]
 
 
-def run(capsys, argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out and "Traceback" not in err
-    return rc, out, err
+from _cli import run  # noqa: E402  (the shared runner)
 
 
 def assert_one_error_line(err: str, *fragments: str):

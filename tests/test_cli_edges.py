@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_packages"
@@ -30,11 +29,7 @@ CUDA_OTHER = "triton_poi_fused_ge_index_copy_mul_sub_where_zeros_like_1"
 CLI = [sys.executable, "-m", "inspector.cli"]
 
 
-def run(capsys, argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return rc, out, err
+from _cli import run  # noqa: E402  (the shared runner)
 
 
 def one_error_line(err: str, *fragments: str) -> str:

@@ -229,11 +229,9 @@ def test_weights_need_one_model():
 # -- the CLI: doctor and scan ----------------------------------------------------------------------------
 
 def _cli(argv, capsys):
-    from inspector.cli import main
+    from _cli import run
 
-    rc = main(argv)
-    out = capsys.readouterr()
-    return rc, out.out, out.err
+    return run(capsys, argv)
 
 
 def test_doctor_cli_verdict_first_and_exit_codes(capsys):

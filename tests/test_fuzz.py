@@ -187,8 +187,9 @@ COMMANDS = _commands()
 
 
 def _run(argv, capsys) -> tuple[int, str]:
-    rc = main(argv)
-    err = capsys.readouterr().err
+    from _cli import run
+
+    rc, _out, err = run(capsys, argv, traceback_ok=True)  # _check judges tracebacks itself
     return rc, err
 
 

@@ -611,7 +611,9 @@ def test_shape_shared_parses_equal_the_plain_parse_on_every_statement():
         assert r == grammar.parse_plain(g, starts, tr, text, start), (g, start, text)
         checked += 1
         renamed += bool(grammar.canonical(text)[1])
-    assert checked > 15_000 and renamed > 8_000, (checked, renamed)  # 17,423 and 9,892 at stop 18
+    # 17,423 and 9,892 at stop 18; 11,244 and 10,409 once the constructor's indexed assignments were read in two
+    # parts (their own test below holds those equal to the plain parse)
+    assert checked > 10_000 and renamed > 8_000, (checked, renamed)
 
 
 def test_canonical_renumbers_names_in_order_and_maps_back():
@@ -621,3 +623,28 @@ def test_canonical_renumbers_names_in_order_and_maps_back():
     assert shape == "tmp0 = tl.load(in_ptr1 + (x1 + 16*tmp2), xmask) + 64L + r1_index + buf3_handle"
     assert back == {"0": "12", "1": "0", "2": "3", "3": "7"}  # digit runs in names; 16 and 64L are numbers
     assert canonical("x + y") == ("x + y", {})
+
+
+@pytest.mark.slow
+def test_indexed_assignments_read_in_two_parts_equal_the_plain_parse():
+    """`parse.wrapper.indexed_assignment` reads `target[i].attr = value;` (the constructor's thousands of facts)
+    as a target and a value, the value as a literal or in a fixed frame: on every constructor statement of
+    every sample and harvested package, and on the multi-model benchmark package, that equals the grammar's
+    plain parse of the whole statement."""
+    import inspector
+    from inspector.parse import grammar, wrapper
+    from tests._samples import PACKAGES
+
+    checked = literal = 0
+    for p in [*PACKAGES, Path(__file__).resolve().parents[1] / "bench" / "multi_model.pt2"]:
+        with inspector.open_package(p) as pkg:
+            for n in pkg.model_names:
+                for _line, text in pkg.index(n).wmap.constructor:
+                    r = wrapper.indexed_assignment(text)
+                    if r is wrapper._NOT_INDEXED:
+                        continue
+                    plain = grammar.parse_plain("wrapper", wrapper.STARTS, wrapper._TRANSFORMER, text, "assignment")
+                    assert r == plain, text
+                    checked += 1
+                    literal += wrapper._literal(text.split(" = ", 1)[1][:-1]) is not None
+    assert checked > 30_000 and literal > checked // 2, (checked, literal)

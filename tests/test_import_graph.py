@@ -138,3 +138,21 @@ def test_commands_never_import_the_cli_package():
     for name in g:
         if name.startswith("inspector.") and name not in ("inspector.cli", "inspector.cli.__main__"):
             assert "inspector.cli" not in g[name], name
+
+
+# The pipeline's early stages import nothing of its later ones (issue 21 §4: parse/ imported the cache's
+# tag codec from index/).  Stage -> the stages it must not import.
+_LATER = {
+    "inspector.parse": ("inspector.index", "inspector.queries", "inspector.explain", "inspector.cli",
+                        "inspector.report", "inspector.render"),
+    "inspector.dialects": ("inspector.index", "inspector.queries", "inspector.explain", "inspector.cli"),
+    "inspector.archive": ("inspector.index", "inspector.queries", "inspector.parse", "inspector.cli"),
+}
+
+
+def test_no_stage_imports_a_later_one():
+    g = import_graph()
+    bad = [(m, t) for m, targets in g.items() for stage, later in _LATER.items()
+           if m == stage or m.startswith(stage + ".") for t in targets if t.startswith(later)]
+    assert any(m.startswith("inspector.parse") for m in g), "no parse modules seen"
+    assert bad == []

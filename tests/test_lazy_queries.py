@@ -38,6 +38,7 @@ def _things(g, per_type: int = 6) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+@pytest.mark.samples  # one run per sample folder named in AROUND (bare names, so conftest cannot see it)
 @pytest.mark.parametrize("where", AROUND)
 def test_a_lazy_neighbourhood_equals_the_whole_graphs(where):
     path = next(p for p in PACKAGES if str(p.relative_to(ROOT / "sample_packages").parent) == where)

@@ -196,7 +196,8 @@ def test_report_without_a_trace_leads_with_diagnose_and_its_suspects(tmp_path, c
     pkg = ROOT / "sample_packages" / "cuda" / "embedding_noassert" / "embedding_noassert.pt2"
     log = pkg.parent / "logs" / "ima_async.log"
     out = tmp_path / "r.html"
-    assert main(["report", str(pkg), "--log", str(log), "-o", str(out)]) == 1
+    # diagnose answers it (exit 0): so does report, with the same exit code (issue 22 §3)
+    assert main(["report", str(pkg), "--log", str(log), "-o", str(out)]) == 0
     assert capsys.readouterr().out.startswith("✗ illegal_memory_access: ")
     page = out.read_text()
     assert "unchecked indirect access:</b> triton_poi_fused_embedding_relu_0 line 33" in page
@@ -363,3 +364,23 @@ def test_report_and_new_commands_import_no_torch():
     mods = [line.split("|")[-1].strip() for line in out.stderr.splitlines() if "|" in line]
     assert "inspector.export" in mods and "inspector.minigraph" in mods  # the check sees real imports
     assert not [m for m in mods if m == "torch" or m.startswith("torch.") or m == "playwright"]
+
+
+@pytest.mark.parametrize("pkg,log", [
+    (CUDA_JAGGED, CUDA_JAGGED.parent / "error.log"),
+    (ROOT / "sample_packages/cuda/embedding_noassert/embedding_noassert.pt2",
+     ROOT / "sample_packages/cuda/embedding_noassert/logs/ima_async.log"),
+    (ROOT / "sample_packages/cpu/transformer/transformer.pt2", ROOT / "sample_packages/cpu/transformer/error.log"),
+])
+def test_the_page_never_scrolls_sideways_at_1400px(browser, tmp_path, pkg, log, capsys):
+    """issue 22 §5: the code panes (the kernel source, the launches, the evidence of a non-assert log) made the
+    page scroll sideways at 1400 px; each pane scrolls on its own instead."""
+    out = tmp_path / "r.html"
+    main(["report", str(pkg), "--log", str(log), "-o", str(out)])
+    capsys.readouterr()
+    page, _took, errors, _requests = _open(browser, out)
+    for node in page.locator("svg.chain .node").all()[:6]:  # fill the side panel with sources
+        node.click()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1400
+    assert not errors, errors
+    page.close()

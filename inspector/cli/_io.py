@@ -50,20 +50,22 @@ def console(wide: bool = False):
     return _Console(highlight=False, soft_wrap=False, width=WIDE if wide or not sys.stdout.isatty() else None)
 
 
-def read_log(arg: str) -> str:
-    """The log text; a usage error (exit 2) for a missing, empty or binary file."""
+def read_log(arg: str, flag: str = "--log", instead: str | None = None) -> str:
+    """The log text; a usage error (exit 2) for a missing, empty or binary file.  ``instead``: the options of the
+    calling command that work without a log (trace-assert's ``--line N / --message TEXT``), named in the error;
+    a command that has none gets none named (issue 22 §3: diagnose's error named trace-assert's options)."""
     name = "stdin" if arg == "-" else arg
     if arg == "-":
         data = stdin_bytes()
     else:
         if not os.path.exists(arg) or os.path.isdir(arg):
-            raise UsageError(f"--log {arg}: no such file")
+            raise UsageError(f"{flag} {arg}: no such file")
         try:
             with open(arg, "rb") as f:
                 data = f.read(64 * 1024 * 1024)
         except OSError as e:
-            raise UsageError(f"--log {arg}: cannot read it ({e.strerror})") from None
-    return log_text(data, f"--log {name}")
+            raise UsageError(f"{flag} {arg}: cannot read it ({e.strerror})") from None
+    return log_text(data, f"{flag} {name}", instead)
 
 
 def stdin_bytes(limit: int = 64 * 1024 * 1024) -> bytes:
@@ -71,11 +73,11 @@ def stdin_bytes(limit: int = 64 * 1024 * 1024) -> bytes:
     return buf.read(limit) if buf is not None else sys.stdin.read(limit).encode("utf-8", "replace")
 
 
-def log_text(data: bytes, what: str) -> str:
+def log_text(data: bytes, what: str, instead: str | None = None) -> str:
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with a BOM (a PowerShell redirect): text, not binary
         data = data.decode("utf-16", "replace").encode("utf-8")
     if not data.strip():
-        raise UsageError(f"{what} is empty: give the log that holds the error (or --line N / --message TEXT)")
+        raise UsageError(f"{what} is empty: give the log that holds the error" + (f" (or {instead})" if instead else ""))
     if b"\0" in data[:65536]:
         kind = " (a zip archive: the package itself?)" if data[:4] == b"PK\x03\x04" else ""
         raise UsageError(f"{what} is a binary file{kind}, not a text log")

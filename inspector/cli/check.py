@@ -20,8 +20,8 @@ user's when the package carries its exported program (or with --ep).
 
 examples:
   pt2-inspect check sample_packages/cpu/jagged/jagged.pt2 --input 0=float32[0,8]@cpu --input 1=int64[3]
-  pt2-inspect check pkg.pt2 --input x=float32[4,32]@cuda --input idx=int64[3,8]@cuda
-  pt2-inspect check pkg.pt2 --inputs-json inputs.json --json
+  pt2-inspect check sample_packages/cuda/jagged/jagged.pt2 --input 0=float32[4,8]@cuda 1=int64[3]@cuda
+  pt2-inspect check sample_packages/cuda/jagged/jagged.pt2 --inputs-json sample_packages/cuda/jagged/check_inputs.json --json
 
 exit codes: 0 everything fits, 1 a violation or a predicted failure, 2 usage, 3 unreadable package
 """
@@ -31,7 +31,8 @@ def add_parser(sub):
     # No epilog: the description ends with check's own exit codes.
     p = command_parser(sub, "check", "check inputs against the package's contract", HELP, epilog=None)
     p.add_argument("package", metavar="PKG")
-    p.add_argument("--input", action="append", default=[], metavar="SPEC", help="one input (repeat)")
+    p.add_argument("--input", action="extend", nargs="+", default=[], metavar="SPEC",
+                   help="one input or several (`--input A B` or `--input A --input B`)")
     p.add_argument("--inputs-json", metavar="FILE", help='[{"input": 0, "dtype": "float32", "shape": [4, 32], "device": "cuda"}, ...]')
     p.add_argument("--model", metavar="NAME", help="which model (default: the only one, or 'model')")
     p.add_argument("--ep", metavar="FILE", help="the exported program (torch.export.save) for user input names")

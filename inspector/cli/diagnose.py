@@ -12,6 +12,8 @@ HELP = """Classify a failure from its real log text and answer with next steps t
 this package. The categories, tried in this order:
   index_assert           a device assert / CPU check with its line: the full trace
   extern_op              an ATen op called by the wrapper failed
+  foreign_log            the log's check is no assertion of this package (another
+                         package or another build of the model)
   deprecated_api         torch._export.aot_compile / aot_load
   symbolic_assert        `Expected u0 >= 10 but received 2`: the symbol, its input
                          dim or the op that read it from data
@@ -21,6 +23,8 @@ this package. The categories, tried in this order:
                          that wrote NaN/Inf, or with --against good.log the first
                          whose output differs from a good run
   constants              load_constants refused a key or missed a constant
+  out_of_memory          an allocation failed (caching allocator, CPU allocator,
+                         CUDA runtime or driver): the buffer and its size formula
   custom_op              a custom op the serving process has not registered
   torch_version          the loading torch lacks a C-shim symbol the .so calls
   wrong_artifact         an exported program given to aoti_load_package, or back
@@ -30,15 +34,16 @@ this package. The categories, tried in this order:
   illegal_memory_access  the package's unchecked indirect accesses (suspects)
   device_assert          a device-side assert whose line is missing: candidates
   load                   the package did not load (device, ISA, members)
-  unknown                the general first steps
+  unknown                the general first steps; a log with no line of torch's
+                         (another program's) is said to be that
 Every environment variable in a step says whether it acts at compile time or
 at run time.
 
 examples:
-  pt2-inspect diagnose sample_packages/cpu/ima_embedding/ima_embedding.pt2 --log sample_packages/cpu/ima_embedding/logs/segfault_unchecked_index.log
-  python serve.py 2>&1 | pt2-inspect diagnose model.pt2 --log -
-  pt2-inspect diagnose model.pt2 --log crash.log --json | jq .category
-  pt2-inspect diagnose model.pt2 --log printer_bad.log --against printer_good.log
+  pt2-inspect diagnose sample_packages/cpu/ima_embedding/package/ima_embedding.pt2 --log sample_packages/cpu/ima_embedding/logs/segfault_unchecked_index.log
+  cat sample_packages/cpu/jagged/error.log | pt2-inspect diagnose sample_packages/cpu/jagged/jagged.pt2 --log -
+  pt2-inspect diagnose sample_packages/cuda/jagged/jagged.pt2 --log sample_packages/cuda/jagged/error.log --json | jq .category
+  pt2-inspect diagnose sample_packages/harvest/issue15_cpu213/printer2_cpu/printer2_cpu.pt2 --log sample_packages/harvest/issue15_cpu213/printer2_cpu/logs/neg_input.log --against sample_packages/harvest/issue15_cpu213/printer2_cpu/logs/good.log
 """
 
 
@@ -69,11 +74,11 @@ def run(a) -> int:
 
     ep = load_ep_option(a.ep)
     with open_package(a.package) as pkg:
-        d = diagnose(pkg, log, model=a.model, ep=ep, against=read_log(a.against) if a.against else None)
+        d = diagnose(pkg, log, model=a.model, ep=ep, against=read_log(a.against, "--against") if a.against else None)
     if a.json:
         print(json.dumps(d.to_dict(), indent=2))
     else:
         from ..render_queries import render_diagnosis
 
         render_diagnosis(console(), d)
-    return 0
+    return d.exit_code

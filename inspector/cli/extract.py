@@ -11,8 +11,8 @@ copied as bytes, never loaded). Member names that would land outside the folder
 are refused.
 
 examples:
-  pt2-inspect extract pkg.pt2 -o pkg_src && grep -n 'int64_t s59' pkg_src/*/data/aotinductor/model/*.wrapper.cpp
-  pt2-inspect extract pkg.pt2 -o pkg_all --all
+  pt2-inspect extract sample_packages/cuda/jagged/jagged.pt2 -o jagged_src && grep -n 'int64_t s59' jagged_src/*/data/aotinductor/model/*.wrapper.cpp
+  pt2-inspect extract sample_packages/cuda/jagged/jagged.pt2 -o jagged_all --all
 """
 
 def add_parser(sub):

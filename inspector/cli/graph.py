@@ -20,10 +20,10 @@ of the graph (kernel:NAME, input:0, sym:s59…), and keeps the nodes within
 --depth edges of it (either direction).
 
 examples:
-  pt2-inspect graph pkg.pt2 --around triton_poi_fused_index_1 --format dot | dot -Tsvg > k.svg
-  pt2-inspect graph pkg.pt2 --around triton_poi_fused_index_1:38 --depth 3
-  pt2-inspect graph pkg.pt2 --around arg0_1 --json | jq '.nodes | length'
-  pt2-inspect graph pkg.pt2 --format graphml -o pkg.graphml
+  pt2-inspect graph sample_packages/cuda/jagged/jagged.pt2 --around triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2 --format dot | dot -Tsvg > k.svg
+  pt2-inspect graph sample_packages/cuda/jagged/jagged.pt2 --around triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2:38 --depth 3
+  pt2-inspect graph sample_packages/cuda/jagged/jagged.pt2 --around arg0_1 --json | jq '.nodes | length'
+  pt2-inspect graph sample_packages/cuda/jagged/jagged.pt2 --format graphml -o jagged.graphml
 """
 
 

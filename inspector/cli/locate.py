@@ -19,10 +19,10 @@ tracking: the user's stack traces and FX nodes per launch); --module needs the
 exported program (packaged as models/<name>.json, or --ep FILE).
 
 examples:
-  pt2-inspect locate model.pt2 --source model.py:84
-  pt2-inspect locate model.pt2 --node index_put
-  pt2-inspect locate model.pt2 --module blocks.0.attn --ep model_ep.pt2
-  pt2-inspect locate model.pt2 --kernel aoti_torch_cpu_cumsum --json
+  pt2-inspect locate sample_packages/cpu/jagged/jagged.pt2 --source build.py:84
+  pt2-inspect locate sample_packages/cpu/jagged/jagged.pt2 --node index_put
+  pt2-inspect locate sample_packages/cpu/transformer/transformer.pt2 --module blocks.0 --ep sample_packages/cpu/transformer/ep/transformer_ep.pt2
+  pt2-inspect locate sample_packages/cpu/jagged/jagged.pt2 --kernel aoti_torch_cpu_cumsum --json
 
 exit codes: 0 found, 1 nothing came from it, 2 usage, 3 unreadable package
 """

@@ -12,10 +12,12 @@ Read only: packages and logs are read only under the --root folders (default:
 the current folder); a path outside them, a symbolic link out of them, or a URL
 without --allow-remote is refused. docs/agents.md shows how to register it.
 
+The server runs until the agent closes its stdin; an agent starts it itself:
+
 examples:
-  pt2-inspect mcp --root /models --root /var/log/serving
-  claude mcp add pt2-inspect -- pt2-inspect mcp --root "$PWD"
-  pt2-inspect mcp --root . --allow-remote      # packages at https:// and s3:// too
+  claude mcp add pt2-inspect -- pt2-inspect mcp --root /models --root /var/log/serving
+  claude mcp add pt2-inspect -- pt2-inspect mcp --root "$PWD" --allow-remote   # https://, s3:// too
+  {"mcpServers": {"pt2-inspect": {"command": "pt2-inspect", "args": ["mcp", "--root", "/models"]}}}
 """
 
 

@@ -12,8 +12,8 @@ the index comes from); click a node to see its source. Nothing is fetched when
 the page is viewed: open it from disk, mail it, attach it to a bug.
 
 examples:
-  pt2-inspect report pkg.pt2 --log error.log -o report.html
-  pt2-inspect report pkg.pt2 -o report.html            (summary and kernels only)
+  pt2-inspect report sample_packages/cuda/jagged/jagged.pt2 --log sample_packages/cuda/jagged/error.log -o report.html
+  pt2-inspect report sample_packages/cuda/jagged/jagged.pt2 -o report.html            (summary and kernels only)
 """
 
 
@@ -41,6 +41,7 @@ def run(a) -> int:
     ep = load_ep_option(a.ep)
     with open_package(a.package) as pkg:
         page, info = build_report(pkg, log, model=a.model, with_info=True, ep=ep)
+    rc = info.pop("exit")  # diagnose's exit code for diagnose's answer: kept out of the JSON (its schema)
     write_output(a.output, page)
     info.update(output=a.output, bytes=len(page.encode("utf-8")))
     if a.json:
@@ -51,5 +52,5 @@ def run(a) -> int:
     if log is not None and not info["traces"]:
         print(f"pt2-inspect: no assertion in {a.package} matches {info['looked_for']}: the report leads with "
               "diagnose's answer (its candidates, suspects and steps), then the summary and kernels", file=sys.stderr)
-        return 1
-    return 0
+    # issue 22 §3: report exited 1 where diagnose answered the same log and exited 0
+    return rc

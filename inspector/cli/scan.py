@@ -20,13 +20,14 @@ the scan goes on.
 
 Without --scheduler the packages are read by a local process pool (--jobs);
 with --scheduler tcp://HOST:PORT by a Dask distributed cluster (pip install
-'pt2-inspect[dask]'): the same rows either way. The workers read the packages
-themselves: give URLs, or paths on a filesystem every worker sees.
+'pt2-inspect[dask]'): the same rows either way, e.g. `pt2-inspect scan
+s3://models/prod/ --scheduler tcp://10.0.0.5:8786`. The workers read the
+packages themselves: give URLs, or paths on a filesystem every worker sees.
 
 examples:
-  pt2-inspect scan /models/registry --gpu sm_90 --torch 2.11
-  pt2-inspect scan a.pt2 b.pt2 --json > scan.jsonl     # one JSON object a line, the summary last
-  pt2-inspect scan s3://models/prod/ --scheduler tcp://10.0.0.5:8786 --format junit -o scan.xml
+  pt2-inspect scan sample_packages/cuda --gpu sm_90 --torch 2.11
+  pt2-inspect scan sample_packages/cpu/jagged/jagged.pt2 sample_packages/cuda/jagged/jagged.pt2 --json > scan.jsonl     # one JSON object a line, the summary last
+  pt2-inspect scan sample_packages/cpu --torch 2.13 --format junit -o scan.xml
 
 exit codes: 0 every package read and no error found, 1 an error found, a package
 unreadable or not checked, or a path missing, 2 usage (nothing to scan), 3 the

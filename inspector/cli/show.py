@@ -18,7 +18,7 @@ for all). --json always lists every constant and kernel.
 examples:
   pt2-inspect show sample_packages/cuda/jagged/jagged.pt2
   pt2-inspect show bench/multi_model.pt2 --model resnet50 --constants
-  pt2-inspect show pkg.pt2 --json | jq '.models[0].symbols'
+  pt2-inspect show sample_packages/cuda/jagged/jagged.pt2 --json | jq '.models[0].symbols'
 """
 
 

@@ -9,10 +9,10 @@ HELP = """Print generated code with its line numbers: a kernel (in the numbering
 use: the Triton .py line, or the kernel.cpp line) or wrapper.cpp lines.
 
 examples:
-  pt2-inspect source pkg.pt2 --kernel triton_poi_fused_index_1
-  pt2-inspect source pkg.pt2 --kernel triton_poi_fused_index_1 --line 38 --context 5
-  pt2-inspect source pkg.pt2 --wrapper --line 1029
-  pt2-inspect source pkg.pt2 --wrapper --line 1029 --json
+  pt2-inspect source sample_packages/cuda/jagged/jagged.pt2 --kernel triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2
+  pt2-inspect source sample_packages/cuda/jagged/jagged.pt2 --kernel triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2 --line 38 --context 5
+  pt2-inspect source sample_packages/cuda/jagged/jagged.pt2 --wrapper --line 1029
+  pt2-inspect source sample_packages/cuda/jagged/jagged.pt2 --wrapper --line 1029 --json
 """
 
 

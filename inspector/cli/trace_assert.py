@@ -22,9 +22,9 @@ identical assertions apart):
 With no option and text on stdin, stdin is read as the log.
 
 examples:
-  pt2-inspect trace-assert pkg.pt2 --log crash.log
-  pt2-inspect trace-assert pkg.pt2 --message "/tmp/x/cabc.py:38: unknown: block: [0,0,0], thread: [0,0,0] Assertion \\`index out of bounds: 0 <= tmp9 < ks0\\` failed."
-  pt2-inspect trace-assert pkg.pt2 --line 52 --kernel cpp_fused_index_0 --json
+  pt2-inspect trace-assert sample_packages/cuda/jagged/jagged.pt2 --log sample_packages/cuda/jagged/error.log
+  pt2-inspect trace-assert sample_packages/cuda/jagged/jagged.pt2 --message "/tmp/x/cabc.py:38: unknown: block: [0,0,0], thread: [0,0,0] Assertion \\`index out of bounds: 0 <= tmp9 < ks0\\` failed."
+  pt2-inspect trace-assert sample_packages/cpu/jagged/jagged.pt2 --kernel cpp_fused_ge_index_index_copy_mul_sub_where_zeros_like_0 --json
 """
 
 
@@ -46,13 +46,13 @@ def run(a) -> int:
     from ..package import open_package
     from ..trace import trace_assert
 
-    log = read_log(a.log) if a.log else None
+    log = read_log(a.log, instead="--line N / --message TEXT") if a.log else None
     if log is None and a.line is None and a.message is None and a.kernel is None and not sys.stdin.isatty():
         data = stdin_bytes()
         if not data.strip():
             raise UsageError("nothing on stdin and no --log/--message/--line/--kernel: say what failed "
                              "(see pt2-inspect trace-assert --help)")
-        log = log_text(data, "stdin")
+        log = log_text(data, "stdin", "--line N / --message TEXT")
     with open_package(a.package) as pkg:
         from ..exported_program import load_ep_option
 

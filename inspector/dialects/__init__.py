@@ -19,13 +19,18 @@ from __future__ import annotations
 from .base import FALLBACK, Dialect
 from .cpu_inline import CPU_INLINE
 from .cpu_kernel_cpp import CPU_KERNEL_CPP
+from .cpu_standalone import CPU_STANDALONE
+from .cpu_standalone import for_class as _for_class
+from .cpu_standalone import for_text as _standalone_for
+from .cpu_standalone import model_class as _model_class
 from .cuda_call_triton import CUDA_CALL_TRITON
 
-__all__ = ["Dialect", "DIALECTS", "FALLBACK", "CUDA_CALL_TRITON", "CPU_KERNEL_CPP", "CPU_INLINE", "sniff", "by_name",
+__all__ = ["Dialect", "DIALECTS", "FALLBACK", "CUDA_CALL_TRITON", "CPU_KERNEL_CPP", "CPU_INLINE", "CPU_STANDALONE", "sniff",
+           "by_name",
            "embedded_source"]
 
 # The registry, most specific first: `sniff` takes the first whose markers the wrapper carries.
-DIALECTS: tuple[Dialect, ...] = (CUDA_CALL_TRITON, CPU_KERNEL_CPP, CPU_INLINE)
+DIALECTS: tuple[Dialect, ...] = (CUDA_CALL_TRITON, CPU_KERNEL_CPP, CPU_INLINE, CPU_STANDALONE)
 
 
 def embedded_source(lines: list[str], start: int, end: int) -> list[str]:
@@ -41,7 +46,13 @@ def sniff(text: str, member: str = "") -> Dialect:
     known) carries, else `FALLBACK`."""
     for d in DIALECTS:
         if d.matches(text, member):
-            return d
+            return _standalone_for(text) if d is CPU_STANDALONE else d
+    cls = _model_class(text)  # compile_standalone on CUDA: the family's markers, run_impl of `AOTInductorModel<name>`
+    if cls and cls != "AOTInductorModel":
+        for d in DIALECTS:
+            named = _for_class(d, cls)
+            if d is not CPU_STANDALONE and named.matches(text, member):
+                return named
     return FALLBACK
 
 

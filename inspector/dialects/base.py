@@ -8,8 +8,11 @@ import re
 from dataclasses import dataclass, field
 
 # Wrapper statements by leading word -> the start rule of grammars/wrapper.lark.
-_DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ", "decltype(auto) ")
+_DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ", "decltype(auto) ",
+               "alignas(")
 _CALL_HEAD = re.compile(r"\w+\(")
+_BINDS = re.compile(r"^\w+\s+\w+\s*=")
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,9 @@ class Dialect:
     size_stride_check: str = "assert_size_stride("
     # run_impl callees that allocate a buffer (`aoti_torch_empty_strided(…, &buf0_handle)`): no graph op
     allocation_prefix: str = "aoti_torch_empty"
+    # `aoti_torch_assign_tensors_out(src, &dst_handle)`: a subgraph (torch.cond / while_loop) takes its inputs as
+    # new handles to the caller's tensors: dst is src, read, not written (its name ends in _out all the same)
+    assign_calls: tuple = ("aoti_torch_assign_tensors_out",)
     # The buffer life cycle run_impl spells out (doctor's memory estimate): an allocation with its size and
     # stride arrays and dtype, the arrays' declarations, a buffer taking another's storage (`auto buf4 =
     # std::move(buf0);`, a `reinterpret_tensor_wrapper(buf5, …)` view), a release (`buf0.reset();`) and an
@@ -88,12 +94,15 @@ class Dialect:
     storage_share: re.Pattern = field(default=re.compile(
         r"^auto\s+(?P<name>\w+)\s*=\s*(?:std::move\((?P<moved>\w+)\)|.*?reinterpret_tensor_wrapper\((?P<viewed>\w+)\s*,)"))
     release: re.Pattern = field(default=re.compile(r"\b(?P<buf>\w+)\.reset\(\)"))
+    # a view's storage offset: the last argument of `reinterpret_tensor_wrapper(buf4, 2, int_array_2, int_array_3, 32L)`
+    view_offset: re.Pattern = field(default=re.compile(r"reinterpret_tensor_wrapper\(\w+\s*,[^()]*,\s*(?P<offset>[^,()]+?)\s*\)"))
+    # what a call writes, by its text: an extern `_out` op's first argument, a CPU kernel's non-const pointer
+    out_first_arg: re.Pattern = field(default=re.compile(r"\b\w+_out\(\s*(?P<buf>\w+)\s*,"))
+    mutable_pointer: re.Pattern = field(default=re.compile(r"\((?!const\b)\w+\*\)\((?P<buf>\w+)\.data_ptr\(\)\)"))
     handed_out: re.Pattern = field(default=re.compile(r"output_handles\[\d+\]\s*=\s*(?P<buf>\w+)\.release\(\)"))
     extern_output: re.Pattern = field(default=re.compile(r"&(?P<buf>buf\d+)_handle\b"))
     # A Triton kernel's first pointer parameter and its element type (`'signature': {'in_out_ptr0': '*fp32', …}`)
     triton_signature: re.Pattern = field(default=re.compile(r"'signature':\s*\{'(?P<first>\w+)':\s*'\*(?P<t>\w+)'"))
-    triton_dtypes: tuple = (("fp32", "float32"), ("fp16", "float16"), ("bf16", "bfloat16"), ("fp64", "float64"),
-                            ("i64", "int64"), ("i32", "int32"), ("i8", "int8"), ("u8", "uint8"), ("i1", "bool"))
     numel_local: re.Pattern = field(default=re.compile(r"^(?:int64_t\s+)?(?P<kernel>\w+?)_(?P<axis>[xyr]0?_?)numel\s*=\s*(?P<expr>[^;]+);"))
     # run_impl callees that are runtime plumbing, not graph ops (the unaligned-input copy included)
     runtime_helpers: tuple[str, ...] = ("aoti_torch_get_", "aoti_torch_delete", "aoti_torch_new_tensor_handle",
@@ -111,7 +120,8 @@ class Dialect:
         if s.startswith(_DECL_WORDS):
             return "declaration"
         if s.startswith(("AtenTensorHandle ", "RAIIAtenTensorHandle ")):
-            return "handle_decl"
+            # `RAIIAtenTensorHandle scalar_to_tensor_0 = scalar_to_tensor_handle(0L);` binds a value
+            return "declaration" if _BINDS.match(s) else "handle_decl"
         if s.startswith("output_handles["):
             return "assignment"
         if _CALL_HEAD.match(s):
@@ -131,6 +141,15 @@ class Dialect:
         if callee.startswith("aoti_"):
             return callee, "extern"
         return None
+
+    @staticmethod
+    def names_in(text: str) -> set[str]:
+        """The identifiers a statement names."""
+        return set(_NAME.findall(text))
+
+    def written_args(self, text: str) -> set[str]:
+        """The arguments a call statement writes, where its text says so (empty when it does not)."""
+        return {m.group("buf") for rx in (self.out_first_arg, self.mutable_pointer) for m in rx.finditer(text)}
 
     def matches(self, text: str, member: str = "") -> bool:
         """The wrapper text carries the markers; a `<hash>.cpp` member (no `.wrapper.cpp`) is the inline

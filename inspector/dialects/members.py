@@ -19,8 +19,24 @@ PICKLED_WEIGHTS_DIR = "data/weights/"
 PICKLED_WEIGHT_PREFIX = "weight_"
 PICKLED_WEIGHTS_CONFIG = "weights_config.json"
 
-# Compiled device code (CUDA cubins, ROCm hsaco, SPIR-V): read only for the `assertFile` strings.
-DEVICE_CODE = (".cubin", ".hsaco", ".spv")
+# package_constants_on_disk_format="binary_blob" (with package_constants_in_so=False): every constant of a model in one
+# raw member beside its .so, `<hash>.wrapper_weights.blob` (the constants' bytes back to back, no header; seen: 768
+# bytes for 768 bytes of constants, torch 2.13 CPU).  aoti_load_package (AOTIModelPackageLoader) finds it and loads it
+# into the model before the first run; the .so loaded alone (AOTIModelContainerRunnerCpu, torch._export.aot_load)
+# knows nothing of it.
+WEIGHTS_BLOB_SUFFIX = ".wrapper_weights.blob"
+
+# package_cpp_only=True (and compile_standalone): the model folder is a CMake project (`CMakeLists.txt`, the compile and
+# linker flags as JSON, the weights as `<hash>.weights.o`) and holds no `.so` and no kernel.cpp: the CPU kernels
+# (`extern "C" void cpp_fused_<k>(…)`) are appended to the wrapper, after run_impl (seen: torch 2.13 CPU).
+CMAKE_PROJECT = "CMakeLists.txt"
+# aot_inductor_mode.compile_standalone's CMakeLists.txt (a libtorch-free static library; link_libtorch=False) says
+# `find_package(TorchStandalone REQUIRED)` where package_cpp_only's says `find_package(Torch REQUIRED)`.
+CMAKE_STANDALONE = "find_package(TorchStandalone"
+
+# Compiled device code (CUDA cubins, ROCm hsaco, SPIR-V; CUDA fatbins of emit_multi_arch_kernel=True and the PTX
+# members of compile_standalone): read for the `assertFile` strings and, by doctor, for their architecture.
+DEVICE_CODE = (".cubin", ".hsaco", ".spv", ".fatbin", ".ptx")
 
 
 def role(fn: str) -> str:
@@ -53,3 +69,9 @@ def pickled_weights(members, root: str = "") -> list[str]:
     out = [m for m in members if m.startswith(prefix) and m[len(prefix):].startswith(PICKLED_WEIGHT_PREFIX)
            and "/" not in m[len(prefix):]]
     return sorted(out, key=lambda m: (len(m), m))
+
+
+def weights_blob(members, folder: str) -> str | None:
+    """The binary_blob weights member of the model whose folder is ``folder`` (None when it has none).  Names only."""
+    return next((m for m in members if m.startswith(folder) and "/" not in m[len(folder):]
+                 and m.endswith(WEIGHTS_BLOB_SUFFIX)), None)

@@ -23,6 +23,8 @@ ENV_WHEN = {
     "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": "compile",
     "TORCH_USE_CUDA_DSA": "compile",
     "TORCH_LOGS": "compile",
+    "TORCHINDUCTOR_CPP_MARCH": "compile",
+    "ATEN_CPU_CAPABILITY": "compile",
 }
 
 # What a recognised log line suggests (inspector.logs: LogReport.hints), by pattern name.
@@ -30,14 +32,6 @@ LOG_HINTS = {
     "terminate_recursive": "the log shows 'terminate called recursively': the error text was lost inside "
                            "OpenMP threads; rerun with OMP_NUM_THREADS=1 to see which check failed",
 }
-
-# c10::ScalarType codes as AOTI_RUNTIME_CHECK_INPUTS prints them.
-SCALAR_TYPES = {0: "uint8", 1: "int8", 2: "int16", 3: "int32", 4: "int64", 5: "float16", 6: "float32",
-                7: "float64", 8: "complex32", 9: "complex64", 10: "complex128", 11: "bool", 12: "qint8",
-                13: "quint8", 14: "qint32", 15: "bfloat16", 16: "quint4x2", 17: "quint2x4", 18: "bits1x8",
-                19: "bits2x4", 20: "bits4x2", 21: "bits8", 22: "bits16", 23: "float8_e5m2", 24: "float8_e4m3fn",
-                25: "float8_e5m2fnuz", 26: "float8_e4m3fnuz", 27: "uint16", 28: "uint32", 29: "uint64"}
-
 
 def who(inp) -> str:
     """``input 1 `item_ids``` / ``input 1 (arg1_1)``."""

@@ -83,6 +83,12 @@ def deprecated_verdict(apis: list[str]) -> str:
             "torch._inductor.aoti_compile_and_package / aoti_load_package")
 
 
+def deprecated_note(apis: list[str]) -> str:
+    return (f"the log shows the deprecated {', '.join('torch._export.' + a for a in apis) or 'torch._export API'} "
+            "(torch warns on every call through it; the warning is not the failure): "
+            "torch._inductor.aoti_compile_and_package / aoti_load_package replace it")
+
+
 NOT_ELF = ("aot_load expects the compiled .so, not a .pt2 package: a .pt2 is loaded with "
            "torch._inductor.aoti_load_package(path)")
 DEPRECATED_COMPILE = ("Compile with torch._inductor.aoti_compile_and_package(torch.export.export(model, args), "
@@ -190,9 +196,12 @@ CONFIRM_WITH_CHECKS = "Confirm with the runtime checks, which name the input."
 # ---------------------------------------------------------------------------
 
 
-def ima_on_cuda(key: str) -> str:
-    return ("Check that every input is on cuda:N: CPU tensors fed to a CUDA package print exactly this "
-            f"text (the package's AOTI_DEVICE_KEY is {key}). `pt2-inspect check PKG --input …@cuda` "
+def ima_on_cuda(key: str, said: str | None = None) -> str:
+    """``said``: the log's own illegal-access line; without one the step claims no text of the log."""
+    what = (f"print exactly this text (`{said[:120]}`)" if said else
+            "crash with an illegal memory access")
+    return (f"Check that every input is on cuda:N: CPU tensors fed to a CUDA package {what} "
+            f"(the package's AOTI_DEVICE_KEY is {key}). `pt2-inspect check PKG --input …@cuda` "
             "or AOTI_RUNTIME_CHECK_INPUTS=1 confirms it.")
 
 
@@ -283,6 +292,27 @@ def isa_verdict(isa) -> str:
 RECOMPILE_ON_HOST = "Recompile on the serving host (or a host with the same ISA)."
 
 
+def sigill_verdict(need: str | None, missing: str | None, host: str | None, native: bool) -> str:
+    """The process died with SIGILL: lead with the ISA the package needs and the host lacks (issue 22 §2)."""
+    built = f"CPU ISA {need}" if need else "a CPU ISA the log does not name"
+    if native:
+        built += ", compiled with -march=native"
+    if missing:
+        has = f" (it has {host})" if host else ""
+        return (f"illegal instruction: the package needs {missing}, which this host lacks{has}; it was built for "
+                f"{built}, and the first instruction of those killed the process with SIGILL (exit 132)")
+    return (f"illegal instruction: the process died with SIGILL (exit 132); the package was built for {built}, and "
+            "this host lacks an instruction it uses (the log names no host ISA: torch printed no mismatch)")
+
+
+SIGILL_REBUILD_PORTABLE = ("Rebuild the package without -march=native and with the vector ISA capped at what the "
+                           "serving CPU has (torch 2.13: TORCHINDUCTOR_CPP_MARCH sets -march, ATEN_CPU_CAPABILITY "
+                           "the vector ISA); the wrapper metadata's AOTI_CPU_ISA then says AVX2.")
+SIGILL_REBUILD_ON_HOST = "Or rebuild it on the serving CPU (the same model of CPU as the machines that load it)."
+SIGILL_DOCTOR = ("Before shipping it, check it against the serving host: `pt2-inspect doctor PKG --host-cpuinfo auto` "
+                 "there, or `--host-cpuinfo FILE` with that host's /proc/cpuinfo.")
+
+
 def not_loaded_verdict(said: str | None) -> str:
     return "the package did not load: " + (said or "see the log")[:200]
 
@@ -298,11 +328,37 @@ def same_torch_step(dev: str) -> str:
 
 CPP_STACK_LOAD = "Get the C++ stack of the failure."
 
+
+def cmake_package_verdict(symbol: str) -> str:
+    return ("the package is C++ source meant to be built with its CMakeLists.txt (compile_standalone: no .so, its "
+            f"kernels as .ptx members): aoti_load_package's own build of it leaves the kernel images out, so dlopen "
+            f"fails on `{symbol}`")
+
+
+def cmake_build_step(needs: str, library: str | None) -> str:
+    return (f"Build it with its CMakeLists.txt (`pt2-inspect extract PKG -o DIR --all`, then cmake -S DIR/<model folder> "
+            f"-B build && cmake --build build; it needs {needs}) and link "
+            f"{library or 'the library'} into the program that serves it; `pt2-inspect doctor PKG` says the same.")
+
 # ---------------------------------------------------------------------------
 # unknown
 # ---------------------------------------------------------------------------
 
 UNKNOWN_VERDICT = "no failure this version knows was found in the log; start with the input contract"
+# A log with no line of torch's (inspector.logs.patterns ``torch_said``): what was looked for, in a person's words.
+TORCH_SAID_WORDS = ("torch", "AOTI/AOTInductor", "Inductor", "ATen", "c10", "CUDA", "Triton", "a .pt2 name",
+                    "cpp_fused_ kernels", "wrapper.cpp", "model_container", "run_impl", "cubin")
+NOT_TORCH_VERDICT = ("the log holds no line torch, AOTInductor, ATen, CUDA or Triton printed: it comes from another "
+                     "program (or lost the serving process's output), so nothing in it is about this package")
+
+
+def not_torch_note(looked_for) -> str:
+    return ("looked for, in every line: " + ", ".join(looked_for) + "; none is there, and no failure pattern of "
+            "diagnose matched (a crash line alone says nothing about which program crashed)")
+
+
+NOT_TORCH_STEP = ("Capture the serving process's own output, stderr included (`python serve.py 2>&1 | tee run.log`), "
+                  "and give that log: its traceback or torch's error names the failure.")
 
 
 def bare_extern_note(model: str, bare: list[tuple[str, int]]) -> str:
@@ -376,15 +432,37 @@ def constants_not_provided_verdict(names: list[str], fqns: list[str], buffers: b
     return (f"the constants update left out {pairs}{why}; torch only warned{after}")
 
 
-def oom_verdict(size: str, free: str | None, total: str | None, alloc, constants: str) -> str:
+_OOM_WHO = {"allocator": "the device", "cpu": "the host (the CPU allocator)",
+            "runtime": "the GPU (the CUDA runtime's `cudaMalloc`, the caching allocator off or bypassed)",
+            "driver": "the GPU (the CUDA driver, loading or launching a kernel: `CUDA driver error: out of memory`)",
+            "cublas": "the GPU (cuBLAS creating its handle or workspace at the first matmul: "
+                      "`CUBLAS_STATUS_ALLOC_FAILED`)"}
+
+
+def oom_verdict(size: str | None, free: str | None, total: str | None, alloc, constants: str,
+                source: str = "allocator") -> str:
+    """``source``: who refused ("allocator", "cpu", "runtime", "driver"); ``size`` None: the log names none."""
     room = f" ({free} free of {total})" if free and total else ""
-    if alloc:
+    asked = f"asked for {size}{room}" if size else "ran out of memory (the log names no size)"
+    who = _OOM_WHO.get(source, "the device")
+    if alloc and not size:
         buf, line, formula = alloc
-        what = (f"the run asked for {size}{room} allocating {buf} at wrapper.cpp line {line}, whose size is "
+        what = (f"{who} had no memory left allocating {buf} at wrapper.cpp line {line}, whose size is {formula} "
+                "bytes (the log names no size): the input sizes made it large, or the GPU was full before it")
+    elif alloc:
+        buf, line, formula = alloc
+        what = (f"the run {asked} allocating {buf} at wrapper.cpp line {line}, whose size is "
                 f"{formula} bytes: the input sizes make it that large")
+    elif source in ("driver", "cublas"):
+        what = f"{who} had no memory left: the GPU was full (this process's tensors or another process's) before it"
     else:
-        what = f"the run asked for {size}{room} and the device had not that much left"
+        what = f"the run {asked} and {who} had not that much left"
     return f"out of memory: {what}" + (f"; the package's constants hold {constants}" if constants else "")
+
+
+OOM_DRIVER = ("See what holds the GPU's memory before the model runs (`nvidia-smi`, torch.cuda.memory_allocated()): "
+              "the driver needs room to load the package's kernels, cuBLAS for its handle and workspace (32 MiB on the first "
+              "matmul); free it, or run the model once before filling the GPU.")
 
 
 OOM_SIZES = ("Lower the dynamic sizes (the batch, the sequence length) the buffer's formula grows with, or split the "
@@ -475,6 +553,15 @@ WRONG_EXPORT_TO_AOTI = ("aoti_load_package was given an archive with no compiled
                         "torch._inductor.aoti_compile_and_package to run it here")
 WRONG_AOTI_TO_EXPORT = ("torch.export.load could not read the file: an AOTInductor package (.pt2 from "
                         "aoti_compile_and_package) is loaded with torch._inductor.aoti_load_package")
+def standalone_loaded_verdict(symbol: str | None) -> str:
+    return ("aoti_load_package was given a compile_standalone package: a libtorch-free C++ project (CMakeLists.txt "
+            "with find_package(TorchStandalone), a static library) meant to be linked into a C++ program; the loader "
+            "compiled it and dlopen could not resolve "
+            + (f"`{symbol}`" if symbol else "the C-shim symbols") + ", which only libtorch provides")
+
+
+STANDALONE_STEP = ("Build it into your program with its CMakeLists.txt and the model class its header declares, or "
+                   "rebuild without aot_inductor_mode.compile_standalone to load it from Python.")
 WRONG_KIND_STEP = "Load each kind with its own loader; `pt2-inspect show FILE` says which kind a .pt2 is."
 
 
@@ -482,6 +569,18 @@ def weights_not_loaded_verdict(n: int, nbytes: int) -> str:
     return (f"the package was built without its weights (package_constants_in_so=False: {n} constants, "
             f"{nbytes:,} bytes, not in the .so) and the run crashed: some or all of its constants were never "
             "loaded (a model's state_dict() lacks its non-persistent buffers, e.g. position_ids)")
+
+
+def weights_blob_not_loaded_verdict(n: int, nbytes: int, member: str, size: int) -> str:
+    return (f"the model's .so was run without its weights: they are not in the .so but in the package's weights blob "
+            f"{member} ({n} constants, {nbytes:,} bytes; package_constants_on_disk_format=\"binary_blob\", "
+            f"{size:,} bytes), which only the package loader (aoti_load_package) loads; the .so was loaded alone "
+            "(AOTIModelContainerRunnerCpu, torch._export.aot_load, or the .so extracted), so no constant was loaded "
+            "and the run crashed")
+
+
+WEIGHTS_BLOB_STEP = ("Load the package, not its .so: torch._inductor.aoti_load_package(PKG) loads the weights blob "
+                     "before the first run.")
 
 
 def weights_beside_not_loaded_verdict(n: int, nbytes: int, members: int, disk_bytes: int, model: str) -> str:
@@ -521,11 +620,50 @@ def printer_input_verdict(arg: str, what: str) -> str:
     return f"the model's input {arg} already holds {what} when it is called"
 
 
-def printer_diff_verdict(kernel: str, arg: str | None, call: int, line: int | None, bad: tuple, good: tuple,
-                         nodes: list[str]) -> str:
-    fx = f" (FX nodes {', '.join(nodes)})" if nodes else ""
-    return (f"the first kernel whose output differs from the good run: {_call(kernel, call, line)} wrote {arg}{fx}: "
-            f"mean/min/max {' / '.join(map(str, bad))} here, {' / '.join(map(str, good))} in the good run")
+def _printed_call(pc) -> str:
+    """``aoti_torch_cpu_addmm_out (call 4 of 5, launch 6 of the log) at wrapper.cpp line 1246``."""
+    nth = f"call {pc.call} of {pc.calls}, " if pc.calls > 1 else ""
+    where = (f" at wrapper.cpp line {pc.wrapper_line}" if pc.wrapper_line else
+             " (its wrapper line unknown: no call of that position names the arguments it printed)")
+    return f"{pc.kernel} ({nth}launch {pc.launch} of the log){where}"
+
+
+def _site(pc) -> str:
+    fx = f"; FX nodes {', '.join(pc.nodes)}" if pc.nodes else "; FX nodes unknown (no Source Nodes comment or provenance for this call)"
+    user = f"; user line {pc.frames[0]}" if pc.frames else ""
+    return fx + user
+
+
+def _wrote(pf) -> str:
+    view = f" (a view: {pf.view_of})" if pf.view_of else ""
+    return f"wrote {pf.arg}{view}"
+
+
+def _mmm(t: tuple) -> str:
+    return " / ".join(str(x) for x in t)
+
+
+def printer_verdict(pf) -> str:
+    """The sentence for a level-2 printer finding (inspector.queries.printer.PrinterFinding)."""
+    if pf.kind == "nan":
+        return f"the first kernel whose output holds {pf.what}: {_printed_call(pf.call)} {_wrote(pf)}{_site(pf.call)}"
+    if pf.kind == "input":
+        return printer_input_verdict(pf.arg, pf.what)
+    if pf.kind == "diff":
+        also = ""
+        if pf.input_differs is not None:
+            i = pf.input_differs
+            also = (f"; the runs' inputs differ too: {i.arg} mean/min/max {_mmm(i.stats())} here, "
+                    f"{_mmm(i.stats(i.good))} in the good run")
+        return (f"the first kernel whose output differs from the good run: {_printed_call(pf.call)} {_wrote(pf)}"
+                f"{_site(pf.call)}: mean/min/max {_mmm(pf.stats())} here, {_mmm(pf.stats(pf.good))} in the good run"
+                f"{also}")
+    if pf.kind == "input_diff":
+        return (f"the model's input {pf.arg} differs from the good run (mean/min/max {_mmm(pf.stats())} here, "
+                f"{_mmm(pf.stats(pf.good))} in the good run), and no kernel's printed output does")
+    if pf.kind == "no_diff":
+        return PRINTER_NO_DIFF
+    return PRINTER_CLEAN
 
 
 def printer_level3_verdict(kernel: str | None, unfinished: bool, line: int | None) -> str:

@@ -29,6 +29,7 @@ import typing
 from pathlib import Path
 
 from .._version import __version__
+from ..options import cache_dir  # noqa: F401  (where the cache lives: options.py says)
 import inspector.model as M
 
 FORMAT = 2
@@ -38,14 +39,6 @@ _SKIP = {("Kernel", "source"), ("Kernel", "source_loader")}
 
 class CacheError(Exception):
     """A cache file that cannot be used (corrupt, foreign, another format)."""
-
-
-def cache_dir() -> Path:
-    env = os.environ.get("PT2_INSPECT_CACHE_DIR")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "pt2-inspect"
 
 
 def make_key(parts: list[str]) -> str:
@@ -252,65 +245,3 @@ def load(tp, data):
         return _decoder(tp)(data)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise CacheError(f"does not decode into {tp} ({type(e).__name__}: {e})") from None
-
-
-# -- Lark's parse tables ---------------------------------------------------------------------------
-# Lark can serialize a built LALR parser to plain data (dicts with int keys, tuples); tagged so that
-# JSON keeps both, and loaded with Lark's own loader from a dict (no pickle involved).
-
-def _tag(o):
-    if isinstance(o, dict):
-        if all(isinstance(k, str) for k in o) and "__d__" not in o and "__t__" not in o:
-            return {k: _tag(v) for k, v in o.items()}
-        return {"__d__": [[_tag(k), _tag(v)] for k, v in o.items()]}
-    if isinstance(o, tuple):
-        return {"__t__": [_tag(x) for x in o]}
-    if isinstance(o, list):
-        return [_tag(x) for x in o]
-    if o is None or isinstance(o, (str, int, float, bool)):
-        return o
-    raise TypeError(f"not plain data: {type(o).__name__}")
-
-
-def _untag(o):
-    if isinstance(o, dict):
-        if "__d__" in o:
-            return {_untag(k): _untag(v) for k, v in o["__d__"]}
-        if "__t__" in o:
-            return tuple(_untag(x) for x in o["__t__"])
-        return {k: _untag(v) for k, v in o.items()}
-    if isinstance(o, list):
-        return [_untag(x) for x in o]
-    return o
-
-
-def read_tables(key: str):
-    """A Lark parser from cached tables, or None (missing, foreign, corrupt: the caller rebuilds)."""
-    from lark import Lark
-
-    path = cache_dir() / f"lark-{key}.json"
-    try:
-        doc = json.loads(path.read_bytes())
-        if doc.get("tool") != TOOL or doc.get("key") != key:
-            return None
-        return Lark.__new__(Lark)._load(_untag(doc["tables"]))
-    except FileNotFoundError:
-        return None
-    except Exception:  # a damaged tables file is only a lost speed-up: build the parser again
-        return None
-
-
-def write_tables(key: str, parser) -> None:
-    from lark.grammar import Rule
-    from lark.lexer import TerminalDef
-
-    data, memo = parser.memo_serialize([TerminalDef, Rule])
-    d = cache_dir()
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".lark-{key}.", suffix=".tmp", dir=d)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"tool": TOOL, "key": key, "tables": _tag({"data": data, "memo": memo})}, f)
-        os.replace(tmp, d / f"lark-{key}.json")
-    except OSError:
-        pass  # a read-only cache folder: the index cache itself reports that

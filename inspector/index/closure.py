@@ -16,6 +16,7 @@ import functools
 
 from ..model import Model
 from ..parse.scan import TOKEN, consumes_comments, declared_name
+from .name_closure import grow
 
 
 def _tables(ix):
@@ -122,22 +123,15 @@ def _declarations(ix, seeds) -> set[int]:
     decls, postings = _tables(ix)
     from .model_index import HOT
 
-    included = set(seeds)
-    work = list(included)
-    while work:
-        i = work.pop()
-        for t in set(TOKEN.findall(run[i].text)):
-            if t not in decls:
-                continue
-            cands = decls[t]
-            if len(postings[t]) <= HOT:  # a launch or an extern op that fills a handle (`&buf0_handle`) too
-                own = set(decls[t])
-                cands = [j for j in postings[t] if j in own or not consumes_comments(wm, run[j])
-                         or "&" + t in run[j].text]
-            for j in cands:
-                if j < i and j not in included:
-                    included.add(j)
-                    work.append(j)
+    def earlier(t: str):
+        if t not in decls:
+            return ()
+        if len(postings[t]) <= HOT:  # a launch or an extern op that fills a handle (`&buf0_handle`) too
+            own = set(decls[t])
+            return [j for j in postings[t] if j in own or not consumes_comments(wm, run[j]) or "&" + t in run[j].text]
+        return decls[t]
+
+    included = grow(run, seeds, earlier)
     for i in [i for i in included if consumes_comments(wm, run[i])]:
         j = i - 1  # the comments since the previous call that took some
         while j >= 0 and not consumes_comments(wm, run[j]):
@@ -218,15 +212,7 @@ def bounds_model(ix, kernels) -> Model | None:
             ks[name], launcher[name] = _contract(ix, name)
     bounded = [n for n, k in ks.items() if any(a.bound_expr and static_bound(a.bound_expr) is None for a in k.assertions)]
     seeds = calls_of(ix, bounded)
-    included = set(seeds)
-    work = list(included)
-    while work:
-        i = work.pop()
-        for t in set(TOKEN.findall(run[i].text)):
-            for j in decls.get(t, ()):
-                if j < i and j not in included and run[j].text.startswith(_SCALAR_DECL):
-                    included.add(j)
-                    work.append(j)
+    included = grow(run, seeds, lambda t: [j for j in decls.get(t, ()) if run[j].text.startswith(_SCALAR_DECL)])
     m = ix._model(ix._eager_statements() | included, ())
     for name, k in ks.items():
         m.kernels[name] = k

@@ -34,10 +34,12 @@ from collections import defaultdict
 
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
-from ..parse.scan import (TOKEN, RunStatement, WrapperMap, constant_totals, declared_names, kernel_flavor,
-                          scan_kernel_cpp, scan_warnings, scan_wrapper)
+from ..parse.metadata import WrapperMetadata
+from ..parse.scan import (TOKEN, RunStatement, WrapperMap, check_statement, constant_totals, declared_names,
+                          kernel_flavor, scan_kernel_cpp, scan_warnings, scan_wrapper)
+from .name_closure import grow
 import inspector.index.cache as cache
-from .gc import gc_paused as _gc_paused
+from .gc_pause import gc_paused as _gc_paused
 from .cache import CacheError
 
 
@@ -149,6 +151,7 @@ class ModelIndex:
         self._constants: list[Constant] | None = None
         self._facts: dict = {}  # "kernels", "sites", "calls": see `_fact`
         self._live = False  # True once `full` ran: every kernel parsed here, none read from the cache
+        self._missing: list[tuple[int, str]] = []  # (first call's wrapper line, kernel) of kernels with no source
         doc = self._read_part("scan")
         if doc is not None:
             try:
@@ -186,6 +189,7 @@ class ModelIndex:
             # Coverage counts the statements parsed in this process: the counts a cached summary brought
             # are dropped, whatever is parsed now counts again (a slice re-reads the small facts too).
             self.coverage.clear()
+            self._count_missing()
             self._wmap = scan_wrapper(self.archive.read_text(self.files.wrapper), self.files.wrapper,
                                       progress=self._progress)
         return self._wmap
@@ -210,14 +214,11 @@ class ModelIndex:
 
     def _summarize(self) -> None:
         f, archive, wm = self.files, self.archive, self.wmap
-        self.metadata: dict = {}
-        if f.wrapper_metadata:
-            meta = archive.read_json(f.wrapper_metadata)
-            if isinstance(meta, dict):
-                self.metadata = meta
+        raw = archive.read_json(f.wrapper_metadata) if f.wrapper_metadata else None
+        wmeta = WrapperMetadata.read(raw, launches_gpu_kernels=bool(wm.launchers or f.cubins))
+        self.metadata: dict = wmeta.filled(raw)
         self.warnings += scan_warnings(wm)
-        if not self.metadata.get("AOTI_DEVICE_KEY"):
-            self.metadata["AOTI_DEVICE_KEY"] = "cuda" if wm.launchers else "cpu"
+        if wmeta.device_guessed:
             self.warnings.append("no wrapper_metadata.json: device guessed from the kernels")
         self.provenance: dict[str, ProvenanceEntry] = {}
         if f.kernel_information:
@@ -231,9 +232,22 @@ class ModelIndex:
         self._constant_totals = constant_totals(wm)
         kinds, sites, calls = self._scan_facts()
         self._facts.update(kernels=kinds, sites=sites, calls=calls)
-        missing = dict.fromkeys(t for _, t, kind in calls if kind == "kernel" and t not in kinds)
+        missing = {}
+        for st, t, kind in calls:
+            if kind == "kernel" and t not in kinds:
+                missing.setdefault(t, st.line)
         self.warnings += [f"kernel {n} is called in run_impl but its source was not found" for n in missing]
+        self._missing = [(line, n) for n, line in missing.items()]
+        self._count_missing()
         self.eager()
+
+    def _count_missing(self) -> None:
+        """A kernel run_impl calls whose source is in no member counts as skipped (region "kernel sources", one per
+        kernel, at its first call's wrapper line): coverage is not full, and --strict fails, while a kernel is unread."""
+        if self._missing:
+            cov = self.coverage["kernel sources"] = Coverage()
+            for line, name in self._missing:
+                cov.skip(line, f"{name}(…): called in run_impl, its source was not found")
 
     def _scan_facts(self):
         """(kernel kinds, assert sites, calls): what the scan says about the kernels, nothing parsed."""
@@ -247,7 +261,7 @@ class ModelIndex:
             if r.triton is not None:
                 sites += [AssertSite(r.name, j - r.triton[0] + base, wm.lines[j].strip(), j + 1) for j in r.asserts]
         for name, (_, _, checks) in self.cpp_regions.items():
-            sites += [AssertSite(name, j + 1, self.cpp_lines[j].strip(), None) for j in checks]
+            sites += [AssertSite(name, j + 1, check_statement(self.cpp_lines, j), None) for j in checks]
         run = wm.run
         calls = [(run[i], t, kind) for i, t, kind in self._call_index()]
         return kinds, sites, calls
@@ -304,7 +318,8 @@ class ModelIndex:
     def _summary_doc(self) -> dict:
         return {"metadata": self.metadata, "warnings": [w for w in self.warnings if not w.startswith(_CACHE_NOTES)],
                 "eager": cache.dump(self._eager), "eager_aliases": self._eager_aliases,
-                "coverage": cache.dump(self.coverage), "constant_totals": self._constant_totals}
+                "coverage": cache.dump(self.coverage), "constant_totals": self._constant_totals,
+                "missing_sources": [list(x) for x in self._missing]}
 
     def _load_summary(self, doc: dict) -> None:
         self.metadata = doc["metadata"]
@@ -313,6 +328,7 @@ class ModelIndex:
         self._eager = cache.load(Model, doc["eager"])
         self._eager_aliases = dict(doc["eager_aliases"])
         self._constant_totals = dict(doc["constant_totals"])
+        self._missing = [(int(line), str(name)) for line, name in doc["missing_sources"]]
         self.provenance = self._eager.provenance
         self._share(self._eager)
 
@@ -424,7 +440,7 @@ class ModelIndex:
         if r is None or r.load_line is None:
             return None
         p = self.parse("launcher", r.load_line, self.wmap.lines[r.load_line].strip(), "load_kernel", r.load_line + 1)
-        return self._cubins.get(os.path.basename(p[1])) if p else None
+        return self._cubins.get(os.path.basename(p[1])) if p and p[1] is not None else None
 
     def _kernel_doc(self, k: Kernel) -> dict:
         return {"kernel": cache.dump(k), "params": cache.dump(self._launcher_params.get(k.name)),
@@ -488,18 +504,13 @@ class ModelIndex:
         run = self.wmap.run
         decls = self._name_tables()[0]
         postings = self._postings() if follow_calls else {}
-        included = set(seeds)
-        work = list(included)
-        while work:
-            i = work.pop()
-            for t in set(TOKEN.findall(run[i].text)):
-                if t not in decls or t in globals_:
-                    continue
-                cands = postings[t] if follow_calls and len(postings[t]) <= HOT else decls[t]
-                for j in cands:
-                    if j < i and j not in included:
-                        included.add(j)
-                        work.append(j)
+
+        def earlier(t: str):
+            if t not in decls or t in globals_:
+                return ()
+            return postings[t] if follow_calls and len(postings[t]) <= HOT else decls[t]
+
+        included = grow(run, seeds, earlier)
         # The comments above each included call (Source Nodes, provenance) since the previous call that took some.
         for i, comments in self._comment_groups():
             if i in included:
@@ -661,6 +672,7 @@ class ModelIndex:
             self._live = True
             _ = self.wmap
             self.coverage.clear()
+            self._count_missing()
             self._parse = None
             self._kernels.clear()
             self._slices.clear()

@@ -172,8 +172,10 @@ def parse_log(text: str) -> LogReport:
 @dataclass
 class PrinterBlock:
     """One block of the intermediate value printer: ``when`` ("before_launch" | "after_launch" |
-    "aoti_model_inputs" | "mark" at level 3), the kernel (or extern op), the argument, its statistics, and the
-    how-manieth call of that kernel this is (extern ops print the same name at every call)."""
+    "aoti_model_inputs" | "mark:…" at level 3), the kernel (or extern op), the argument, its statistics, the
+    launch it belongs to (``launch``: 1-based, in the order of the log; the before_launch blocks of one launch,
+    then its after_launch blocks) and the how-manieth launch of that kernel it is (``call``; an extern op prints
+    the same name at every call, so only the position tells one call from another)."""
 
     when: str
     kernel: str
@@ -181,6 +183,8 @@ class PrinterBlock:
     stats: dict[str, str] = field(default_factory=dict)
     call: int = 0
     line_no: int = 0
+    launch: int = 0
+    lines: list[str] = field(default_factory=list)  # the block as printed: its header, then its statistics
 
     def number(self, key: str) -> float | None:
         """A statistic as a float (``-nan`` and ``inf`` included), None when absent or unreadable."""
@@ -204,26 +208,39 @@ class PrinterBlock:
 
 
 def printer_blocks(text: str) -> list[PrinterBlock]:
-    """Every printer block of a log, in order, with its statistics (level 2) or as a bare mark (level 3)."""
+    """Every printer block of a log, in order, with its statistics (level 2) or as a bare mark (level 3).
+
+    A launch prints a block per argument before it runs, then a block per argument after: a before_launch
+    block that follows an after_launch block (or another kernel's block) opens the next launch."""
     out: list[PrinterBlock] = []
-    calls: dict[tuple[str, str], int] = {}
+    calls: dict[str, int] = {}
+    launch = 0
+    prev: PrinterBlock | None = None
     cur: PrinterBlock | None = None
     for i, line in enumerate(text.splitlines()):
         m = P.REGISTRY["printer_block"].search(line) or P.REGISTRY["printer_mark"].search(line)
         if m:
             when, kernel = m.group("when"), m.group("kernel")
             arg = m.groupdict().get("arg")
-            key = (kernel, arg or "")
-            if when == "before_launch":
-                calls[key] = calls.get(key, 0) + 1
-            n = max(calls.get(key, 1), 1)
             level3 = m.re is P.REGISTRY["printer_mark"].regex
-            cur = PrinterBlock(f"mark:{when}" if level3 else when, kernel, arg, call=n, line_no=i + 1)
+            if when == "aoti_model_inputs":
+                n = 0
+            else:
+                same = (prev is not None and prev.kernel == kernel and prev.when.split(":")[-1] in ("before_launch", when))
+                if not same:
+                    launch += 1
+                    calls[kernel] = calls.get(kernel, 0) + 1
+                n = calls[kernel]
+            cur = PrinterBlock(f"mark:{when}" if level3 else when, kernel, arg, call=n, line_no=i + 1,
+                               launch=launch if n else 0, lines=[line.strip()])
             out.append(cur)
+            if n:
+                prev = cur
             continue
         s = P.PRINTER_STAT.search(line)
         if s and cur is not None:
             cur.stats[s.group("key")] = s.group("value")
+            cur.lines.append(line.strip())
         elif not line.strip():
             cur = None
     return out

@@ -122,8 +122,12 @@ PATTERNS: list[Pattern] = [
     _p("out_of_memory", "out_of_memory",
        r"(?:CUDA|HIP|XPU)? ?out of memory\. Tried to allocate (?P<size>[\d.]+ [KMGTP]?i?B)"
        r"(?:\. GPU (?P<gpu>\d+) has a total capacity of (?P<total>[\d.]+ [KMGTP]?i?B) of which (?P<free>[\d.]+ [KMGTP]?i?B) is free)?"
-       r"|DefaultCPUAllocator: can't allocate memory: you tried to allocate (?P<bytes>\d+) bytes",
-       "an allocation failed: the device (or host) has less free memory than the run asked for"),
+       r"|DefaultCPUAllocator: (?:can't allocate memory|not enough memory): you tried to allocate (?P<bytes>\d+) bytes"
+       r"|(?P<driver>CUDA driver error: out of memory)|(?P<runtime>CUDA error: out of memory)"
+       r"|(?P<cublas>CUBLAS_STATUS_ALLOC_FAILED)",
+       "an allocation failed: the device (or host) has less free memory than the run asked for (the caching "
+       "allocator's `CUDA out of memory. Tried to allocate …`, the CPU allocator's, or, with the cache off or at a "
+       "kernel's load, the CUDA runtime's / driver's `out of memory`)"),
     _p("custom_op_missing", "custom_op", r"Could not find schema for (?P<op>[\w:.]+)",
        "the package calls a custom op that is not registered in the serving process"),
     _p("no_proxy_executor", "custom_op", r"Unable to find a proxy executor",
@@ -170,11 +174,17 @@ PATTERNS: list[Pattern] = [
        r"Found no NVIDIA driver|Torch not compiled with CUDA enabled|"
        r"compiled for (?:CUDA|cuda).*?(?:not|no) .*available",
        "the host cannot run the package's device code"),
+    _p("undefined_kernel_image", "load", r"undefined symbol:\s*(?P<symbol>__\w+_start)\b",
+       "the .so names an embedded kernel image (__<kernel>_start) its build did not embed (a compile_standalone "
+       "package built by aoti_load_package, not by its CMakeLists.txt)"),
     _p("load_failure", "load",
        r"undefined symbol:\s*\S+|cannot open shared object file|Failed to load|"
        r"Illegal instruction|failed to dlopen|Error in dlopen|aoti_load_package.*(?:Error|failed)|"
        r"AOTIModelPackageLoader\(|AOTIModelContainerRunner\w*\(",
        "the package did not load"),
+    _p("sigill", "crash", r"Illegal instruction|SIGILL|target signal 4\b",
+       "the process died on an instruction the CPU does not have (exit 132): a package built for a wider ISA "
+       "(-march=native, AVX-512, AMX) than the host's"),
     _p("segfault", "crash", r"Segmentation fault|SIGSEGV|signal 11",
        "the process crashed: at load time a bad package/host, at run time an out-of-bounds access"),
     _p("deprecated_api", "deprecated_api",
@@ -204,7 +214,12 @@ MENTIONS: list[Pattern] = [
        "the process aborted: nothing after the failure ran on"),
     _p("device_assert_said", "detail", r"device-side assert",
        "the text says a device-side assert fired (trace-assert --message: then its candidates)"),
+    _p("torch_said", "detail",
+       r"torch|aoti|AOTI|[Ii]nductor|\.pt2\b|CUDA|cuda|[Tt]riton|ATen|\bc10\b|cubin|model_container|run_impl|"
+       r"cpp_fused_|wrapper\.cpp",
+       "a line torch, AOTInductor, ATen, CUDA or Triton printed (a log with none comes from another program)"),
 ]
+
 
 # ---------------------------------------------------------------------------
 # Inside a piece a rule already holds
@@ -277,6 +292,12 @@ ATEN_LAYOUT_ERRORS = [
        "a tensor of another dtype than the op needs"),
 ]
 
+PYTHON_FRAME = _p(
+    "python_frame", "detail",
+    r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)(?:\n\s*(?P<code>[^\n]*))?',
+    "a frame of a Python stack trace (an exported program's stack_trace, a traceback): file, line, function and "
+    "the code line under it when there is one")
+
 PRINTER_STAT = _p(
     "printer_stat", "detail", r"^(?P<key>Number of elements|Dtype|Mean value|Min value|Max value|Size|Stride|Device):\s*(?P<value>.*?)\s*$",
     "a statistic line of the printer's block (level 2)")
@@ -285,7 +306,7 @@ SYMBOL_NAME = _p(
     "symbol_name", "detail", r"\b(?P<symbol>[us]\d+)\b",
     "a size symbol in a runtime assertion's condition: s<N> backed by an input dim, u<N> read from data")
 
-DETAILS = [*ATEN_LAYOUT_ERRORS, SYMBOL_NAME, PRINTER_STAT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
+DETAILS = [*ATEN_LAYOUT_ERRORS, PYTHON_FRAME, SYMBOL_NAME, PRINTER_STAT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
            INPUT_SIZE, INPUT_STRIDE, DEVICE_CODE, ERROR_LINE, EXCEPTION_LINE, MISSING_MEMBER, NOT_ELF, FRAMING,
            SAYS_FAILURE, EXTERN_LIMIT]
 

@@ -30,6 +30,12 @@ class _CppTransformer(ExprTransformer):
         ctype = "::".join(names[:-1])  # `at::BFloat16`
         return (names[-1], ctype + ("*" if "STAR" in kinds else ""), "CONST" in kinds)
 
+    def helper_signature(self, c):
+        return ("sig", str(c[0]), [p for p in c[1:] if isinstance(p, tuple)])
+
+    def hparam(self, c):
+        return self.cparam([t for t in c if t.type != "RESTRICT"])
+
     def tmp_def(self, c):
         return ("tmp", str(c[0]), _joined(c[1]))
 
@@ -40,7 +46,7 @@ class _CppTransformer(ExprTransformer):
         return ("check", _joined(args[:-1]), args[-1].text)
 
     def vec_store(self, c):
-        args = c[1] if len(c) > 1 else []
+        args = next((p for p in c[1:] if isinstance(p, list)), [])  # after `[i]` (an Expr) when it has one
         return ("store", str(c[0]), args)
 
     def scalar_store(self, c):
@@ -91,12 +97,18 @@ def parse_kernel_region(lines: list[str], start: int, end: int, member: str, cov
     while i < n:
         s = lines[i].strip()
         line = i + 1
-        if s.startswith('extern "C"') and "(" in s:  # a signature, not an `extern "C" {` block
+        if s == 'extern "C"' and i + 1 < n and "(" in lines[i + 1]:
+            # max_autotune's CPP GEMM template writes `extern "C"` on a line of its own, the signature below it
+            s = s + " " + lines[i + 1].strip()
+            i += 1
+        helper = cur is None and s.startswith("inline void ") and "(" in s
+        if (s.startswith('extern "C"') and "(" in s) or helper:  # a signature, not an `extern "C" {` block
             j, sig = i, s
             while ")" not in sig and j + 1 < n:
                 j += 1
                 sig += " " + lines[j].strip()
-            r = parse_cpp_statement(sig, "signature", cov, line)
+            opened = helper and sig.endswith("{")  # `) {`: the helper's body opens on its signature's last line
+            r = parse_cpp_statement(sig.rstrip("{ "), "helper_signature" if helper else "signature", cov, line)
             if r:
                 _, name, params = r
                 cur = Kernel(name=name, kind="cpp", flavor="cpp", source_file=member, first_line=line,
@@ -105,6 +117,9 @@ def parse_kernel_region(lines: list[str], start: int, end: int, member: str, cov
                                      for k, (p, t, c) in enumerate(params)])
                 kernels[name] = cur
                 stack = []
+                if opened:
+                    next_block += 1
+                    stack.append(next_block)
             i = j + 1
             continue
         if cur is None:
@@ -137,6 +152,9 @@ def parse_kernel_region(lines: list[str], start: int, end: int, member: str, cov
             if r:
                 cur.tmps.append(TmpDef(name=r[1], expr=r[2], line=line, scope=scope))
         elif s.startswith(("AOTI_TORCH_CHECK(", "TORCH_CHECK(")):
+            while not s.endswith(";") and i + 1 < n:  # a check over several lines (the CPP GEMM template's)
+                i += 1
+                s += " " + lines[i].strip()
             r = parse_cpp_statement(s, "check", cov, line)
             if r:
                 msg = r[2].strip('"')

@@ -42,16 +42,16 @@ def parser(name: str, starts: tuple[str, ...]) -> Lark:
     """An LALR parser for ``<name>.lark`` (with the shared expression rules in front).
 
     Building the LALR tables costs ~0.15 s a process; with the index cache on they are kept as
-    JSON beside it (`inspector.index.cache.read_tables`; when the current `inspector.options.Options` say
+    JSON beside it (`inspector.parse.tables.read_tables`; when the current `inspector.options.Options` say
     cache), keyed by the grammar text, the start
     rules and the Lark version, and rebuilt when missing or unusable."""
-    from ..index import cache
     from ..options import current
+    from . import tables
 
     text = _full_text(name)
-    key = cache.make_key(["lark-tables", lark.__version__, text, *starts]) if current().cache else None
+    key = tables.tables_key(["lark-tables", lark.__version__, text, *starts]) if current().cache else None
     if key is not None:
-        p = cache.read_tables(key)
+        p = tables.read_tables(key)
         if p is not None:
             return p
     p = _shipped(name, starts, text)
@@ -59,7 +59,7 @@ def parser(name: str, starts: tuple[str, ...]) -> Lark:
         return p
     p = Lark(text, parser="lalr", start=list(starts), maybe_placeholders=False)
     if key is not None:
-        cache.write_tables(key, p)
+        tables.write_tables(key, p)
     return p
 
 
@@ -77,7 +77,7 @@ STARTS: dict[str, tuple[str, ...]] = {
     "wrapper": ("declaration", "handle_decl", "assignment", "call", "checked_call", "guard", "launcher_param",
                 "load_kernel"),
     "triton": ("def_stmt", "assign_stmt", "call_stmt", "control_stmt"),
-    "cpp_kernel": ("signature", "tmp_def", "check", "vec_store", "scalar_store"),
+    "cpp_kernel": ("signature", "helper_signature", "tmp_def", "check", "vec_store", "scalar_store"),
     "assert_message": ("message",),
 }
 
@@ -117,13 +117,13 @@ def _shipped_doc() -> dict:
 def _shipped(name: str, starts: tuple[str, ...], text: str):
     """The parser from the shipped tables when they were built from this very grammar text, start rules
     and Lark version; None otherwise (the caller builds it)."""
-    from ..index.cache import _untag
+    from .tables import untag
 
     tables = _shipped_doc().get(_tables_key(name, starts, text))
     if tables is None:
         return None
     try:
-        return Lark.__new__(Lark)._load(_untag(tables))
+        return Lark.__new__(Lark)._load(untag(tables))
     except Exception:  # damaged tables are only a lost speed-up
         return None
 
@@ -133,14 +133,14 @@ def shipped_tables() -> dict:
     from lark.grammar import Rule
     from lark.lexer import TerminalDef
 
-    from ..index.cache import _tag
+    from .tables import tag
 
     out = {}
     for name, starts in _all_parsers():
         text = _full_text(name)
         p = Lark(text, parser="lalr", start=list(starts), maybe_placeholders=False)
         data, memo = p.memo_serialize([TerminalDef, Rule])
-        out[_tables_key(name, starts, text)] = _tag({"data": data, "memo": memo})
+        out[_tables_key(name, starts, text)] = tag({"data": data, "memo": memo})
     return out
 
 
@@ -205,30 +205,70 @@ def canonical(text: str) -> tuple[str, dict[str, str]]:
     return shape, ({c: d for d, c in digits.items()} if shape != text else {})
 
 
+# A shape's result strings recur in every statement of that shape: each is split once into its text and the digit
+# runs of its generated names (the same reading as `_each_name`), and putting a statement's digits back is a join.
+_SEGMENTS: dict[str, tuple[str, ...] | None] = {}
+_SEGMENTS_MAX = 200_000
+
+
+def _segments(text: str) -> tuple[str, ...] | None:
+    """``text`` as (literal, digits, literal, digits, …, literal), the digits those `_each_name` renames; None
+    when it has none."""
+    seg = _SEGMENTS.get(text, _MISSING)
+    if seg is _MISSING:
+        parts, last = [], 0
+        for m in _NUMBERED.finditer(text):
+            t = m.group(0)
+            if _VOCABULARY.match(t) or (m.start() and text[m.start() - 1] in ".:"):
+                continue
+            for d in _DIGITS.finditer(t):
+                a = m.start() + d.start()
+                parts += [text[last:a], d.group(0)]
+                last = a + len(d.group(0))
+        seg = (*parts, text[last:]) if parts else None
+        if len(_SEGMENTS) >= _SEGMENTS_MAX:
+            _SEGMENTS.clear()
+        _SEGMENTS[text] = seg
+    return seg
+
+
+_INIT_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _init_fields(cls) -> tuple[str, ...]:
+    names = _INIT_FIELDS.get(cls)
+    if names is None:
+        names = _INIT_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.init)
+    return names
+
+
 def _renamed(r, back: dict[str, str], done: dict | None = None):
     """A parse result with the original digits put back in every name of every string it holds."""
     if done is None:
         done = {}
     if isinstance(r, str):
-        if not r or not _HAS_DIGIT(r):
+        if not r:
             return r
         new = done.get(r)
         if new is None:
-            new = done[r] = _each_name(r, lambda d: back.get(d.group(0), d.group(0)))
+            seg = _segments(str(r))
+            new = done[r] = r if seg is None else "".join(
+                [x if i % 2 == 0 else back.get(x, x) for i, x in enumerate(seg)])
+        if new is r:
+            return r
         return r.update(value=new) if isinstance(r, lark.Token) else new
     if isinstance(r, tuple):
-        return tuple(_renamed(x, back, done) for x in r)
+        return tuple([_renamed(x, back, done) for x in r])
     if isinstance(r, list):
         return [_renamed(x, back, done) for x in r]
     if r is None or isinstance(r, (int, float, bool)):
         return r
     if type(r) is Expr:
-        return Expr(_renamed(r.text, back, done), tuple(_renamed(x, back, done) for x in r.names))
+        return Expr(_renamed(r.text, back, done), tuple([_renamed(x, back, done) for x in r.names]))
     if isinstance(r, lark.Tree):
         return lark.Tree(r.data, [_renamed(c, back, done) for c in r.children])
     if dataclasses.is_dataclass(r):
-        return dataclasses.replace(r, **{f.name: _renamed(getattr(r, f.name), back, done)
-                                         for f in dataclasses.fields(r) if f.init})
+        return dataclasses.replace(r, **{n: _renamed(getattr(r, n), back, done) for n in _init_fields(type(r))})
     raise TypeError(f"a parse result of type {type(r).__name__} cannot be renamed")
 
 

@@ -27,7 +27,13 @@ class _TritonTransformer(ExprTransformer):
         return ("def", str(c[0]), [p for p in c[1:] if isinstance(p, tuple)])
 
     def param(self, c):
-        return (str(c[0]), c[1].text if len(c) > 1 else None)
+        # `BLOCK_SIZE: "tl.constexpr" = 64`: the annotation (quotes dropped) is the parameter's type; a default
+        # value is no graph fact.
+        ann = next((x[1] for x in c[1:] if isinstance(x, tuple) and x[0] == "annotation"), None)
+        return (str(c[0]), ann)
+
+    def annotation(self, c):
+        return ("annotation", ".".join(str(t) for t in c).strip("\"'"))
 
     def assign_stmt(self, c):
         names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
@@ -70,6 +76,17 @@ def _open_parens(s: str) -> int:
     return depth
 
 
+def _join(lines: list[str], idx: int, s: str) -> tuple[str, int]:
+    """The statement opening at ``lines[idx]`` (``s``, stripped) joined with the lines that close its brackets,
+    and the index of its last line (never past the source's closing quotes)."""
+    j, depth = idx, _open_parens(s)
+    while depth > 0 and j + 1 < len(lines) and not lines[j + 1].strip().startswith(_END):
+        j += 1
+        s += " " + lines[j].strip()
+        depth = _open_parens(s)
+    return s, j
+
+
 def parse_triton_source(name: str, lines: list[str], source_file: str, first_line: int,
                         line_base: int = 1, cov: Coverage | None = None) -> Kernel:
     """``lines[0]`` is the ``async_compile.triton(`` line at wrapper line ``first_line``; it is kernel line
@@ -87,13 +104,10 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
         s = raw.strip()
         if not s or s.startswith("#"):
             continue
-        if in_def and _open_parens(s) > 0:  # `a, b, c = triton_helpers.welford_reduce(` ... `)`: one statement
-            j, depth = idx, _open_parens(s)
-            while depth > 0 and j + 1 < len(lines) and not lines[j + 1].strip().startswith(_END):
-                j += 1
-                s += " " + lines[j].strip()
-                depth = _open_parens(s)
-            joined_until = j
+        # `a, b, c = triton_helpers.welford_reduce(` ... `)`, and a user kernel's `def add_kernel(` with its
+        # parameters one a line: one statement
+        if (in_def or s.startswith("def ")) and _open_parens(s) > 0:
+            s, joined_until = _join(lines, idx, s)
         m = _DECORATOR.search(s)
         if m and not in_def:
             k.flavor = m.group(1)
@@ -215,6 +229,8 @@ def parse_triton_contract(name: str, lines: list[str], source_file: str, first_l
             def_name = s[4:].split("(", 1)[0].strip()
             if not is_kernel_def(def_name, name):
                 continue
+            if _open_parens(s) > 0:  # parameters one a line
+                s, _ = _join(lines, idx, s)
             r = _def_params(s.replace(def_name, _PLACEHOLDER, 1))
             if r is not None:
                 k.params = [KernelParam(name=p, position=i, role=param_role(p, ann), ctype=ann)

@@ -44,11 +44,6 @@ from .triton import kernel_flavor, parse_triton_source
 STARTS = GRAMMAR_STARTS["wrapper"]
 
 
-_DTYPE_NAMES = {
-    "float32": "float32", "float16": "float16", "bfloat16": "bfloat16", "float64": "float64",
-    "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool",
-    "float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2", "complex64": "complex64",
-}
 
 
 @dataclass(frozen=True)
@@ -173,13 +168,69 @@ class _WrapperTransformer(ExprTransformer):
         strings = [str(t).strip('"') for t in c if getattr(t, "type", None) == "STRING"]
         return ("load_kernel", strings[0], strings[1])
 
+    def load_kernel_embedded(self, c):
+        """-> ("load_kernel", None, mangled name, start symbol): no member to load, the image is in the .so."""
+        names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
+        strings = [str(t).strip('"') for t in c if getattr(t, "type", None) == "STRING"]
+        return ("load_kernel", None, strings[0], names[3])
+
 
 _TRANSFORMER = _WrapperTransformer()
+
+
+# The constructor writes a dozen facts per constant (`constants_info_[3].name = "fc_weight";`, `.shape = {64, 3, 7,
+# 7};`, `.offset = 0;`, `.type = static_cast<int32_t>(…ConstantType::Parameter);`): 29,000 lines for ten
+# torchvision models, each a distinct text, so neither memo nor shape sharing saved Lark a parse.  The grammar's
+# `assignment` rule reads `NAME [NUMBER] . NAME` and the value independently, so such a line is read in two parts:
+# its target by this pattern, and its value as it is when it is one literal (a string, an unsigned number, a
+# name, or a brace of unsigned numbers), else by Lark in a fixed frame (`_[0]._ = VALUE;`), where the same value
+# text (the same static_cast in every constant) is parsed once.  tests/test_grammar.py checks the result equals
+# the plain parse on every such statement of every sample.
+_INDEXED_ASSIGNMENT = re.compile(r"^(?P<target>[A-Za-z_]\w*)\[(?P<idx>\d+)\]\.(?P<attr>[A-Za-z_]\w*) = (?P<value>.+);$")
+_LITERAL = re.compile(r'(?:(?P<string>"(?:\\.|[^"\\])*")|(?P<number>\d+L?)|(?P<name>[A-Za-z_]\w*)|'
+                      r'\{(?P<brace>\d+L?(?:, \d+L?)*)?\})')
+
+
+def _literal(value: str) -> Expr | None:
+    m = _LITERAL.fullmatch(value)
+    if m is None:
+        return None
+    if m.group("name") is not None:
+        return Expr(value, (value,))
+    if m.group("string") is not None or m.group("number") is not None:
+        return Expr(value)
+    inner = m.group("brace")
+    return Expr("{" + (inner or "") + "}")
+
+
+def indexed_assignment(text: str, cov: Coverage | None = None, line: int = 0):
+    """``target[i].attr = value;`` read as the grammar's ``assignment`` rule reads it (None: another shape, or a
+    value no rule accepts, then counted in ``cov`` as skipped)."""
+    m = _INDEXED_ASSIGNMENT.match(text)
+    if m is None:
+        return _NOT_INDEXED
+    toks = [m.group("target"), m.group("idx"), m.group("attr")]
+    value = _literal(m.group("value"))
+    if value is not None:
+        if cov is not None:
+            cov.ok()
+        return ("assign", toks, value)
+    framed = parse_one("wrapper", STARTS, _TRANSFORMER, f"_[0]._ = {m.group('value')};", "assignment")
+    if cov is not None:
+        cov.skip(line, text) if framed is None else cov.ok()
+    return None if framed is None else ("assign", toks, framed[2])
+
+
+_NOT_INDEXED = object()
 
 
 def parse_statement(text: str, start: str, cov: Coverage | None = None, line: int = 0):
     """Parse one wrapper statement with the given start rule; None when the grammar does not know it
     (counted in ``cov`` when given)."""
+    if start == "assignment":
+        r = indexed_assignment(text, cov, line)
+        if r is not _NOT_INDEXED:
+            return r
     return parse_one("wrapper", STARTS, _TRANSFORMER, text, start, cov, line)
 
 
@@ -432,7 +483,7 @@ class WrapperScanner:
             site.args.append(CallArg(text=text, base=self._base(a.names), names=a.names))
         if kind == "extern":
             bases = [x.base for x in site.args if x.base and x.base not in site.writes]
-            if callee.endswith("_out") or callee.endswith("_"):
+            if (callee.endswith("_out") or callee.endswith("_")) and callee not in self.d.assign_calls:
                 first = site.args[0].base if site.args else None
                 if first:
                     site.writes.insert(0, first)
@@ -521,7 +572,7 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
                                      line_base=d.triton_line_base, cov=parse.cov("triton"))
     if r.load_line is not None:
         p = parse("launcher", r.load_line, lines[r.load_line].strip(), "load_kernel", r.load_line + 1)
-        if p:
+        if p and p[1] is not None:
             kernel.cubin = p[1]
     if not kernel.params:
         kernel.params = params
@@ -559,4 +610,4 @@ def _int_list(s: str) -> list[int]:
 
 def _dtype(s: str) -> str:
     m = re.search(r"dtype_(\w+)", s)
-    return _DTYPE_NAMES.get(m.group(1), m.group(1)) if m else s
+    return m.group(1) if m else s  # aoti_torch_dtype_<torch's name>

@@ -6,16 +6,17 @@ Imports only downward (match, and the per-assertion ``explain`` of inspector.que
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
 
 import inspector.explain as words
 from ..explain import diagnose as say
 from ..logs import LogReport
 from ..model import Model
+from ..naming import strip_overload
 from ..package import Package
 from .fused import extern_op_name
 from .match import INDEXING_OPS, index_args, site_for_noticed
+from .walk import index_span, shape_reachable
 
 
 class JsonKeys:
@@ -56,7 +57,7 @@ MAX_CANDIDATE_KERNELS = 64
 
 def _op(target: str) -> str:
     """The ATen op an extern call runs, without its overload suffix.  (A naming rule: inspector.naming's.)"""
-    return re.sub(r"_(out|two_out|two|default)$", "", extern_op_name(target))
+    return strip_overload(extern_op_name(target))
 
 
 def _indexing(op: str) -> bool:
@@ -102,7 +103,8 @@ def assert_candidates(pkg: Package, rep: LogReport, model: str | None) -> list[C
             noticed_model, site = hit
             limit = site.line
             break
-    out: list[tuple[Candidate, bool]] = []  # (candidate, its index is read from a model input)
+    # (candidate, its index is read from a model input, the allowed shapes alone push its index past the bound)
+    out: list[tuple[Candidate, bool, bool]] = []
     for name in [noticed_model.name] if noticed_model else ([model] if model else pkg.model_names):
         m = _candidates_slice(pkg, name, limit)
         launches = {}
@@ -116,13 +118,17 @@ def assert_candidates(pkg: Package, rep: LogReport, model: str | None) -> list[C
             for a in k.assertions:
                 t = explain(pkg, m, k, a, exact=False, how="candidate")
                 fed = [o.input for o in t.index_origin if o.input]
+                # A loop-index position (y0 = yindex % ks0) whose input dim's allowed range passes the bound:
+                # the shapes alone make it fire, where a value read from an input needs a bad value.
+                reach = not fed and shape_reachable(index_span(m, pkg.graph_of(m), k, a, next(
+                    (c for c in m.calls if c.kind == "kernel" and c.target == k.name), None)), t.static_bound)
                 out.append((Candidate(
                     model=m.name, kernel=k.name, message=a.message, line=a.line, launched_at=last,
                     reason=say.candidate_reason(last, limit), bound=_bound(t),
                     bound_input=t.bound.input if t.bound and t.bound.input else None,
                     index_origin=[words.who(i) for i in fed] or [o.constant or o.computed or o.unresolved or "?"
                                                                 for o in t.index_origin],
-                    verdict=t.verdict), bool(fed)))
+                    verdict=t.verdict), bool(fed), reach))
         # Extern ATen ops that index a tensor assert on their own (EmbeddingBag.cu, IndexKernel.cu …).
         for c in m.calls:
             if c.kind != "extern" or (limit is not None and c.line >= limit) or m.device != "cuda":
@@ -136,9 +142,9 @@ def assert_candidates(pkg: Package, rep: LogReport, model: str | None) -> list[C
                 model=m.name, kernel=c.target, message=say.extern_candidate_message(op), line=c.line,
                 launched_at=c.line, reason=say.extern_candidate_reason(op, c.line, limit), bound=_bound(t),
                 bound_input=t.bound.input if t.bound and t.bound.input else None,
-                index_origin=[words.who(i) for i in fed] or ["?"], verdict=t.verdict), bool(fed)))
+                index_origin=[words.who(i) for i in fed] or ["?"], verdict=t.verdict), bool(fed), False))
     if limit is not None:
-        out.sort(key=lambda x: (-x[0].launched_at, not x[1]))
+        out.sort(key=lambda x: (-x[0].launched_at, not x[2], not x[1]))
     else:
-        out.sort(key=lambda x: (not x[1], x[0].launched_at))
-    return [c for c, _ in out]
+        out.sort(key=lambda x: (not x[2], not x[1], x[0].launched_at))
+    return [c for c, _, _ in out]

@@ -45,13 +45,32 @@ class CheckResult:
         return asdict(self)
 
 
+# The devices a tensor of a package can be on (torch.device's types an AOTI package is built for); anything else
+# (`@tpu`, `@gpu`) is a typo, refused as a usage error rather than checked as a device mismatch.
+_DEVICE = re.compile(r"^(?:cpu|cuda(?::\d+)?|xpu(?::\d+)?|mps|meta)$")
+
+
 def _ints(text: str | None, what: str, spec: str) -> list[int] | None:
     if text is None:
         return None
     try:
-        return [int(x) for x in text.replace(" ", "").split(",") if x != ""]
+        vals = [int(x) for x in text.replace(" ", "").split(",") if x != ""]
     except ValueError:
         raise UsageError(f"--input {spec!r}: {what} must be integers, e.g. [0,32]") from None
+    _non_negative(vals, what, f"--input {spec!r}")
+    return vals
+
+
+def _non_negative(vals, what: str, where: str) -> None:
+    neg = [v for v in vals if v < 0]
+    if neg:
+        raise UsageError(f"{where}: {what} cannot be negative ({neg[0]}): a tensor's {what} are 0 or more")
+
+
+def _device(dev: str | None, where: str) -> str | None:
+    if dev is not None and not _DEVICE.match(str(dev)):
+        raise UsageError(f"{where}: unknown device {dev!r}; one of cpu, cuda, cuda:N, xpu, mps, meta")
+    return dev
 
 
 def parse_spec(text: str) -> InputSpec:
@@ -63,7 +82,8 @@ def parse_spec(text: str) -> InputSpec:
     dtype = dtype_name(dtype)
     _known(dtype, f"--input {text!r}")
     return InputSpec(who=m.group("who"), dtype=dtype, shape=_ints(m.group("shape"), "sizes", text),
-                     stride=_ints(m.group("stride"), "strides", text), device=m.group("device"))
+                     stride=_ints(m.group("stride"), "strides", text),
+                     device=_device(m.group("device"), f"--input {text!r}"))
 
 
 def _known(dtype: str | None, where: str) -> None:
@@ -100,6 +120,9 @@ def parse_inputs_json(text: str) -> list[InputSpec]:
                                  device=x.get("device")))
         except (TypeError, ValueError):
             raise UsageError(f"--inputs-json: item {i}: shape and stride must be lists of integers") from None
+        _non_negative(out[-1].shape or [], "sizes", f"--inputs-json: item {i}")
+        _non_negative(out[-1].stride or [], "strides", f"--inputs-json: item {i}")
+        _device(out[-1].device, f"--inputs-json: item {i}")
     return out
 
 
@@ -187,6 +210,7 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
     pkg_dev = (m.device or "").split(":")[0]
     given = set()
     unchecked: list[str] = []  # what the package does not record, so could not be checked: never "fits"
+    unshaped: list[int] = []  # inputs given without a shape (`0=float32`): their sizes were not checked
     on_device: dict[int, str] = {}
     for spec in specs:
         idx = _resolve(m, spec, ep)
@@ -212,6 +236,8 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
         # A package with no input guards (torch 2.6) records only the dims run_impl reads (`s0 = arg0_1_size[0]`):
         # its rank is unknown, so only those dims are checked, never the rank.
         rank_known = bool(inp.guards) or inp.dtype is not None
+        if spec.shape is None and inp.shape:  # `0=float32`: nothing said about its sizes, so nothing checked
+            unshaped.append(idx)
         if spec.shape is not None and inp.shape and not rank_known:
             res.notes.append(f"input {idx}: the package records no rank or dtype for it (no input guards: torch 2.6); "
                              f"only dims 0..{len(inp.shape) - 1} are checked")
@@ -291,9 +317,12 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
     res.notes += notes
     res.predicted_assertions = _predict(pkg, m, {k: x[0] for k, x in values.items()}, dims)
     res.ok = not res.violations and not res.predicted_assertions
-    if res.ok and unchecked:
-        res.verdict = (f"no violation in what model {m.name!r} records; not checked (the package does not say): "
-                       + ", ".join(unchecked))
+    if unshaped:
+        res.notes.append(f"no shape given for input(s) {', '.join(map(str, unshaped))}: their sizes were not checked")
+    if res.ok and (unchecked or unshaped):
+        parts = ([f"not checked (the package does not say): {', '.join(unchecked)}"] if unchecked else []) + (
+            [f"the shape of input(s) {', '.join(map(str, unshaped))} was not checked (none given)"] if unshaped else [])
+        res.verdict = f"no violation in what model {m.name!r} records; " + "; ".join(parts)
     elif res.ok:
         res.verdict = f"the {len(given)} given input(s) fit model {m.name!r}"
     else:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 from ..model import CallSite, Kernel, Model
-from ..naming import kernel_ops
+from ..naming import kernel_ops, shim_op_name, split_overload
 
 # The rule lives in `inspector.naming`; the old name stays for `inspector.trace`'s callers.
 split_fused_name = kernel_ops
@@ -13,7 +11,7 @@ split_fused_name = kernel_ops
 
 def extern_op_name(target: str) -> str:
     """``aoti_torch_cpu__embedding_bag`` -> ``_embedding_bag``; ``aoti_torch_cuda_addmm_out`` -> ``addmm_out``."""
-    return re.sub(r"^aoti_torch_(cpu|cuda|xpu|mps)_", "", target)
+    return shim_op_name(target)
 
 
 def source_nodes(m: Model, k: Kernel | None, site: CallSite | None, name: str | None = None):
@@ -28,8 +26,7 @@ def source_nodes(m: Model, k: Kernel | None, site: CallSite | None, name: str | 
         return site.source_nodes, False, site.aten_ops, traces, post
     if site is not None and site.kind == "extern":
         op = extern_op_name(site.target)
-        mm = re.fullmatch(r"(\w+?)_((?:two_)?out|two)", op)
-        base, overload = (mm.group(1), mm.group(2)) if mm else (op, None)
+        base, overload = split_overload(op)
         nodes = prov.pre_grad_nodes if prov and prov.pre_grad_nodes else [base]
         return nodes, not (prov and prov.pre_grad_nodes), [f"aten.{base}" + (f".{overload}" if overload else "")], traces, post
     if prov and prov.pre_grad_nodes:

@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
+from ..logs.patterns import PYTHON_FRAME
 
-_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)(?:\n\s*(?P<code>[^\n]*))?')
+_FRAME = PYTHON_FRAME.regex
 
 
 @dataclass
@@ -211,7 +212,9 @@ def _fused_words(kernel: str) -> set[str]:
 def calls_naming(ix, name: str) -> list[tuple[object, str]]:
     """(statement, target) of every run_impl call whose arguments name ``name`` (a buffer, an input), in order."""
     rx = re.compile(rf"\b{re.escape(name)}\b")
-    return [(st, target) for st, target, _kind in sorted(ix.calls(), key=lambda c: c[0].line) if rx.search(st.text)]
+    lines = ix.wmap.lines  # a call read back from the index cache keeps its line, not its text
+    return [(st, target) for st, target, _kind in sorted(ix.calls(), key=lambda c: c[0].line)
+            if rx.search(st.text or lines[st.line - 1])]
 
 
 def _comments_above_calls(ix, rx) -> list[tuple[str, int, "re.Match"]]:

@@ -83,8 +83,10 @@ def find_for_report(pkg: Package, r: ReportedAssert, model: str | None):
         for name, k, a in assertions_where(pkg, model, lambda s: s.kernel == r.kernel and s.line == r.line):
             member = pkg.files(name).kernel_cpp
             same_file = not member or os.path.basename(member) == r.file_name
-            out.append((name, k, a, same_file, f"CPU check: {r.kernel} at kernel.cpp line {r.line}"
-                        + ("" if same_file else " (kernel.cpp name differs from the package's)")))
+            # package_cpp_only: the kernels are compiled from the wrapper, and the check names wrapper.cpp
+            file = "wrapper.cpp" if member and member.endswith(".wrapper.cpp") else "kernel.cpp"
+            out.append((name, k, a, same_file, f"CPU check: {r.kernel} at {file} line {r.line}"
+                        + ("" if same_file else f" ({file} name differs from the package's)")))
         if len(out) > 1:
             exact = [o for o in out if o[3]]
             out = exact or out
@@ -94,18 +96,21 @@ def find_for_report(pkg: Package, r: ReportedAssert, model: str | None):
         same = lambda k, a: k.kind == "triton" and (not r.message or norm_msg(a.message) == norm_msg(r.message))  # noqa: E731
         # Which kernels' cubins name the file the assert printed: read from each candidate's loadKernel line and
         # its cubin, before any kernel is parsed (a package may hold thousands of look-alikes on that line).
-        named = set()
+        named, embedded = set(), False
         for name in [model] if model else pkg.model_names:
             ix = pkg.index(name)
             for s in ix.assert_sites():
                 if s.line == r.line and has_msg(s) and (name, s.kernel) not in named:
                     cubin = ix.cubin(s.kernel)
-                    if cubin and r.file in pkg.cubin_assert_files(cubin):
+                    files = pkg.cubin_assert_files(cubin) if cubin else pkg.embedded_assert_files(name, s.kernel)
+                    if r.file in files:
                         named.add((name, s.kernel))
+                        embedded = embedded or not cubin
         if named:
             by_file = assertions_where(pkg, model, lambda s: s.line == r.line and has_msg(s), same,
                                        kernels=named)
-            return [(n, k, a, True, f"device assert at {r.file_name}:{r.line}; the kernel's cubin names that file")
+            whose = "its image in the .so (embed_kernel_binary)" if embedded else "the kernel's cubin"
+            return [(n, k, a, True, f"device assert at {r.file_name}:{r.line}; {whose} names that file")
                     for n, k, a in by_file]
         cands = assertions_where(pkg, model, lambda s: s.line == r.line and has_msg(s), same, limit=CANDIDATES)
         return [(n, k, a, False, f"line {r.line} and message match; no cubin names {r.file_name}") for n, k, a in cands]

@@ -19,10 +19,36 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..naming import DTYPE_BYTES
+from ..naming import DTYPE_BYTES, TRITON_DTYPES
 from .check import evaluate
 
 ROUND = 512  # the CUDA caching allocator's block granularity
+# cuBLAS's workspace (torch's default on sm_90: CUBLAS_WORKSPACE_CONFIG :4096:8 = 32 MiB), allocated through the
+# caching allocator at a process's first cuBLAS call and kept: measured on the H200, a fresh process's first run
+# peaks at least this much above its activations' start (memory/*/measure.json, issue 22's table: 33-35 MiB at
+# batch 1-2 for an MLP, BERT, ResNet-18, MobileNetV3, ViT).
+CUBLAS_WORKSPACE = 32 << 20
+# cuDNN's convolution workspace, held only during the call: an allowance of this many times the convolution's
+# output (measured on ResNet-18: 5.8, 47 and 184 MiB above the activations at batch 1, 16 and 64, against a first
+# convolution output of 3.1, 49 and 196 MiB).
+CONV_WORKSPACE_FACTOR = 2
+# what else a library call may hold above that, at most (cuBLASLt's own workspace, an extern op's temporaries):
+# the most measured above the modelled figure was 0.6 MiB (BERT, batch 1, a fresh process)
+LIBRARY_SLACK = 4 << 20
+# extern ops that call cuBLAS (their names in the C shim) and cuDNN's convolution
+_CUBLAS = re.compile(r"^aoti_torch_cuda_(?:mm|addmm|bmm|baddbmm|addbmm|addmv|mv|_scaled_mm|linear)(?:_out)?$")
+_CONV = re.compile(r"^aoti_torch_cuda_(?:convolution|_convolution|cudnn_convolution\w*)(?:_out)?$")
+# C++ a size expression may hold that plain arithmetic does not: a cast, an integer division
+_CAST = re.compile(r"static_cast<[\w:]+>\(")
+_DIV_FLOOR = re.compile(r"c10::div_floor_integer\(")
+
+
+def _plain(expr: str) -> str:
+    """``static_cast<int64_t>(s70*s70)`` -> ``(s70*s70)``; ``a / b`` (C++'s integer division of sizes) -> ``a // b``."""
+    e = _CAST.sub("(", expr or "")
+    if _DIV_FLOOR.search(e):
+        return e  # not plain arithmetic: the size stays unknown
+    return e.replace("/", "//")
 
 
 @dataclass
@@ -37,9 +63,9 @@ class Allocation:
 
     def elements(self, values: dict[str, int]) -> int | None:
         if self.kind == "extern_out":
-            return evaluate(self.sizes[0], values) if self.sizes else None
-        sizes = [evaluate(s, values) for s in self.sizes]
-        strides = [evaluate(s, values) for s in self.strides]
+            return evaluate(_plain(self.sizes[0]), values) if self.sizes else None
+        sizes = [evaluate(_plain(s), values) for s in self.sizes]
+        strides = [evaluate(_plain(s), values) for s in self.strides]
         if any(v is None for v in sizes + strides):
             return None
         if any(v == 0 for v in sizes):
@@ -63,8 +89,8 @@ class Allocation:
 @dataclass
 class Event:
     line: int
-    op: str  # "alloc" | "free"
-    storage: int  # index into MemoryPlan.allocations
+    op: str  # "alloc" | "free" | "cublas" (a call into cuBLAS) | "conv" (a cuDNN convolution)
+    storage: int  # index into MemoryPlan.allocations (for "conv": its output's; -1: none)
 
 
 @dataclass
@@ -77,11 +103,32 @@ class MemoryPlan:
     symbols: list[str] = field(default_factory=list)  # the dynamic symbols the sizes use
     outputs: set[int] = field(default_factory=set)  # storages handed to the caller
 
-    def peak(self, values: dict[str, int]) -> "Peak":
+    def peak(self, values: dict[str, int], workspace: bool = False, conv_allowance: bool = False) -> "Peak":
+        """The most bytes alive at once.  ``workspace``: a fresh process's first run (cuBLAS's workspace appears at
+        the first cuBLAS call and stays); ``conv_allowance``: each cuDNN convolution may take a workspace of
+        CONV_WORKSPACE_FACTOR times its output while it runs (an upper allowance, not a measured size)."""
         live: dict[int, int] = {}
         unknown: set[str] = set()
         best = Peak(0, None, [], 0)
+        held = 0  # cuBLAS's workspace, once taken
         for ev in self.events:
+            if ev.op == "cublas":
+                if workspace and not held:
+                    held = CUBLAS_WORKSPACE
+                    total = sum(live.values()) + held
+                    if total > best.bytes:
+                        best = Peak(total, ev.line, [self.allocations[i].buffer for i in live], 0)
+                continue
+            if ev.op == "conv":
+                if conv_allowance:
+                    out = self.allocations[ev.storage].nbytes(values) if ev.storage >= 0 else None
+                    if out is None:
+                        unknown.add(f"the workspace of the convolution at wrapper.cpp line {ev.line}")
+                        continue
+                    total = sum(live.values()) + held + CONV_WORKSPACE_FACTOR * out
+                    if total > best.bytes:
+                        best = Peak(total, ev.line, [self.allocations[i].buffer for i in live], 0)
+                continue
             a = self.allocations[ev.storage]
             if ev.op == "alloc":
                 n = a.nbytes(values)
@@ -89,7 +136,7 @@ class MemoryPlan:
                     unknown.add(a.buffer)
                     continue
                 live[ev.storage] = -(-n // ROUND) * ROUND if n else 0
-                total = sum(live.values())
+                total = sum(live.values()) + held
                 if total > best.bytes:
                     best = Peak(total, ev.line, [self.allocations[i].buffer for i in live], 0)
             elif ev.op == "free":
@@ -97,6 +144,42 @@ class MemoryPlan:
         best.outputs = sum(v for i, v in live.items() if i in self.outputs)
         best.unknown = sorted(unknown)
         return best
+
+    def estimate(self, values: dict[str, int]) -> "Estimate":
+        """The peak as a range that holds: the activations alone (a run after the first in the process), a fresh
+        process's first run (cuBLAS's workspace taken), and its upper bound (every convolution's workspace
+        allowance) — None when an allocation's size is unknown (an extern output nothing sizes, a size the values
+        do not settle): then the figures are floors."""
+        steady = self.peak(values)
+        first = self.peak(values, workspace=True)
+        top = self.peak(values, workspace=True, conv_allowance=True)
+        bounded = not (top.unknown or self.unsized)
+        sized = sum(1 for a in self.allocations if a.kind == "alloc" or a.sizes)
+        conv = any(e.op == "conv" for e in self.events)
+        cublas = self.cublas_line() is not None
+        upper = (top.bytes + (LIBRARY_SLACK if cublas or conv else 0)) if bounded else None
+        return Estimate(steady, first, upper, top, sized, cublas, conv)
+
+    def cublas_line(self) -> int | None:
+        return next((e.line for e in self.events if e.op == "cublas"), None)
+
+
+@dataclass
+class Estimate:
+    """doctor's memory range (issue 22 §6)."""
+
+    steady: "Peak"  # the activations alone: a run after the first in the same process
+    first: "Peak"  # a fresh process's first run: cuBLAS's workspace included where the package calls cuBLAS
+    upper: int | None  # bytes no run exceeds (workspaces and convolution allowances included); None: no bound known
+    top: "Peak"  # where that bound is reached
+    sized: int  # allocations whose size the wrapper says
+    cublas: bool
+    conv: bool
+
+    @property
+    def estimable(self) -> bool:
+        """False when not one allocation could be sized: no figure at all, never 0 B."""
+        return self.sized > 0 and not (self.steady.bytes == 0 and self.steady.unknown)
 
 
 @dataclass
@@ -155,6 +238,8 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
             plan.events.append(Event(st.line, "alloc", s))
             continue
         target = wm.call_target(st.callee) if st.callee else None
+        if target and _CUBLAS.match(target):
+            plan.events.append(Event(st.line, "cublas", -1))
         if target and target.startswith("aoti_"):  # an extern op that fills a handle allocates its output
             for b in d.extern_output.findall(text):
                 if b in owner:
@@ -163,15 +248,21 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
                 s = len(plan.allocations) - 1
                 take(b, s)
                 pending[b] = s
+            if _CONV.match(target):
+                outs = [owner[b] for b in d.extern_output.findall(text) if b in owner]
+                plan.events.append(Event(st.line, "conv", outs[0] if outs else -1))
         elif target and pending:  # a launch: it sizes the extern outputs it takes
             args = set(re.findall(r"\b\w+\b", text))
             for b in [b for b in pending if b in args or any(o in args for o, s in owner.items() if s == pending[b])]:
                 s = pending.pop(b)
                 a = plan.allocations[s]
-                if target in numel:
-                    a.sizes, a.estimated_from = [numel[target]], target
+                size = numel.get(target) or _numel_argument(wm, target, text)
+                if size:
+                    a.sizes, a.estimated_from = [size], target
                     a.dtype = signature.get(target)
                     plan.events.append(Event(a.line, "alloc", s))
+                else:  # read by a launch that says no size: left out, and said
+                    plan.unsized.append(b)
         sh = d.storage_share.match(text)
         if sh:
             src = sh.group("moved") or sh.group("viewed")
@@ -187,9 +278,39 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
             if s is not None:
                 holders[s] = holders.get(s, 1) + 1  # the caller holds it from now on
                 plan.outputs.add(s)
-    plan.unsized = sorted(b for b in pending)
-    plan.events.sort(key=lambda e: (e.line, e.op != "free"))
+    plan.unsized = sorted({*plan.unsized, *pending})
+    plan.events.sort(key=lambda e: (e.line, {"free": 0, "alloc": 1}.get(e.op, 2)))
     return plan
+
+
+def _numel_argument(wm, target: str, call: str) -> str | None:
+    """The argument a launch passes for its kernel's ``xnumel`` (a static package writes no ``<kernel>_xnumel``
+    local: `call_triton_x(buf2, arg0_1, 802816L, …)`), found by the position of that parameter in the launcher's
+    own parameter list."""
+    r = wm.launchers.get(target)
+    if r is None:
+        return None
+    params = [ln.strip().rstrip(",").split("=")[0].split()[-1:] for ln in wm.lines[r.start + 1: r.params_end]]
+    names = [p[0].lstrip("&*") if p else "" for p in params]
+    if "xnumel" not in names:
+        return None
+    head, _, rest = call.partition("(")
+    depth, cur, args = 0, "", []
+    for ch in rest:
+        if ch in "(<[{":
+            depth += 1
+        elif ch in ")>]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            args.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    args.append(cur.strip())
+    i = names.index("xnumel")
+    return args[i] if i < len(args) and args[i] else None
 
 
 def _signatures(ix) -> dict[str, str]:
@@ -203,7 +324,7 @@ def _signatures(ix) -> dict[str, str]:
         for line in wm.lines[r.triton[0]: min(r.triton[1], r.triton[0] + 20)]:
             m = wm.dialect.triton_signature.search(line)
             if m:
-                out[name] = dict(wm.dialect.triton_dtypes).get(m.group("t"))
+                out[name] = TRITON_DTYPES.get(m.group("t"))
                 break
     return out
 

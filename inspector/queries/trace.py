@@ -24,6 +24,8 @@ from dataclasses import asdict, dataclass, field
 import inspector.explain as words
 from ..errors import UsageError
 from ..logparse import LogReport, parse_log
+from ..logs.patterns import FRAMING
+from ..parse.metadata import DEVICE_KEY
 from ..model import Assertion, CallSite, Kernel, Model
 from ..package import Package
 # The per-assertion explanation lives in its own module, so `candidates` can use it without importing this one.
@@ -221,7 +223,7 @@ def _foreign(pkg, located, model) -> tuple[str, str]:
             "package belong together")
 
 
-_FRAMING = re.compile(r'Traceback \(most recent call last\):|File ".*", line \d+|frame #\d+:|\^+$')
+_FRAMING = FRAMING.regex
 _SAYS = re.compile(r"index out of bounds|Assertion|Error|error|failed")
 
 
@@ -240,7 +242,7 @@ def _quote(text: str, limit: int = 160) -> str:
 def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: str | None = None) -> TraceResult:
     """No assertion line: when the text says a device-side assert fired, list the suspects."""
     text = " ".join([message or ""] + [e.text for e in report.events])
-    if all(pkg.index(n).metadata.get("AOTI_DEVICE_KEY") == "cpu" for n in ([model] if model else pkg.model_names)):
+    if all(pkg.index(n).metadata.get(DEVICE_KEY) == "cpu" for n in ([model] if model else pkg.model_names)):
         return res  # no device-side asserts on CPU: a failed call there is the failure itself
     if "device-side assert" in text or report.has("cublas_error", "device_side_assert") or report.noticed:
         from .candidates import assert_candidates

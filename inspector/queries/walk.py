@@ -157,10 +157,47 @@ def index_origins(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -
                                unresolved=f"{a.index_var} reads a tensor the walk could not follow to an input, "
                                           "a constant or a computed value"))
     elif not out:
+        span = index_span(m, g, k, a, site)
         out.append(IndexOrigin(input=None, constant=None, path=[g.nodes[start].get("name", "?")],
                                computed=f"{a.index_var} reads no tensor: it is computed from loop indices and sizes "
-                                        "(e.g. an arange position)"))
+                                        "(e.g. an arange position)" + (span_words(span) if span else "")))
     return dedupe(out)
+
+
+_SPAN_MOD = re.compile(r"[xyzr]index\b[^%]*%\s*\(?\s*([A-Za-z_]\w*)\s*\)?\s*\)*\s*$")
+_SPAN_PLAIN = re.compile(r"^\(*\s*([xyzr])index\s*\)*$")
+
+
+def index_span(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -> BoundTerm | None:
+    """For an index the kernel computes from its own loop index (``y0 = (yindex % ks0)``, ``x0 = xindex``): the
+    size parameter it runs below (``ks0``; ``xnumel`` for a plain ``xindex``), traced to its symbol and input dim.
+    The index reaches that size minus one, so the input dim's range says whether shapes alone can break it."""
+    from ..graph import resolve_tmp
+
+    t = resolve_tmp(k, a.index_var or "", a.line, a.scope)
+    if t is None:
+        return None
+    text = t.expr.text.strip()
+    mm = _SPAN_MOD.search(text)
+    pname = mm.group(1) if mm else (f"{p.group(1)}numel" if (p := _SPAN_PLAIN.match(text)) else None)
+    if not pname or k.param(pname) is None:
+        return None
+    return _term(m, g, ids.param(k.name, pname), ids.call(site.line) if site else None)
+
+
+def span_words(span: BoundTerm) -> str:
+    """`` (0 … ks0-1, ks0 = s27: input 0 dim 1, 2 … 1024)``: what a computed index runs over."""
+    where = f"{span.kernel_param} = {span.symbol or span.call_arg}"
+    if span.input is not None and span.input.dim is not None:
+        where += f": input {span.input.index} dim {span.input.dim}"
+    if span.min is not None or span.max is not None:
+        where += f", {span.min if span.min is not None else '?'} … {span.max if span.max is not None else '?'}"
+    return f"; it runs over 0 … {span.kernel_param}-1 ({where})"
+
+
+def shape_reachable(span: BoundTerm | None, bound: int | None) -> bool:
+    """The input dim's allowed range lets the computed index reach ``bound``: shapes alone make it fire."""
+    return span is not None and bound is not None and span.max is not None and span.max > bound
 
 
 def dedupe(out: list[IndexOrigin]) -> list[IndexOrigin]:
@@ -362,5 +399,23 @@ def value_table(m: Model, g, v: str, param: str | None, arg: str | None) -> dict
         return {"kind": "input", "name": inp.name, "index": inp.index, "rows": inp.shape[0] if inp.shape else None,
                 "param": param, "arg": arg}
     if t == "buffer":
+        src = assigned_from(g, v)
+        if src is not None:  # a subgraph's handle to the caller's tensor: the table is that tensor
+            return value_table(m, g, src, param, arg)
         return {"kind": "buffer", "name": node["name"], "param": param, "arg": arg}
     return None
+
+
+def assigned_from(g, v: str, depth: int = 0) -> str | None:
+    """The node buffer ``v`` is a new handle to, when its only writer is an assign call
+    (``aoti_torch_assign_tensors_out(src, &v_handle)``: a torch.cond / while_loop subgraph's input); else None."""
+    from ..dialects.base import Dialect
+
+    writers = [u for u, _, d in g.in_edges(v, data=True) if d.get("kind") == "writes"]
+    if len(writers) != 1 or g.nodes[writers[0]].get("target") not in Dialect.assign_calls or depth > 8:
+        return None
+    reads = [u for u, _, d in g.in_edges(writers[0], data=True) if d.get("kind") == "reads"]
+    if len(reads) != 1:
+        return None
+    inner = assigned_from(g, reads[0], depth + 1) if g.nodes[reads[0]].get("type") == "buffer" else None
+    return inner or reads[0]

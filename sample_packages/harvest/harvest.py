@@ -559,6 +559,11 @@ I15 = {
     "oom_cuda": ("cuda", {}, {}, "outer", [
         ("good", "x of 1000", None),
         ("oom", "x of 400000: the outer product output needs 596 GiB", "CUDA out of memory at the output buffer allocation (buf0)")]),
+    # issue 22 §3: the CPU allocator's own wording (`DefaultCPUAllocator: not enough memory`), built portable
+    # (ATEN_CPU_CAPABILITY=avx2 TORCHINDUCTOR_CPP_MARCH=x86-64-v3: no -march=native)
+    "oom_cpu": ("cpu", {}, {}, "outer", [
+        ("good", "x of 1000", None),
+        ("oom", "x of 400000: the outer product output needs 596 GiB", "CPU out of memory at the output buffer allocation (buf0)")]),
     "wrong_kind_cuda": ("cuda", {}, {}, "nan", [
         ("export_archive_to_aoti_load_package", "torch.export.save archive given to aoti_load_package", "wrong artifact kind"),
         ("aoti_package_to_export_load", "this AOTI package given to torch.export.load", "wrong artifact kind")]),

@@ -91,6 +91,13 @@ class Diagnosis:
     input_check: InputCheck | None = None
     suspects: list[dict] = field(default_factory=list)  # IMA: unchecked indirect accesses (inspector.queries.suspects)
     notes: list[str] = field(default_factory=list)
+    printer: object | None = None  # the printer's PrinterFinding (inspector.queries.printer), level 2
+
+    @property
+    def exit_code(self) -> int:
+        """The CLI's exit code for this answer, the same for `diagnose` and `report` (issue 22 §3): 0 when a
+        category claimed the log, 1 ("nothing found", README's table) when none did."""
+        return 1 if self.category == "unknown" else 0
 
     @property
     def trace_result(self):
@@ -109,4 +116,5 @@ class Diagnosis:
             "input_check": self.input_check.to_dict() if self.input_check is not None else None,
             "suspects": [dict(s) for s in self.suspects],
             "notes": list(self.notes),
+            "printer": self.printer.to_dict() if self.printer is not None else None,
         }

@@ -17,7 +17,8 @@ from __future__ import annotations
 from functools import cached_property
 
 import inspector.explain as words
-from ...explain import SCALAR_TYPES
+from ...cpu_isa import isa_words_missing
+from ...naming import C10_SCALAR_TYPES as SCALAR_TYPES
 from ...explain import diagnose as say
 from ...logs import LogEvent, LogReport, parse_log
 from ...logs import patterns as P
@@ -25,16 +26,12 @@ from ...model import Model
 from ...package import Package
 from ..candidates import assert_candidates
 from ..match import site_for_noticed
+from ..kernel_binaries import cpp_build
 from .results import Diagnosis, Evidence, InputCheck, IsaFinding, Step, step
 
 # ---------------------------------------------------------------------------
 # What every rule may read
 # ---------------------------------------------------------------------------
-
-# /proc/cpuinfo flags -> the names AOTI_CPU_ISA uses.
-_ISA_FLAGS = {"AVX2": "avx2", "AVX512": "avx512f", "AVX512_VNNI": "avx512_vnni", "AMX_TILE": "amx_tile",
-              "AVX512_BF16": "avx512_bf16", "AMX_BF16": "amx_bf16", "AMX_INT8": "amx_int8", "NEON": "asimd",
-              "SVE": "sve"}
 
 # Extern calls that copy or allocate: never the failing op of a silent wrong result.
 _NOT_OPS = ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")
@@ -56,6 +53,10 @@ class Facts:
         self.models: list[Model] = [pkg.index(n).eager() for n in names]
         self.device = next((m.device for m in self.models if m.device), None)
         self.isa: list[IsaFinding] = [_with_tile_code(pkg, x) for x in isa_findings(self.rep, self.models)]
+        # No line of torch's and no pattern but a crash line: another program's log (an npm run that segfaulted).
+        # No rule may read a symptom in it as this package's: a bare "Segmentation fault" names no program.
+        self.not_torch = (not self.rep.mentions("torch_said")
+                          and all(e.pattern == "segfault" for e in self.rep.events))
 
     @cached_property
     def located(self):
@@ -91,6 +92,13 @@ class Facts:
         return out
 
     @cached_property
+    def standalone(self) -> bool:
+        """A model of the package is a compile_standalone CMake project (libtorch-free: no loader in Python runs it)."""
+        from ..doctor import cmake_project
+
+        return any(cmake_project(self.pkg, m.name) == "standalone" for m in self.models)
+
+    @cached_property
     def crashed_at_load(self) -> bool:
         """A segfault whose stack shows the loader and not the model's run."""
         return self.rep.has("segfault") and self.rep.mentions("at_load") and not self.rep.mentions("at_run")
@@ -109,7 +117,7 @@ def isa_findings(rep: LogReport, models: list[Model]) -> list[IsaFinding]:
         flags = set(ev.fields.get("flags", "").split())
         for m in models:
             need = tuple((m.metadata.get("AOTI_CPU_ISA") or "").split())
-            missing = tuple(x for x in need if x in _ISA_FLAGS and _ISA_FLAGS[x] not in flags)
+            missing = isa_words_missing(need, flags)  # the one table doctor reads too (inspector.cpu_isa)
             if missing:
                 out.append(IsaFinding("cpuinfo_lacks", m.name, need, missing))
             elif need:
@@ -256,17 +264,27 @@ class ForeignLog(Rule):
         d.steps = [step(say.FOREIGN_STEP)]
 
 
+def _deprecated_apis(rep: LogReport) -> list[str]:
+    """The deprecated entry points the log names (those a traceback shows called, when it shows any)."""
+    ev = [e for e in rep.events if e.pattern == "deprecated_api"]
+    called = [e for e in ev if e.fields.get("api3")]
+    return sorted({e.fields.get("api") or e.fields.get("api2") or e.fields.get("api3") for e in (called or ev)} - {None})
+
+
 class DeprecatedApi(Rule):
+    """The deprecated torch._export.aot_compile / aot_load failed to load what it was given.  A run through them that
+    fails for another reason (an input check, an index assert; torch prints the deprecation warning on every call) is
+    that failure's, with the API in a note."""
+
     category = "deprecated_api"
 
     def claims(self, f: Facts) -> bool:
-        return f.rep.has("deprecated_api")
+        return f.rep.has("deprecated_api") and f.rep.has("load_failure")
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
         rep = f.rep
         ev = [e for e in rep.events if e.pattern == "deprecated_api"]
-        called = [e for e in ev if e.fields.get("api3")]
-        apis = sorted({e.fields.get("api") or e.fields.get("api2") or e.fields.get("api3") for e in (called or ev)} - {None})
+        apis = _deprecated_apis(rep)
         d.verdict = say.deprecated_verdict(apis)
         d.evidence = _ev(ev, 3) + _ev([e for e in rep.events if e.pattern == "load_failure"], 2)
         if rep.events_say(P.NOT_ELF.name):
@@ -428,7 +446,9 @@ class IllegalMemoryAccess(Rule):
         key = next((m.device for m in f.models if m.device), "cuda")
         steps: list[Step] = []
         if key == "cuda":
-            steps.append(step(say.ima_on_cuda(key), {"AOTI_RUNTIME_CHECK_INPUTS": "1"}))
+            said = f.rep.first("illegal_memory_access")  # quote only a text the log holds
+            steps.append(step(say.ima_on_cuda(key, said.text.strip() if said else None),
+                              {"AOTI_RUNTIME_CHECK_INPUTS": "1"}))
             steps.append(step(say.IMA_DETERMINISTIC, {"CUDA_LAUNCH_BLOCKING": "1", "PYTORCH_NO_CUDA_MEMORY_CACHING": "1"},
                               "run"))
         else:
@@ -490,7 +510,7 @@ class Load(Rule):
     def claims(self, f: Facts) -> bool:
         rep = f.rep
         lacking = [x for x in f.isa if x.kind in ("cpuinfo_lacks", "host_lacks") and not x.harmless]
-        return (f.crashed_at_load or rep.has("load_failure", "no_kernel_image")
+        return (f.crashed_at_load or rep.has("load_failure", "no_kernel_image", "sigill")
                 or (rep.has("isa_mismatch") and not rep.mentions("python_traceback") and bool(lacking))
                 or any(x.kind == "cpuinfo_lacks" and not x.harmless for x in f.isa))
 
@@ -502,6 +522,20 @@ class Load(Rule):
         dev = m.device or "?"
         cc = m.metadata.get("AOTI_COMPUTE_CAPABILITY")
         isa = m.metadata.get("AOTI_CPU_ISA")
+        lacking = [x for x in f.isa if x.kind in ("cpuinfo_lacks", "host_lacks") and not x.harmless]
+        if rep.has("sigill"):  # SIGILL: the ISA the package needs and the host lacks comes first (issue 22 §2)
+            x = lacking[0] if lacking else None
+            from ..doctor import built_native
+
+            native = built_native(f.pkg, m.name)
+            d.verdict = say.sigill_verdict(isa, " ".join(x.missing) if x else None,
+                                           " ".join(x.host) if x and x.host else None, native)
+            d.evidence = _ev([e for e in rep.events if e.pattern in ("isa_mismatch", "cpuinfo_flags")], 2) + _ev(
+                [e for e in rep.events if e.pattern == "sigill"], 2)
+            d.steps = [step(say.SIGILL_REBUILD_PORTABLE, {"TORCHINDUCTOR_CPP_MARCH": "x86-64-v3",
+                                                          "ATEN_CPU_CAPABILITY": "avx2"}, "compile"),
+                       step(say.SIGILL_REBUILD_ON_HOST), step(say.SIGILL_DOCTOR)]
+            return
         if any(e.pattern == "no_kernel_image" for e in ev):
             d.verdict = say.no_device_verdict(dev, cc, next(e.text for e in ev if e.pattern == "no_kernel_image"))
             d.steps = [step(say.no_device_step(dev, cc))]
@@ -512,6 +546,11 @@ class Load(Rule):
             d.evidence += [Evidence(e.text[:200], e.pattern) for e in rep.events
                            if e.pattern in ("isa_mismatch", "cpuinfo_flags")][:2]
             d.steps = [step(say.RECOMPILE_ON_HOST)]
+        elif (img := next((e for e in rep.events if e.pattern == "undefined_kernel_image"), None)) is not None \
+                and (build := cpp_build(f.pkg, f.pkg.files(m.name))) is not None:
+            d.verdict = say.cmake_package_verdict(img.fields.get("symbol") or img.text)
+            d.evidence = _ev([img], 1)
+            d.steps = [step(say.cmake_build_step(build.needs(), (build.library or "").split(" ")[0] or None))]
         else:
             err = [e for e in rep.events if e.pattern == "load_failure"]
             raised = rep.lines_saying(P.EXCEPTION_LINE.name)
@@ -535,6 +574,13 @@ class Unknown(Rule):
         return True
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
+        if f.not_torch:
+            d.verdict = say.NOT_TORCH_VERDICT
+            d.evidence = _ev(f.rep.events, 3) + [Evidence(ln, P.ERROR_LINE.name)
+                                                 for ln in f.rep.lines_saying(P.ERROR_LINE.name)[:3]]
+            d.notes.append(say.not_torch_note(say.TORCH_SAID_WORDS))
+            d.steps = [step(say.NOT_TORCH_STEP)] + general_steps(f.models)
+            return
         d.verdict = say.UNKNOWN_VERDICT
         for m in f.models:
             bare = [(target, st.line) for st, target, kind in f.pkg.index(m.name).calls()
@@ -683,27 +729,12 @@ class Printer(Rule):
             d.verdict = say.printer_level3_verdict(last.kernel if last else None, bool(open_), self._line(f, last))
             d.steps = [step(say.PRINTER_LEVEL2, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "2"}, "compile")]
             return
-        bad_in = next((b for b in blocks if b.when == "aoti_model_inputs" and b.bad), None)
-        if f.against is not None:
-            good = {(b.kernel, b.arg, b.call): b for b in printer_blocks(f.against) if b.when == "after_launch"}
-            diff = next((b for b in blocks if b.when == "after_launch" and (b.kernel, b.arg, b.call) in good
-                         and _differs(b, good[(b.kernel, b.arg, b.call)])), None)
-            if diff is not None:
-                g = good[(diff.kernel, diff.arg, diff.call)]
-                d.verdict = say.printer_diff_verdict(diff.kernel, diff.arg, diff.call, self._line(f, diff),
-                                                     _stats(diff), _stats(g), self._nodes(f, diff.kernel))
-            else:
-                d.verdict = say.PRINTER_NO_DIFF
-        elif bad_in is not None:
-            d.verdict = say.printer_input_verdict(bad_in.arg or bad_in.kernel, bad_in.bad)
-        else:
-            first = next((b for b in blocks if b.when == "after_launch" and b.bad and not _was_bad_before(b, blocks)),
-                         None)
-            if first is not None:
-                d.verdict = say.printer_bad_verdict(first.kernel, first.arg, first.bad, first.call,
-                                                    self._line(f, first), self._nodes(f, first.kernel))
-            else:
-                d.verdict = say.PRINTER_CLEAN
+        from ..printer import printer_finding
+
+        pf = printer_finding(f.pkg, f.model, blocks, printer_blocks(f.against) if f.against is not None else None)
+        d.printer = pf
+        d.evidence = [Evidence(x, "printer") for x in pf.evidence()] or d.evidence
+        d.verdict = say.printer_verdict(pf)
         d.steps = [step(say.PRINTER_AGAINST)] if f.against is None else []
         d.steps.append(step(say.PRINTER_LOCATE))
         d.notes.append(say.PRINTER_BEFORE_LAUNCH)
@@ -712,40 +743,8 @@ class Printer(Rule):
     def _line(f: Facts, b) -> int | None:
         if b is None:
             return None
-        lines = [st.line for m in f.models for st, target, _k in f.pkg.index(m.name).calls() if target == b.kernel]
+        lines = sorted(st.line for m in f.models for st, target, _k in f.pkg.index(m.name).calls() if target == b.kernel)
         return lines[b.call - 1] if 0 < b.call <= len(lines) else (lines[0] if lines else None)
-
-    @staticmethod
-    def _nodes(f: Facts, kernel: str) -> list[str]:
-        from ..locate import locate
-
-        try:
-            return [n for x in locate(f.pkg, kernel=kernel, model=f.models[0].name).found for n in x.nodes][:8]
-        except Exception:  # noqa: BLE001 - FX nodes are a bonus
-            return []
-
-
-def _was_bad_before(b, blocks) -> bool:
-    """The same argument already held NaN/Inf when the kernel was launched (an input it passed on, not made)."""
-    before = next((x for x in blocks if x.when == "before_launch" and x.kernel == b.kernel and x.arg == b.arg
-                   and x.call == b.call), None)
-    return bool(before and before.bad and b.arg and not b.arg.startswith("buf"))
-
-
-def _stats(b) -> tuple:
-    return tuple(b.stats.get(k) for k in ("Mean value", "Min value", "Max value"))
-
-
-def _differs(a, b, rel: float = 1e-3) -> bool:
-    for k in ("Mean value", "Min value", "Max value"):
-        x, y = a.number(k), b.number(k)
-        if x is None or y is None:
-            continue
-        if (x != x) != (y != y):
-            return True
-        if x == x and y == y and abs(x - y) > rel * max(1.0, abs(x), abs(y)):
-            return True
-    return False
 
 
 class Constants(Rule):
@@ -820,10 +819,21 @@ class OutOfMemory(Rule):
                 except Exception:  # noqa: BLE001 - the verdict stands without the buffer's formula
                     continue
                 alloc = next((a for a in plan.allocations if a.line in lines), alloc)
+        # who refused: the caching allocator (names the size), the CPU allocator (bytes), or the CUDA runtime
+        # (cache off) / driver (a kernel's module load or launch) with no size at all
+        source = ("driver" if ev.fields.get("driver") else "runtime" if ev.fields.get("runtime") else
+                  "cublas" if ev.fields.get("cublas") else "cpu" if ev.fields.get("bytes") else "allocator")
+        if source in ("driver", "runtime", "cublas"):
+            size = None
+        if source == "cublas":  # cuBLAS's own handle / workspace: no buffer of the wrapper's
+            lines = set()
+            alloc = None
         d.verdict = say.oom_verdict(size, ev.fields.get("free"), ev.fields.get("total"),
                                     (alloc.buffer, alloc.line, alloc.formula()) if alloc else None,
-                                    human_bytes(consts) if consts else None)
+                                    human_bytes(consts) if consts else None, source)
         d.steps = [step(say.OOM_SIZES), step(say.OOM_DOCTOR)]
+        if source in ("driver", "cublas", "runtime"):  # no size named: the GPU may have been full before
+            d.steps.insert(0 if source != "runtime" else 1, step(say.OOM_DRIVER))
         if ev.fields.get("free") and ev.fields.get("size"):
             d.steps.append(step(say.OOM_FRAGMENTATION, {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}))
 
@@ -857,7 +867,7 @@ class TorchVersion(Rule):
     category = "torch_version"
 
     def claims(self, f: Facts) -> bool:
-        return f.rep.has("undefined_shim_symbol", "rootless_loader")
+        return f.rep.has("rootless_loader") or (f.rep.has("undefined_shim_symbol") and not f.standalone)
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
         evs = [e for e in f.rep.events if e.category == "torch_version"]
@@ -880,9 +890,18 @@ class WrongArtifact(Rule):
     category = "wrong_artifact"
 
     def claims(self, f: Facts) -> bool:
-        return f.rep.has("no_aoti_model", "export_load_failed")
+        return f.rep.has("no_aoti_model", "export_load_failed") or (f.rep.has("undefined_shim_symbol") and f.standalone)
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
+        if f.standalone and not f.rep.has("no_aoti_model", "export_load_failed"):
+            # compile_standalone: the loader compiled the libtorch-free library and dlopen could not bind the shim
+            evs = [e for e in f.rep.events if e.pattern == "undefined_shim_symbol"]
+            d.evidence = _ev(evs, 2)
+            d.verdict = say.standalone_loaded_verdict(next((e.fields.get("symbol") for e in evs), None))
+            d.steps = [step(say.STANDALONE_STEP)]
+            # torch prints `Loading outdated pt2 file` before it tries the package (seen on this log): not its age
+            d.notes = [n for n in d.notes if n != say.OLD_PACKAGE]
+            return
         evs = [e for e in f.rep.events if e.category == "wrong_artifact"]
         d.evidence = _ev(evs, 2)
         d.verdict = say.WRONG_EXPORT_TO_AOTI if evs[0].pattern == "no_aoti_model" else say.WRONG_AOTI_TO_EXPORT
@@ -901,10 +920,15 @@ class WeightsNotLoaded(Rule):
         return crashed and bool(f.weightless)
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
-        from ..doctor import weights_on_disk
+        from ..doctor import weights_blob_member, weights_on_disk
 
         d.evidence = _ev([e for e in f.rep.events if e.pattern in ("segfault", "illegal_memory_access")], 2)
         name, n, nbytes = f.weightless[0]
+        blob = weights_blob_member(f.pkg, name)
+        if blob:  # binary_blob: aoti_load_package loads the blob itself; a crash means the .so was loaded without it
+            d.verdict = say.weights_blob_not_loaded_verdict(n, nbytes, blob[0].rsplit("/", 1)[-1], blob[1])
+            d.steps = [step(say.WEIGHTS_BLOB_STEP), step(say.WEIGHTS_LOAD_STEP)]
+            return
         disk = weights_on_disk(f.pkg, name)
         if disk:  # pickle_weights: the package carries them; only the loader that reads them loads them
             _, pickled, disk_bytes = disk
@@ -944,11 +968,13 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None, against:
     d.notes += list(dict.fromkeys(say.isa_note(x) for x in f.isa))
     if f.rep.has("old_package"):
         d.notes.append(say.OLD_PACKAGE)
-    for rule in RULES:
+    for rule in (RULES if not f.not_torch else RULES[-1:]):  # another program's log: only "unknown" answers
         if rule.claims(f):
             d.category = rule.category
             rule.answer(f, d)
             break
+    if d.category != DeprecatedApi.category and f.rep.has("deprecated_api"):
+        d.notes.append(say.deprecated_note(_deprecated_apis(f.rep)))
     if not any(i.guards for m in f.models for i in m.inputs):  # torch 2.6: no check_input_K compiled in
         d.steps = [Step(s.do + say.NO_GUARDS_COMPILED, s.env, "compile") if "AOTI_RUNTIME_CHECK_INPUTS" in s.env else s
                    for s in d.steps]

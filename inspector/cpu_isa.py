@@ -1,0 +1,34 @@
+"""The one table of CPU features (issue 21 §3, issue 22 §2): what an ``AOTI_CPU_ISA`` word and a compile command's
+``-m`` flag need from the host, in ``/proc/cpuinfo``'s flag names.  `doctor` (against a cpuinfo) and `diagnose`
+(against the flags line a log holds) both read it, so the two commands never disagree on what AVX512 means.
+
+``AVX512`` is Inductor's ``VecAVX512``: it compiles with ``-mavx512f -mavx512dq -mavx512vl -mavx512bw``
+(torch/_inductor/cpu_vec_isa.py), so a host needs all four.
+"""
+
+from __future__ import annotations
+
+# AOTI_CPU_ISA words (the wrapper metadata) -> the /proc/cpuinfo flags they need, every one of them
+ISA_CPUINFO: dict[str, tuple[str, ...]] = {
+    "AVX2": ("avx2",), "AVX512": ("avx512f", "avx512dq", "avx512vl", "avx512bw"),
+    "AVX512_VNNI": ("avx512_vnni",), "AVX512_BF16": ("avx512_bf16",), "AMX_TILE": ("amx_tile",),
+    "AMX_BF16": ("amx_bf16",), "AMX_INT8": ("amx_int8",), "AMX_FP16": ("amx_fp16",),
+    "NEON": ("asimd",), "SVE": ("sve",),
+}
+
+# gcc -m flags of an Inductor compile command -> the /proc/cpuinfo flag each needs
+M_FLAG_CPUINFO: dict[str, str] = {
+    "avx2": "avx2", "fma": "fma", "f16c": "f16c", "avx512f": "avx512f", "avx512dq": "avx512dq",
+    "avx512vl": "avx512vl", "avx512bw": "avx512bw", "avx512vnni": "avx512_vnni", "avx512bf16": "avx512_bf16",
+    "amx-tile": "amx_tile", "amx-bf16": "amx_bf16", "amx-int8": "amx_int8", "avx512fp16": "avx512_fp16",
+}
+
+
+def isa_flags(words) -> set[str]:
+    """The cpuinfo flags a list of AOTI_CPU_ISA words needs."""
+    return {c for w in words for c in ISA_CPUINFO.get(w, ())}
+
+
+def isa_words_missing(words, host_flags: set[str]) -> tuple[str, ...]:
+    """The AOTI_CPU_ISA words a host (its cpuinfo flags) cannot run: one of the word's flags is absent."""
+    return tuple(w for w in words if w in ISA_CPUINFO and not set(ISA_CPUINFO[w]) <= host_flags)

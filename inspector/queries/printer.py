@@ -1,0 +1,247 @@
+"""The intermediate value printer's blocks (AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER=2) mapped to the calls of
+run_impl that printed them (issue 22 §1).
+
+A block is mapped to its call by its position in the launch sequence, never by name alone: an extern op
+(`aoti_torch_cpu_addmm_out`) prints the same name at every call, so the k-th launch of a kernel in the log is the
+k-th call of it in run_impl, checked against the arguments the launch printed (each one must appear in that call's
+statement).  A view (`auto buf3 = …reinterpret_tensor_wrapper(buf4, …, 32L)`) is resolved to the buffer it views
+only to follow the storage's life (a NaN written through buf3 is in buf4 from then on); the writer is always the
+launch that printed the block, never the last call that names the viewed buffer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..logs import PrinterBlock
+
+STATS = ("Mean value", "Min value", "Max value")
+
+
+@dataclass
+class PrintedCall:
+    """One launch of the log, mapped to its run_impl call."""
+
+    kernel: str
+    call: int  # the how-manieth launch of this kernel (1-based)
+    calls: int  # how many calls of it run_impl makes
+    launch: int  # the position of the launch in the log (1-based)
+    wrapper_line: int | None  # None: the printed arguments name no call of that position (said, not guessed)
+    args: list[str]  # the arguments the launch printed, in order
+    nodes: list[str] = field(default_factory=list)  # this call's FX nodes (its Source Nodes comment / provenance)
+    frames: list[str] = field(default_factory=list)  # this call's user lines (kernel_information.json)
+
+    def to_dict(self) -> dict:
+        return {"kernel": self.kernel, "call": self.call, "calls": self.calls, "launch": self.launch,
+                "wrapper_line": self.wrapper_line, "args": list(self.args), "nodes": list(self.nodes),
+                "frames": list(self.frames)}
+
+
+@dataclass
+class PrinterFinding:
+    """What the printer's log shows: ``kind`` "nan" (the first launch that wrote NaN/Inf), "diff" (the first
+    launch whose output differs from the good run's; ``input_differs`` when an input differs too), "input" (a
+    model input already NaN/Inf), "input_diff" (an input differs from the good run's and no kernel output does),
+    "clean", "no_diff"."""
+
+    kind: str
+    call: PrintedCall | None = None
+    arg: str | None = None  # the argument whose values prove it
+    what: str | None = None  # "NaN" | "Inf" (nan, input)
+    view_of: str | None = None  # the buffer ``arg`` views, for its storage's life ("buf4 at offset 32")
+    block: PrinterBlock | None = None
+    good: PrinterBlock | None = None  # the good run's block (diff, input_diff)
+    input_differs: "PrinterFinding | None" = None  # diff: a model input that differs from the good run's too
+
+    def stats(self, b: PrinterBlock | None = None) -> tuple:
+        b = b or self.block
+        return tuple(b.stats.get(k) for k in STATS) if b else ()
+
+    def evidence(self) -> list[str]:
+        """The block header and the statistics lines that prove the finding (the good run's marked as such)."""
+        out = _proof(self.block)
+        if self.good is not None:
+            out += [f"(good run) {x}" for x in _proof(self.good)]
+        if self.input_differs is not None:
+            out += self.input_differs.evidence()
+        return out
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "call": self.call.to_dict() if self.call else None, "arg": self.arg,
+                "what": self.what, "view_of": self.view_of,
+                "block_line": self.block.line_no if self.block else None,
+                "good_block_line": self.good.line_no if self.good else None,
+                "input_differs": self.input_differs.to_dict() if self.input_differs else None}
+
+
+def _proof(b: PrinterBlock | None) -> list[str]:
+    if b is None:
+        return []
+    return b.lines[:1] + [x for x in b.lines[1:] if x.split(":", 1)[0] in STATS]
+
+
+def _differs(a: PrinterBlock, b: PrinterBlock, rel: float = 1e-3) -> bool:
+    for k in STATS:
+        x, y = a.number(k), b.number(k)
+        if x is None or y is None:
+            continue
+        if (x != x) != (y != y):
+            return True
+        if x == x and y == y and abs(x - y) > rel * max(1.0, abs(x), abs(y)):
+            return True
+    return False
+
+
+class _Run:
+    """run_impl's calls and storages, read once per answer."""
+
+    def __init__(self, pkg, model: str | None):
+        ix = pkg.index(model)
+        self.pkg, self.model, self.ix = pkg, ix.eager().name, ix
+        d = ix.wmap.dialect
+        self.by_kernel: dict[str, list] = {}
+        for st, target, _kind in sorted(ix.calls(), key=lambda c: c[0].line):
+            self.by_kernel.setdefault(target, []).append(st)
+        self.root: dict[str, tuple[str, str | None]] = {}  # name -> (the storage it shares, a view's offset)
+        for st in ix.wmap.run:
+            if st.kind == "comment":
+                continue
+            sh = d.storage_share.match(st.text)
+            if sh:
+                src = sh.group("moved") or sh.group("viewed")
+                off = None
+                if sh.group("viewed"):
+                    vo = d.view_offset.search(st.text)
+                    off = vo.group("offset") if vo else None
+                self.root[sh.group("name")] = (src, off)
+        self._sites = None
+
+    def storage(self, name: str) -> str:
+        seen = set()
+        while name in self.root and name not in seen:
+            seen.add(name)
+            name = self.root[name][0]
+        return name
+
+    def view_of(self, name: str) -> str | None:
+        r = self.root.get(name)
+        if r is None or r[1] is None:
+            return None
+        off = r[1][:-1] if r[1].endswith("L") else r[1]
+        return f"{r[0]} at offset {off}"
+
+    def call_of(self, kernel: str, call: int, args: list[str], launch: int) -> PrintedCall:
+        sts = self.by_kernel.get(kernel, [])
+        pc = PrintedCall(kernel, call, len(sts), launch, None, args)
+        names = self.ix.wmap.dialect.names_in
+
+        lines = self.ix.wmap.lines
+
+        def fits(st) -> bool:  # the statement's text from the wrapper (a cached call keeps only its line)
+            return set(args) <= names(lines[st.line - 1])
+
+        if 0 < call <= len(sts) and fits(sts[call - 1]):
+            pc.wrapper_line = sts[call - 1].line
+        self._site(pc)
+        return pc
+
+    def _site(self, pc: PrintedCall) -> None:
+        """The FX nodes and user lines of exactly this call (none when the package cannot tell them apart)."""
+        if pc.wrapper_line is None:
+            return
+        from .locate import locate
+
+        try:
+            found = locate(self.pkg, kernel=pc.kernel, model=self.model).found
+        except Exception:  # noqa: BLE001 - FX nodes and user lines are a bonus; the call stands without them
+            return
+        mine = [x for x in found if x.wrapper_lines == [pc.wrapper_line]]
+        if not mine and len(found) == 1 and pc.calls == 1:
+            mine = found
+        if len(mine) == 1:
+            pc.nodes, pc.frames = list(mine[0].nodes), list(mine[0].frames)
+
+
+def _launches(blocks: list[PrinterBlock]) -> dict[int, list[PrinterBlock]]:
+    out: dict[int, list[PrinterBlock]] = {}
+    for b in blocks:
+        if b.launch:
+            out.setdefault(b.launch, []).append(b)
+    return out
+
+
+def _args(bs: list[PrinterBlock]) -> list[str]:
+    return list(dict.fromkeys(b.arg for b in bs if b.arg))
+
+
+def _first_bad(run: _Run, blocks: list[PrinterBlock]) -> PrinterFinding | None:
+    """The first launch that made a NaN/Inf: an output bad after it ran whose storage no earlier launch left bad
+    (a buffer it only read, or the base a view of it was written through, holds an earlier launch's NaN)."""
+    bad: set[str] = set()  # storages holding NaN/Inf after the launches so far
+    for n, bs in sorted(_launches(blocks).items()):
+        made = None
+        for b in bs:
+            if b.when != "after_launch":
+                continue
+            s = run.storage(b.arg or "")
+            if b.bad:
+                if s not in bad and made is None:
+                    made = b
+            elif b.arg and run.view_of(b.arg) is None:
+                bad.discard(s)  # the whole buffer printed clean: whatever it held was overwritten
+        for b in bs:
+            if b.when == "after_launch" and b.bad:
+                bad.add(run.storage(b.arg or ""))
+        if made is not None:
+            pc = run.call_of(made.kernel, made.call, _args(bs), n)
+            return PrinterFinding("nan", pc, made.arg, made.bad, run.view_of(made.arg or ""), made)
+    return None
+
+
+def _first_diff(run: _Run, blocks: list[PrinterBlock], good_blocks: list[PrinterBlock]) -> PrinterFinding | None:
+    """The first launch whose printed output differs from the good run's same launch (same kernel, same
+    how-manieth call, same argument)."""
+    good = {(b.kernel, b.call, b.arg): b for b in good_blocks if b.when == "after_launch"}
+    launches = _launches(blocks)
+    for n, bs in sorted(launches.items()):
+        for b in bs:
+            g = good.get((b.kernel, b.call, b.arg))
+            if b.when == "after_launch" and g is not None and _differs(b, g):
+                # an argument that differed before the launch too was handed in, not made here
+                before = next((x for x in bs if x.when == "before_launch" and x.arg == b.arg), None)
+                gb = next((x for x in good_blocks if x.when == "before_launch" and x.kernel == b.kernel
+                           and x.call == b.call and x.arg == b.arg), None)
+                if before is not None and gb is not None and _differs(before, gb) and run.view_of(b.arg or "") is None \
+                        and not _is_output(run, b):
+                    continue
+                pc = run.call_of(b.kernel, b.call, _args(bs), n)
+                return PrinterFinding("diff", pc, b.arg, None, run.view_of(b.arg or ""), b, g)
+    return None
+
+
+def _is_output(run: _Run, b: PrinterBlock) -> bool:
+    """Whether ``b.arg`` is what its launch writes: the first argument of an extern `_out` op, a kernel's
+    non-const pointer (what the dialect reads from the call's text)."""
+    sts = run.by_kernel.get(b.kernel, [])
+    st = sts[b.call - 1] if 0 < b.call <= len(sts) else None
+    return bool(st and b.arg in run.ix.wmap.dialect.written_args(run.ix.wmap.lines[st.line - 1]))
+
+
+def printer_finding(pkg, model: str | None, blocks: list[PrinterBlock],
+                    good_blocks: list[PrinterBlock] | None = None) -> PrinterFinding:
+    run = _Run(pkg, model)
+    inputs = [b for b in blocks if b.when == "aoti_model_inputs"]
+    if good_blocks is not None:
+        good_in = {b.kernel: b for b in good_blocks if b.when == "aoti_model_inputs"}
+        first = _first_diff(run, blocks, good_blocks)
+        moved = next((b for b in inputs if b.kernel in good_in and _differs(b, good_in[b.kernel])), None)
+        moved_f = None if moved is None else PrinterFinding("input_diff", None, moved.kernel, None, None, moved,
+                                                            good_in[moved.kernel])
+        if first is not None:
+            first.input_differs = moved_f
+            return first
+        return moved_f or PrinterFinding("no_diff")
+    bad_in = next((b for b in inputs if b.bad), None)
+    if bad_in is not None:
+        return PrinterFinding("input", None, bad_in.kernel, bad_in.bad, None, bad_in)
+    return _first_bad(run, blocks) or PrinterFinding("clean")

@@ -189,10 +189,13 @@ def argv_for(tool: Tool, args: dict, roots: Roots, tmp: str) -> list[str]:
                 argv.append(act.option_strings[-1])
             continue
         if not act.option_strings:
-            argv.extend(str(v) for v in values)
+            for v in map(str, values):
+                if v.startswith("-"):  # argparse would read it as an option (`--weights=/etc/passwd`)
+                    raise ToolError(f"{dest}: {v!r} starts with '-'; give such a path as ./{v}")
+                argv.append(v)
             continue
         for v in values:
-            argv.extend([act.option_strings[-1], str(v)])
+            argv.append(f"{act.option_strings[-1]}={v}")  # one token: a value is never taken for an option
     argv.append("--json")
     return argv
 

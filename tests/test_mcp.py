@@ -88,6 +88,9 @@ def results(tmp_path_factory):
             "log_outside": await client.call_tool("diagnose", {"package": JAGGED, "log": "/etc/passwd"}),
             "unknown_arg": await client.call_tool("show", {"package": JAGGED, "bogus": 1}),
             "bad_package": await client.call_tool("show", {"package": "README.md"}),
+            "option_in_path": await client.call_tool("doctor", {"package": "--weights=/etc/passwd"}),
+            "option_in_value": await client.call_tool("trace_assert", {"package": JAGGED,
+                                                                       "message": "--log=/etc/passwd"}),
         }
         inline = await client.call_tool("trace_assert", {"package": JAGGED, "log_text": (
             SP / "cuda/jagged/error.log").read_text()})
@@ -129,7 +132,7 @@ def test_a_log_given_inline_is_the_same_answer_as_the_file(results):
 @pytest.mark.parametrize("case,expect", [
     ("outside", "outside the server's roots"), ("dotdot", "outside the server's roots"),
     ("symlink", "symbolic link out of them"), ("url", "--allow-remote"), ("log_outside", "outside the server's roots"),
-    ("unknown_arg", "unknown argument 'bogus'"), ("bad_package", "exit 3"),
+    ("unknown_arg", "unknown argument 'bogus'"), ("bad_package", "exit 3"), ("option_in_path", "starts with '-'"),
 ])
 def test_refusals_are_tool_errors(results, case, expect):
     r = results[2][case]
@@ -155,3 +158,10 @@ def test_a_file_under_a_second_root_is_read(results):
     r = results[6]
     assert not r.is_error, r.content
     assert r.structured_content["models"][0]["name"] == "model"
+
+
+def test_a_value_that_looks_like_an_option_stays_a_value(results):
+    """`message: "--log=/etc/passwd"` is passed as `--message=--log=/etc/passwd`: a message, never a --log read."""
+    r = results[2]["option_in_value"]
+    assert not r.is_error, r.content
+    assert "/etc/passwd" in json.dumps(r.structured_content) and r.structured_content["matches"] == []

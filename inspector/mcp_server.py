@@ -38,6 +38,8 @@ class Tool:
     schema: str | None  # inspector/schemas/<schema>.schema.json: the output schema
     description: str
     needs: str | None = None  # enabled only when this module exists under inspector.cli
+    hidden: tuple[str, ...] = ()  # more arguments never offered (repro's --run: a tool never runs anything)
+    writes: str | None = None  # an output-file argument: pointed into a temporary folder, its text returned
 
     def enabled(self) -> bool:
         return self.needs is None or importlib.util.find_spec(f"inspector.cli.{self.needs}") is not None
@@ -58,8 +60,9 @@ TOOLS = (
          "errors count) or wrapper.cpp's (wrapper=true), centred on line with context lines either side."),
     Tool("doctor", "doctor", "doctor", "doctor", "Before it runs: will the package run here (GPU architecture, "
          "CPU ISA, torch C-shim symbols, GLIBC, weights, missing members, peak memory at given input shapes)."),
-    Tool("repro", "repro", "repro", "repro", "Write a script that reproduces the failure (it is written, never run).",
-         needs="repro"),
+    Tool("repro", "repro", "repro", "repro", "Write a script that reproduces the failure with the failing shapes "
+         "(its text comes back after the JSON answer; it is never run).", needs="repro", hidden=("run_it",),
+         writes="output"),
 )
 
 # arguments never offered as tool input: the tool always answers --json; these only shape a terminal's text
@@ -80,9 +83,9 @@ def _parser(tool: Tool) -> argparse.ArgumentParser:
     return mod.add_parser(sub)
 
 
-def _actions(tool: Tool):
+def _actions(tool: Tool, offered: bool = True):
     for act in _parser(tool)._actions:
-        if act.dest in _HIDDEN or isinstance(act, argparse._HelpAction):
+        if isinstance(act, argparse._HelpAction) or offered and (act.dest in _HIDDEN or act.dest in tool.hidden):
             continue
         yield act
 
@@ -196,6 +199,10 @@ def argv_for(tool: Tool, args: dict, roots: Roots, tmp: str) -> list[str]:
             continue
         for v in values:
             argv.append(f"{act.option_strings[-1]}={v}")  # one token: a value is never taken for an option
+    if tool.writes:  # the file the command writes goes to the call's temporary folder, never under the roots
+        flag = next(a for a in _actions(tool, offered=False) if a.dest == tool.writes).option_strings[-1]
+        argv.append(f"{flag}={Path(tmp) / 'written' / tool.name}.out")
+        (Path(tmp) / "written").mkdir()
     argv.append("--json")
     return argv
 
@@ -248,7 +255,7 @@ def cap(answer: dict, max_chars: int = MAX_CHARS, offset: int = 0) -> tuple[dict
 
 def call(tool: Tool, args: dict, roots: Roots, max_chars: int = MAX_CHARS) -> tuple[dict, str]:
     """Run one tool call: (the --json answer, possibly cut; the text for the model: the note and the JSON)."""
-    from .explain.agents import cut_note
+    from .explain.agents import cut_note, written_note
 
     offset = (args or {}).get("offset") or 0
     if not isinstance(offset, int) or offset < 0:
@@ -261,6 +268,8 @@ def call(tool: Tool, args: dict, roots: Roots, max_chars: int = MAX_CHARS) -> tu
                                env={**os.environ, "COLUMNS": "200"})
         except subprocess.TimeoutExpired:
             raise ToolError(f"{tool.name}: no answer within {CALL_TIMEOUT_S} s") from None
+        written = Path(tmp) / "written" / f"{tool.name}.out"
+        written = written.read_text(encoding="utf-8", errors="replace") if tool.writes and written.is_file() else None
     if p.returncode not in (0, 1):
         err = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
         raise ToolError(f"{err} (exit {p.returncode})")
@@ -272,6 +281,8 @@ def call(tool: Tool, args: dict, roots: Roots, max_chars: int = MAX_CHARS) -> tu
     text = json.dumps(out, indent=1)
     if how is not None:
         text = cut_note(tool.name, how, max_chars) + "\n" + text
+    if written is not None:
+        text += "\n\n" + written_note(tool.name) + "\n" + written
     return out, text
 
 

@@ -165,3 +165,22 @@ def test_a_value_that_looks_like_an_option_stays_a_value(results):
     r = results[2]["option_in_value"]
     assert not r.is_error, r.content
     assert "/etc/passwd" in json.dumps(r.structured_content) and r.structured_content["matches"] == []
+
+
+@pytest.mark.skipif(not (ROOT / "inspector/cli/repro.py").is_file(), reason="the CLI has no repro command yet")
+def test_repro_writes_its_script_into_the_answer_and_never_runs_it(tmp_path):
+    args = {"package": "sample_packages/cpu/jagged/jagged.pt2", "input": ["0=float32[0,8]@cpu", "1=int64[3]@cpu"]}
+
+    async def go(client):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert "run_it" not in tools["repro"].input_schema["properties"]
+        assert "output" not in tools["repro"].input_schema["properties"]
+        return await client.call_tool("repro", args)
+
+    r = _session(go, "--root", str(ROOT))
+    assert not r.is_error, r.content
+    assert r.structured_content["run"] is None
+    want = cli_json("repro", args["package"], "--input", args["input"][0], "--input", args["input"][1],
+                    "-o", str(tmp_path / "repro.py"))
+    assert {**r.structured_content, "script": None} == {**want, "script": None}
+    assert r.content[0].text.split("\n\n")[-1].split("\n", 1)[1] == (tmp_path / "repro.py").read_text()

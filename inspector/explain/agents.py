@@ -13,6 +13,11 @@ def cut_note(tool: str, how: dict, max_chars: int) -> str:
             "For generated code, ask source for a line range (line, context) instead of whole files.")
 
 
+def written_note(tool: str) -> str:
+    """Before the text of the file a tool's command wrote (repro's script)."""
+    return f"the file {tool} wrote (not run, and not kept on the server: save it where you want it):"
+
+
 def fetch_stats(rows: list[dict]) -> list[str]:
     """--debug's lines after a command that read a package from a URL."""
     return [f"pt2-inspect: remote: {r['url']}: {r['requests']} requests, {r['bytes']:,} bytes fetched "

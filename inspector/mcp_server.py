@@ -278,7 +278,7 @@ def call(tool: Tool, args: dict, roots: Roots, max_chars: int = MAX_CHARS) -> tu
     except ValueError:
         raise ToolError(f"{tool.name}: the command printed no JSON answer (exit {p.returncode})") from None
     out, how = cap(answer, max_chars, offset)
-    text = json.dumps(out, indent=1)
+    text = json.dumps(out)  # the same measure as `cap`: the text stays under max_chars too (plus the note)
     if how is not None:
         text = cut_note(tool.name, how, max_chars) + "\n" + text
     if written is not None:

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
+from .explain import CONFIRM_WHY
 
 from .summary import shape_with_ranges
 
@@ -320,17 +321,27 @@ def _match_tree(mt: TraceMatch) -> Tree:
         for x in mt.source_locations:
             sl.add(Text(f"{x['file']}:{x['line']}  {x['code']}  [{x['node']}"
                         + (f" in {x['module']}" if x.get("module") else "") + "]"))
-    ex = root.add(Text("hypotheses, most likely first", style="bold green"))
-    for i, e in enumerate(mt.hypotheses or mt.explanation, 1):
-        ex.add(Text(f"{i}. {e}"))
-    for e in mt.explanation[len(mt.hypotheses):] if mt.hypotheses else []:
-        root.add(Text(e, style="bold"))
+    if mt.hypotheses:
+        ex = root.add(Text("hypotheses, most likely first", style="bold green"))
+        for i, h in enumerate(mt.hypotheses, 1):
+            hn = ex.add(Text.assemble(f"{i}. ", (f"[{h.certainty}] ", "bold"), h.text))
+            for e in h.evidence:
+                hn.add(Text(f"evidence: {e}", style="dim"))
+    for e in mt.notes:
+        root.add(Text.assemble(("note: ", "bold"), e))
+    if mt.confirm:
+        cf = root.add(Text(f"tell them apart ({CONFIRM_WHY})", style="bold"))
+        for c in mt.confirm:
+            cf.add(Text(c))
     return root
 
 
 def render_trace(console: Console, r: TraceResult) -> None:
     if r.verdict:
         console.print(Text.assemble(("verdict: ", "bold red"), (r.verdict, "bold")))
+        if r.matches:
+            console.print(Text.assemble(("certainty: ", "bold"), r.certainty
+                                        + (f" ({'; '.join(r.evidence)})" if r.evidence else "")))
     if not r.matches and r.candidates:
         from .render_common import render_candidates
 

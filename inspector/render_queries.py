@@ -26,6 +26,7 @@ def _steps(tree: Tree, steps: list) -> None:
 def render_diagnosis(console: Console, d) -> None:
     console.print(Text.assemble(("✗ ", "bold red"), (d.category, "bold"), ": ", d.verdict))
     root = Tree(Text(f"package {d.package}", style="dim"))
+    root.add(Text.assemble(("certainty: ", "bold"), d.certainty))
     if d.evidence:
         ev = root.add(Text("evidence (from the log)", style="bold"))
         for e in d.evidence:
@@ -69,7 +70,7 @@ def render_diagnosis(console: Console, d) -> None:
 
 
 def render_check(console: Console, r) -> None:
-    mark = ("✓ ", "bold green") if r.ok else ("✗ ", "bold red")
+    mark = ("✓ ", "bold green") if r.ok else ("? ", "bold yellow") if r.may_fail and not r.violations else ("✗ ", "bold red")
     console.print(Text.assemble(mark, r.verdict))
     root = Tree(Text(f"package {r.package}, model {r.model!r}", style="dim"))
     if r.violations:
@@ -80,6 +81,11 @@ def render_check(console: Console, r) -> None:
         p = root.add(Text("predicted failures", style="bold"))
         for x in r.predicted_assertions:
             p.add(Text.assemble((f"{x['kernel']} ", "cyan"), f"`{x['message']}`: {x['why']}"))
+    if r.may_fail:
+        p = root.add(Text("may fail (the sizes allow it; the values decide)", style="bold"))
+        for x in r.may_fail:
+            p.add(Text.assemble((f"{x['kernel']} ", "cyan"), f"`{x['message']}`: {x['why']}"))
+    root.add(Text.assemble(("certainty: ", "bold"), r.certainty))
     for n in r.notes:
         root.add(Text.assemble(("note: ", "bold yellow"), n))
     console.print(root)

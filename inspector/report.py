@@ -429,7 +429,12 @@ def _trace_html(i: int, mt: TraceMatch, chain: Chain, src: "_Sources") -> tuple[
     body = fill(
         "trace.html", i=str(i), message=_e(mt.assertion["message"]), model=_e(mt.model), kernel=_e(mt.kernel),
         line=str(mt.file_line), how="exact" if mt.exact else "candidate", matched_by=_e(mt.matched_by),
-        explanation="".join(f"<li>{_e(x)}</li>" for x in mt.explanation), svg=chain_svg(chain, i),
+        verdict=_e(mt.verdict), certainty=_e(mt.certainty),
+        explanation="".join(f"<li><b>[{_e(h.certainty)}]</b> {_e(h.text)}"
+                            + "".join(f"<br><small>evidence: {_e(e)}</small>" for e in h.evidence) + "</li>"
+                            for h in mt.hypotheses)
+        + "".join(f"<li class=\"note\">note: {_e(x)}</li>" for x in mt.notes)
+        + "".join(f"<li class=\"note\">tell them apart: <code>{_e(c)}</code></li>" for c in mt.confirm), svg=chain_svg(chain, i),
         plural="s" if len(mt.call_sites) > 1 else "", source_nodes=_e(", ".join(mt.source_nodes)),
         derived=" (derived from the kernel name)" if mt.source_nodes_derived else "",
         aten=("<br><b>ATen</b> " + _e(", ".join(mt.aten_ops))) if mt.aten_ops else "",

@@ -39,6 +39,34 @@ SCENARIOS = {
         {"AOTI_RUNTIME_CHECK_INPUTS": "1"},
         "m = load_package(pkg)\nm(torch.randn(4, 32), torch.zeros(3, 8, dtype=torch.long))",
         "AOTI_RUNTIME_CHECK_INPUTS=1; x has 4 rows, idx 3 (both are the symbol `batch`)"),
+    # Issue 20 (c): negative indices.  index_select's kernel wraps them (`tmp4 ? tmp3 : tmp0`, tmp4 = tmp0 < 0):
+    # -1 reads the last row with no error (eager index_select rejects it), only values below -N fail the check;
+    # the embedding's kernel does not wrap: -1 fails at once.
+    "cpu/index_select/negative_wraps_silently": (
+        {},
+        "import sys\ntorch.manual_seed(0)\nm = load_package(pkg)\nx = torch.randn(16, 4)\n"
+        "idx = torch.tensor([0, -1, 3, -16, 5])\nout = m(x, idx)\n"
+        "print('aoti: no error; rows read equal x[[0, 15, 3, 0, 5]]:', torch.equal(out, x[[0, 15, 3, 0, 5]] * 2.0),"
+        " file=sys.stderr)\n"
+        "try:\n    x.index_select(0, idx)\nexcept Exception as e:\n"
+        "    print('eager index_select:', type(e).__name__ + ':', str(e).splitlines()[0], file=sys.stderr)",
+        "idx holds -1 and -16 (x has 16 rows): the kernel wraps them to rows 15 and 0 and says nothing; eager "
+        "index_select raises"),
+    "cpu/index_select/negative_below_n": (
+        {},
+        "m = load_package(pkg)\nm(torch.randn(16, 4), torch.tensor([0, -1, 3, -17, 5]))",
+        "idx holds -17, below -16 (x has 16 rows): the only negative value that fails the wrapping kernel's check"),
+    "cpu/embedding/negative_one": (
+        {},
+        "m = load_package(pkg)\nm(torch.tensor([[1, 2, 3, 4], [5, -1, 7, 8]]))",
+        "ids hold -1: the embedding's kernel does not wrap negatives, so -1 already fails its check"),
+    # Issue 20 (d): top-k positions bound the index.  Scores 2x6 into a 10-column table: positions reach 5 < 10,
+    # every value fits (`check` says fit); error.log is the failing case (scores 2x10 into 6 columns).
+    "cpu/topk_gather/positions_fit": (
+        {},
+        "import sys\ntorch.manual_seed(0)\nm = load_package(pkg)\nout = m(torch.arange(12.).reshape(2, 6), "
+        "torch.randn(2, 10))\nprint('aoti: no error; output', tuple(out.shape), file=sys.stderr)",
+        "scores 2x6, table 2x10: top-3 positions reach 5, inside the 10 columns"),
     "cuda/jagged/load_cuda_package_on_cpu_host": (
         {},
         "m = load_package(pkg)",

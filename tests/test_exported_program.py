@@ -101,7 +101,7 @@ def test_trace_reads_the_users_line_with_ep(capsys):
     assert r["exported_program"].endswith("transformer_ep.pt2:transformer_ep/models/model.json")
     assert m["index_origin"][0]["input"]["user_name"] == "ids"
     assert m["source_locations"][0]["line"] == 138 and m["source_locations"][0]["module"] == "tok"
-    assert m["explanation"][-1] == ("In your code: the index comes from `ids`, used at build.py:138  "
+    assert m["notes"][-1] == ("In your code: the index comes from `ids`, used at build.py:138  "
                                     "`h = self.tok(ids) + self.pos(pos)` in `tok`.")
     assert not any("exported program" in h for h in r["hints"])  # it agrees with the package
     assert main(["trace-assert", pkg, "--log", log, "--ep", str(TRANSFORMER_EP)]) == 0

@@ -25,7 +25,8 @@ MOVING = {"wrapper_line", "definition_line", "call_sites", "line"}
 
 def _stable(d):
     if isinstance(d, dict):
-        return {k: _stable(v) for k, v in d.items() if k not in MOVING and k != "package"}
+        # "confirm": the repro/sweep command lines name the package's path, as "package" does
+        return {k: _stable(v) for k, v in d.items() if k not in MOVING and k not in ("package", "confirm")}
     if isinstance(d, list):
         return [_stable(x) for x in d]
     return d

@@ -293,3 +293,15 @@ def test_a_package_with_a_cpu_and_a_cuda_model():
     assert r.facts["gather_cpu"]["device"] == "cpu" and r.facts["gather_cuda"]["cubin_sm"] == [90]
     assert not [x for x in r.findings if x.kind == "gpu_arch" and x.model == "gather_cpu"]
     assert d.category == "index_assert" and d.trace.matches[0].model == "gather_cuda"
+
+
+def test_a_standalone_wrapper_is_read_with_its_named_model_class(capsys):
+    """compile_standalone names the class AOTInductorModelgather: was dialect 'unknown', no run_impl found (no
+    symbols, no calls, 'answers are partial')."""
+    rc = main(["--strict", "--no-cache", "show", str(_pkg("standalone_cuda")), "--full", "--json"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err[-600:]
+    (m,) = json.loads(out.out)["models"]
+    assert m["dialect"] == "cpp-wrapper-gpu/call_triton" and not m["warnings"]
+    assert [s["name"] for s in m["symbols"]][:1] == ["s77"] and m["outputs"][0]["source"] == "buf0"
+    assert m["coverage"]["understood"] == m["coverage"]["total"] > 0

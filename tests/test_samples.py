@@ -130,7 +130,7 @@ def test_captured_error_traces_to_manifest(sample):
     assert {o.input.index for o in mt.index_origin if o.input} == {exp["index_input"]}
     assert any(exp["source_contains"] in n for n in mt.source_nodes + mt.aten_ops)
     assert mt.complete
-    assert mt.explanation
+    assert mt.hypotheses
 
 
 def test_every_assertion_traces_completely(sample):
@@ -362,7 +362,7 @@ def test_json_keys_are_the_documented_ones(capsys):
     r = json.loads(capsys.readouterr().out)
     mt = r["matches"][0]
     assert {"model", "kernel", "kernel_kind", "file_line", "assertion", "static_bound", "bound", "index_origin",
-            "source_nodes", "source_nodes_derived", "aten_ops", "explanation"} <= set(mt)
+            "source_nodes", "source_nodes_derived", "aten_ops", "hypotheses", "notes"} <= set(mt)
     assert {"message", "index_var", "bound_expr"} <= set(mt["assertion"])
     assert {"kernel_param", "call_arg", "symbol", "input", "min", "max"} <= set(mt["bound"])
     assert mt["bound"]["input"] == {"index": 0, "name": "arg0_1", "dim": 0, "user_name": None}

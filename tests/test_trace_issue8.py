@@ -42,8 +42,8 @@ def test_compound_bound_has_one_term_per_size_parameter(name, op, limit, capsys)
     assert m["bound"]["limit"] == limit
     assert limit in m["verdict"] and m["complete"]
     # The advice states the real limit, never one term alone.
-    assert all("0..(input 0 dim 0) - 1" not in h for h in m["hypotheses"])
-    assert any(f"0..({limit}) - 1" in h for h in m["hypotheses"])
+    assert all("0..(input 0 dim 0) - 1" not in h["text"] for h in m["hypotheses"])
+    assert any(f"..({limit}) - 1" in h["text"] for h in m["hypotheses"])
 
 
 def test_limit_words_with_user_names():
@@ -62,7 +62,7 @@ def test_index_stored_by_the_same_kernel_is_followed(capsys):
     assert "out_ptr0" in o["path"] and o["path"][-1] == "input 0"
     assert o["computed"] is None and o["unresolved"] is None
     assert m["verdict"].startswith("an index computed from input 0")
-    assert any("stores out_ptr0 and reads it back" in h for h in m["hypotheses"])
+    assert any("stores out_ptr0 and reads it back" in h for h in m["notes"])
 
 
 def test_cpu_exception_in_an_extern_op_is_that_op(capsys):

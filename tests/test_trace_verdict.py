@@ -31,8 +31,9 @@ def test_verdict_is_the_first_line_and_hypotheses_are_not_repeated(manifest, cap
     r = json.loads(capsys.readouterr().out)
     m = r["matches"][0]
     assert r["verdict"] == m["verdict"] and m["verdict"]
-    assert len(m["hypotheses"]) == len(set(m["hypotheses"]))
-    for h in m["hypotheses"]:
+    texts = [h["text"] for h in m["hypotheses"]]
+    assert len(texts) == len(set(texts))
+    for h in texts + m["notes"]:
         for t in (m["bound"] or {}).get("terms", []):
             # whole names: torch 2.6's `ks0 = s0` is no repeat of s0 (its tail merely spells "s0 = s0")
             assert not re.search(rf"(?<!\w){re.escape(t['symbol'])} = {re.escape(t['symbol'])}\b", h), h
@@ -45,23 +46,46 @@ def test_static_table_verdict_leads_with_the_value_not_an_empty_input(capsys):
     m = json.loads(capsys.readouterr().out)["matches"][0]
     assert m["verdict"].startswith("input 0 (arg3_1) holds values ≥ 1000")
     assert "`emb.weight`" in m["verdict"]
-    assert "empty" not in m["hypotheses"][0]
+    assert "empty" not in m["hypotheses"][0]["text"]
 
 
 def test_value_from_an_input_ranks_before_an_empty_input(capsys):
     pkg = S / "cpu/two_models/two_models.pt2"
     assert main(["trace-assert", str(pkg), "--log", str(S / "cpu/two_models/error.log"), "--json"]) == 0
     m = json.loads(capsys.readouterr().out)["matches"][0]
-    assert m["hypotheses"][0].startswith("input 1 (arg3_1) holds a value outside")
-    assert "empty" in m["hypotheses"][1]
+    assert m["hypotheses"][0]["text"].startswith("input 1 (arg3_1) holds a value outside")
+    assert "empty" in m["hypotheses"][1]["text"]
+    # no log evidence tells them apart (a CPU check prints no value, no thread): both possible, and a run tells
+    assert [h["certainty"] for h in m["hypotheses"]] == ["possible", "possible"]
+    assert any(c.startswith("pt2-inspect sweep ") and c.endswith(" --run") for c in m["confirm"])
 
 
-def test_computed_index_ranks_the_empty_input_first(capsys):
-    # jagged: the trigger is an empty `values`; the index is computed (cumsum) from the other input.
-    pkg = S / "cpu/jagged/jagged.pt2"
-    assert main(["trace-assert", str(pkg), "--log", str(S / "cpu/jagged/error.log"), "--json"]) == 0
-    m = json.loads(capsys.readouterr().out)["matches"][0]
-    assert "empty input" in m["hypotheses"][0] and "empty input" in m["verdict"]
+@pytest.mark.parametrize("flavour", ["cpu", "cpu-2.6"])
+def test_a_cpu_check_without_evidence_lists_the_empty_input_without_ranking_it_by_rule(flavour, capsys):
+    """Issue 20 (a), (b): jagged's real cause is an empty `values` (the index is computed by cumsum from the other
+    input).  A CPU check prints no value and no thread, so no fixed rule may rank either cause first: both are
+    'possible', the verdict names both, and the answer gives the commands that tell them apart.  torch 2.6 writes
+    no input guards (min/max unknown): the empty-input cause must still be offered."""
+    pkg = S / f"{flavour}/jagged/jagged.pt2"
+    assert main(["trace-assert", str(pkg), "--log", str(S / flavour / "jagged/error.log"), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    m = r["matches"][0]
+    empty = [h for h in m["hypotheses"] if "empty input" in h["text"]]
+    assert empty and "empty input" in m["verdict"]
+    assert {h["certainty"] for h in m["hypotheses"]} == {"possible"} and len(m["hypotheses"]) == 2
+    assert m["certainty"] == r["certainty"] == "possible"
+    assert len(m["confirm"]) == 2 and all(str(pkg) in c for c in m["confirm"])
+
+
+def test_thread_evidence_makes_the_value_certain_and_drops_the_empty_input(capsys):
+    """cuda/gather_dynamic's real log lists thread [3,0,0] failing and not thread [0,0,0]: the bound is not 0."""
+    pkg = S / "cuda/gather_dynamic/gather_dynamic.pt2"
+    assert main(["trace-assert", str(pkg), "--log", str(S / "cuda/gather_dynamic/error.log"), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    m = r["matches"][0]
+    assert m["certainty"] == "certain" and m["hypotheses"][0]["certainty"] == "certain"
+    assert not any("empty input" in h["text"] for h in m["hypotheses"])
+    assert any("thread [0,0,0]" in e for e in m["hypotheses"][0]["evidence"]) and m["confirm"] == []
 
 
 def test_a_one_row_buffer_is_named_by_the_dim_it_is_indexed_along():
@@ -79,4 +103,4 @@ def test_a_one_row_buffer_is_named_by_the_dim_it_is_indexed_along():
     assert "1 rows" not in t.verdict
     assert "`embeddings.token_type_ids` (shape [1, 512]: indexed along dim 1, 512 long)" in t.verdict
     assert "values read from constant embeddings.position_ids hold values ≥ 512" in t.verdict
-    assert "never loaded" in t.matches[0].hypotheses[0]
+    assert "never loaded" in t.matches[0].hypotheses[0].text

@@ -22,6 +22,10 @@ examples:
   pt2-inspect check sample_packages/cpu/jagged/jagged.pt2 --input 0=float32[0,8]@cpu --input 1=int64[3]
   pt2-inspect check sample_packages/cuda/jagged/jagged.pt2 --input 0=float32[4,8]@cuda 1=int64[3]@cuda
   pt2-inspect check sample_packages/cuda/jagged/jagged.pt2 --inputs-json sample_packages/cuda/jagged/check_inputs.json --json
+  pt2-inspect check sample_packages/cuda/jagged/jagged.pt2 --device cuda:1 --input 0=float32[10,8]@cuda:1 --input 1=int64[3]@cuda:0
+
+SPEC's DEVICE takes an index (cuda:1); --device cuda:N says where the package is
+loaded (aoti_load_package(path, device_index=N)): inputs on another GPU are named.
 
 exit codes: 0 everything fits, 1 a violation or a predicted failure, 2 usage, 3 unreadable package
 """
@@ -35,6 +39,8 @@ def add_parser(sub):
                    help="one input or several (`--input A B` or `--input A --input B`)")
     p.add_argument("--inputs-json", metavar="FILE", help='[{"input": 0, "dtype": "float32", "shape": [4, 32], "device": "cuda"}, ...]')
     p.add_argument("--model", metavar="NAME", help="which model (default: the only one, or 'model')")
+    p.add_argument("--device", metavar="DEV", help="where the package is loaded: cuda:N for aoti_load_package(path, "
+                                                   "device_index=N) (default: not said; inputs must share one GPU)")
     p.add_argument("--ep", metavar="FILE", help="the exported program (torch.export.save) for user input names")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
@@ -43,7 +49,7 @@ def add_parser(sub):
 def run(a) -> int:
     from ..errors import UsageError
     from ..package import open_package
-    from ..queries.check import check, parse_inputs_json, parse_spec
+    from ..queries.check import check, parse_device, parse_inputs_json, parse_spec
 
     specs = [parse_spec(s) for s in a.input]
     if a.inputs_json:
@@ -55,7 +61,7 @@ def run(a) -> int:
 
     ep = load_ep_option(a.ep)
     with open_package(a.package) as pkg:
-        r = check(pkg, specs, model=a.model, ep=ep)
+        r = check(pkg, specs, model=a.model, ep=ep, device=parse_device(a.device, "--device"))
     if a.json:
         print(json.dumps(r.to_dict(), indent=2))
     else:

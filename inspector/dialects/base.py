@@ -157,12 +157,40 @@ class Dialect:
         inline_member = bool(member) and not member.endswith(".wrapper.cpp")
         if inline_member != (self.cpp_kernels_member == "inline"):
             return False
-        return all(r in text for r in self.requires) and not any(x in text for x in self.excludes)
+        named = model_class(text) if self.run_impl_start in self.requires and self.run_impl_start not in text else ""
+        return all(r in text or (named and r == self.run_impl_start and self.named_run_impl_start(named) in text)
+                   for r in self.requires) and not any(x in text for x in self.excludes)
+
+    def named_run_impl_start(self, name: str) -> str:
+        """compile_standalone names the class ``AOTInductorModel<name>`` (model_name_for_generated_files)."""
+        return self.run_impl_start.replace("AOTInductorModel::", f"AOTInductorModel{name}::")
+
+    def is_run_impl_start(self, line: str) -> bool:
+        return line.startswith(self.run_impl_start) or (
+            line.startswith("void AOTInductorModel") and "::run_impl(" in line and " " not in line[5:line.find("::")])
+
+    def is_run_impl_end(self, line: str) -> bool:
+        return line.startswith(self.run_impl_end) or (line.startswith("} // AOTInductorModel") and
+                                                      line.rstrip().endswith("::run_impl"))
 
     def to_dict(self) -> dict:
         return {"name": self.name, "summary": self.summary, "torch_seen": list(self.torch_seen),
                 "launch_style": self.launch_style, "source_nodes": self.source_nodes,
                 "triton_line_base": self.triton_line_base, "known": self.known}
+
+
+def model_class(text: str) -> str:
+    """``gather`` for a wrapper whose model class is ``AOTInductorModelgather`` (compile_standalone with
+    model_name_for_generated_files="gather"); "" for the plain ``AOTInductorModel``."""
+    at = text.find("::run_impl(")
+    while at >= 0:
+        start = text.rfind("void AOTInductorModel", 0, at)
+        if start >= 0 and "\n" not in text[start:at]:
+            name = text[start + len("void AOTInductorModel"):at]
+            if name.isidentifier() or name == "":
+                return name
+        at = text.find("::run_impl(", at + 1)
+    return ""
 
 
 # Not a family we know: the markers of the newest known one, so whatever still matches is read,

@@ -112,9 +112,91 @@ def ambiguous_aten_verdict(kernel: str, calls) -> str:
             "call reports itself")
 
 
+def _neg(limit: str) -> str:
+    return f"-{limit}" if re.fullmatch(r"[\w()]+", limit) else f"-({limit})"
+
+
+def _below(t, limit: str) -> str:
+    """What a negative index does at this check: ``< 0`` fails it, or (a kernel that wraps) only ``< -N``."""
+    return f"< {_neg(limit)}" if t.negative_wrap else "< 0"
+
+
+def _outside(t, limit: str) -> str:
+    """The range a value must stay in: ``0..N-1``, or ``-N..N-1`` where the kernel wraps negatives."""
+    par = limit if re.fullmatch(r"[\w()]+", limit) else f"({limit})"
+    return f"{_neg(limit)}..{par} - 1" if t.negative_wrap else f"0..{par} - 1"
+
+
+def _position_exceeds(t) -> bool | None:
+    """Whether the position's length can exceed the bound (None: the package does not say)."""
+    p = t.position
+    terms = t.bound.terms if t.bound is not None else []
+    if p is None:
+        return None
+    if len(terms) == 1 and p.symbol is not None and terms[0].symbol == p.symbol:
+        return False  # positions along the very dim the index is checked against stay below it
+    if t.static_bound is not None:
+        top = p.static if p.static is not None else p.max
+        return None if top is None else top + p.past > t.static_bound
+    return True
+
+
+def position_hypothesis(t, limit: str) -> str:
+    p = t.position
+    if p.op == "reduction":
+        rows = (t.table or {}).get("rows")
+        return reduction_position_hypothesis(p.where, p.length, rows)
+    top = f"{p.length}" + (" (one past the last boundary)" if p.past else " - 1")
+    rng = f"; the package allows {p.length} up to {p.max}" if p.max is not None else ""
+    return (f"the index is a position {p.name} returns along {p.length} ({p.where}): its values reach {top}, and "
+            f"{limit} is the limit{rng}: whenever {p.length} is larger than {limit}, positions past it fail. Compare "
+            f"those two sizes (`pt2-inspect check` says 'may fail' for them), not the input's values.")
+
+
+def position_evidence(t, limit: str) -> str:
+    p = t.position
+    return (f"the package fixes it: the index is the output of {p.name} ({p.where}), bounded by {p.length}, not by "
+            f"{limit}")
+
+
+def _guard_evidence(x) -> str:
+    if x.min is None and x.max is None:
+        return (f"{dim_words(x.input)} has no guard compiled in (torch 2.6 writes none unless AOTI_RUNTIME_CHECK_INPUTS=1 "
+                "is set when compiling): any size, 0 too, reaches the kernel")
+    return (f"{dim_words(x.input)} was exported for {_rng(x)}; its guards run only with AOTI_RUNTIME_CHECK_INPUTS=1, "
+            "so a size outside it (0 too) reaches the kernel")
+
+
+THREAD_PASSED = ("thread [0,0,0] of block [0,0,0] did not fail (the log lists the threads that did): with a bound of 0 "
+                 "every index fails, that thread's too, so the bound is not 0")
+THREAD_FAILED = ("thread [0,0,0] of block [0,0,0] failed (the log): as every thread does when the bound is 0; a bad "
+                 "value at the first position does the same")
+
+
+def confirm_commands(pkg: str) -> list[str]:
+    """The commands that tell a trace's alternatives apart by running the package (the `repro`/`sweep` commands)."""
+    return [f"pt2-inspect repro {pkg} --log ERROR_LOG", f"pt2-inspect sweep {pkg} --run"]
+
+
+CONFIRM_WHY = "nothing in the log excludes the other causes; a run tells them apart"
+
+
+def wrap_note(t) -> str | None:
+    """Whether the checked kernel wraps negative indices, said once."""
+    lim = str(t.static_bound) if t.static_bound is not None else (t.bound.limit if t.bound and t.bound.limit else "N")
+    if t.negative_wrap is True:
+        return (f"{t.kernel} wraps negative indices before its check (`idx < 0 ? idx + {lim} : idx`, Python's "
+                f"indexing): -1..{_neg(lim)} pass silently and read rows counted from the end (a wrong row, no error); "
+                f"only values below {_neg(lim)} fail the check.")
+    if t.negative_wrap is False:
+        return (f"{t.kernel} does not wrap negative indices: -1 already fails its check (as an embedding's does).")
+    return None
+
+
 def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
     """One line: which input holds what, against which limit, checked where.  ``first_thread_failed``: whether the
-    log shows thread [0,0,0] of block [0,0,0] failing (with a bound of 0 every index fails, that one too)."""
+    log shows thread [0,0,0] of block [0,0,0] failing (with a bound of 0 every index fails, that one too).
+    Without such evidence every cause the package allows is named, none ranked by a fixed rule."""
     a = t.assertion
     var = a.get("index_var") or "the index"
     inputs = [o.input for o in t.index_origin if o.input]
@@ -134,22 +216,31 @@ def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
                 f"{LAYOUT_WORDS[a['checks']]}{feeds}")
     where = f"failed inside the extern op {t.kernel}" if t.kernel_kind == "extern" else f"checked in {t.kernel}"
     if t.static_bound is not None:
-        limit = f"≥ {t.static_bound}" + (f", indexing {tbl}" if tbl else "")
+        n = str(t.static_bound)
+        limit = f"≥ {n}" + (f", indexing {tbl}" if tbl else "")
         verb = "hold" if (src or "").startswith("values") else "holds"
-        return f"{src or var} {verb} values {limit} (or < 0); {where}"
+        pos = ""
+        if _position_exceeds(t):
+            pos = f"; it is a position {t.position.name} returns along {t.position.length}, which can exceed {n}"
+        return f"{src or var} {verb} values {limit} (or {_below(t, n)}){pos}; {where}"
     if t.bound is not None and t.bound.terms and all(x.input for x in t.bound.terms):
         lim = t.bound.limit or t.bound.kernel_param
-        empty = [x for x in t.bound.terms if x.min is not None and x.min >= 1]
-        if src and direct:
-            return f"{src} holds values ≥ {lim} (or < 0){', indexing ' + tbl if tbl else ''}; {where}"
-        if empty:
-            dims = " or ".join(dim_words(x.input) for x in empty)
-            if first_thread_failed is False:
-                return (f"{src or var} is ≥ {lim} (or < 0); not an empty input: were {dims} 0, every index would fail, the "
-                        f"first thread of the first block too, and the log shows that one did not; {where}")
-            return (f"{dims} is 0 (an empty input) or {src or var} is ≥ {lim}; the package was exported for "
-                    f"{_rng(empty[0])}; {where}")
-        return f"{src or var} is ≥ {lim} (or < 0); {where}"
+        dims = " or ".join(dim_words(x.input) for x in t.bound.terms)
+        what = (f"{src} holds values ≥ {lim} (or {_below(t, lim)}){', indexing ' + tbl if tbl else ''}" if src and direct
+                else f"{src or var} is ≥ {lim} (or {_below(t, lim)})")
+        if first_thread_failed is False:
+            return (f"{what}; not an empty input: were {dims} 0, every index would fail, the first thread of the "
+                    f"first block too, and the log shows that one did not; {where}")
+        exceeds = _position_exceeds(t)
+        if exceeds:
+            return (f"{what}: it is a position {t.position.name} returns along {t.position.length}, and that size can "
+                    f"exceed {lim}; or {dims} is 0 (an empty input); {where}")
+        if exceeds is False:
+            return (f"{dims} is 0 (an empty input): {src or var} is a position along {t.position.length}, which "
+                    f"stays below {lim}; {where}")
+        if first_thread_failed is True:
+            return (f"{dims} is 0 (an empty input), as thread [0,0,0] failing suggests, or {what}; {where}")
+        return f"{what}, or {dims} is 0 (an empty input); the log does not say which; {where}"
     if t.kernel_kind == "extern":
         return f"{t.kernel} failed: {src or 'its index argument'} holds an index outside {tbl or 'its table'}"
     return f"{var} failed `{a.get('message')}` in {t.kernel}; the bound `{a.get('bound_expr')}` was not traced to an input"
@@ -174,10 +265,14 @@ def _rng(x) -> str:
     return f"{x.min if x.min is not None else '?'}..{x.max if x.max is not None else '?'}"
 
 
-def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None) -> list[str]:
-    """Ranked causes, each stated once, then notes (intermediate buffers, several launches).  A log whose first
-    thread did not fail puts a too-large index first: with a bound of 0 every thread fails."""
-    out: list[str] = []
+
+def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None, thread_line: str | None = None
+                     ) -> tuple[list[tuple[str, str, list[str]]], list[str]]:
+    """(causes, notes).  Causes: ``(text, certainty, evidence)``, likeliest first, each stated once; a cause is
+    ranked above another only on evidence (the log's threads, a value the package fixes), never by a fixed
+    rule.  Notes: facts beside them (intermediate buffers, several launches, negative wrap-around)."""
+    causes: list[tuple[str, str, list[str]]] = []
+    notes: list[str] = []
     a = t.assertion
     var = a.get("index_var") or "the index"
     inputs = [o.input for o in t.index_origin if o.input]
@@ -185,73 +280,99 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None) -
     direct = any(o.input and not computed(o) for o in t.index_origin)
     consts = [o.constant for o in t.index_origin if o.constant]
     tbl = table_words(t.table)
+    at = f"the failing check, {t.kernel} line {t.file_line}"
     if a.get("checks") in LAYOUT_WORDS:
-        out.append(LAYOUT_CAUSES[a["checks"]])
-        return out
+        return [(LAYOUT_CAUSES[a["checks"]], "possible", [at])], notes
     if a.get("checks") == "finite":
         if src and direct:
-            return [f"{src} holds a NaN or Inf: check it before calling the model (torch.isfinite(x).all())."]
-        out.append(f"{var} is computed in {t.kernel}" + (f" from {src}" if src else "") + ": a NaN/Inf in "
-                   + ("that input, or " if src else "") + "the computation itself (log of a negative, 0/0, an "
-                   "overflow) made it; the intermediate value printer shows the values going in.")
-        return out
+            return [(f"{src} holds a NaN or Inf: check it before calling the model (torch.isfinite(x).all()).",
+                     "likely", [at, f"the checked value is read straight from {src}"])], notes
+        causes.append((f"{var} is computed in {t.kernel}" + (f" from {src}" if src else "") + ": a NaN/Inf in "
+                       + ("that input, or " if src else "") + "the computation itself (log of a negative, 0/0, an "
+                       "overflow) made it; the intermediate value printer shows the values going in.", "possible", [at]))
+        return causes, notes
     if t.static_bound is not None:
-        if src and not direct:
-            out.append(f"the index computed from {src} takes a value outside 0..{t.static_bound - 1}"
-                       + (f" (indexing {tbl})" if tbl else "") + ": check the sizes and values of that input "
-                       "against the table.")
+        n = t.static_bound
+        fixed = f"the bound is the constant {n}, a value the package fixes ({at}): it is never 0, so only a value fails"
+        rng = _outside(t, str(n)).replace(f"{n} - 1", str(n - 1))
+        if _position_exceeds(t):
+            causes.append((position_hypothesis(t, str(n)), "certain", [fixed, position_evidence(t, str(n))]))
+        elif src and not direct:
+            causes.append((f"the index computed from {src} takes a value outside {rng}"
+                           + (f" (indexing {tbl})" if tbl else "") + ": check the sizes and values of that input "
+                           "against the table.", "certain", [fixed]))
         elif src:
-            out.append(f"{src} holds a value outside 0..{t.static_bound - 1}"
-                       + (f" (indexing {tbl})" if tbl else "") + f": check those values before calling the model "
-                       f"(e.g. ids < {t.static_bound}), or grow the table.")
+            causes.append((f"{src} holds a value outside {rng}"
+                           + (f" (indexing {tbl})" if tbl else "") + f": check those values before calling the model "
+                           f"(e.g. ids < {n}), or grow the table.", "certain", [fixed]))
         elif consts:
-            out.append(f"The values come from constant {consts[0]}: it holds such a "
-                       "value only if it was never loaded (a buffer left out of load_constants, e.g. one "
-                       "state_dict() lacks, holds uninitialised memory) or was replaced by other weights: check "
-                       "the load_constants call (`pt2-inspect doctor PKG --weights FILE`).")
+            causes.append((f"The values come from constant {consts[0]}: it holds such a "
+                           "value only if it was never loaded (a buffer left out of load_constants, e.g. one "
+                           "state_dict() lacks, holds uninitialised memory) or was replaced by other weights: check "
+                           "the load_constants call (`pt2-inspect doctor PKG --weights FILE`).", "likely",
+                           [fixed, f"the index is read from constant {consts[0]}, not from an input"]))
         else:
-            out.append(f"{var} is computed inside {t.kernel} and must stay below {t.static_bound}.")
+            causes.append((f"{var} is computed inside {t.kernel} and must stay below {n}.", "certain", [fixed]))
     elif t.bound is not None and t.bound.terms and all(x.input for x in t.bound.terms):
         lim = t.bound.limit
+        guards = [_guard_evidence(x) for x in t.bound.terms]
         value = ((f"{src} holds" if direct else f"the index computed from {src} takes")
-                 + f" a value outside 0..({lim}) - 1: check those values against {lim} before calling the model."
-                 ) if src else None
-        empties = [x for x in t.bound.terms if x.min is not None and x.min >= 1]
-        empty = None
-        if empties:
-            dims = " or ".join(dim_words(x.input) for x in empties)
-            exported = "; ".join(f"{dim_words(x.input)} was exported for {_rng(x)}" for x in t.bound.terms)
-            empty = (f"{dims} is 0 (an empty input), so `{var} < {a.get('bound_expr')}` fails for every index "
-                     f"({exported}): handle empty inputs in forward() or export with size-0/1 samples. "
-                     "AOTI_RUNTIME_CHECK_INPUTS=1 at run time turns this into a clear input error.")
-        # A value read straight from an input is the likelier cause; an index computed from other inputs
-        # (cumsum, arange) usually goes wrong because a size is 0.
-        first, second = (value, empty) if direct or first_thread_failed is False else (empty, value)
-        out += [x for x in (first, second) if x]
+                 + f" a value outside {_outside(t, lim)}: check those values against {lim} before calling the "
+                 "model.") if src else None
+        dims = " or ".join(dim_words(x.input) for x in t.bound.terms)
+        exported = "; ".join(f"{dim_words(x.input)} was exported for {_rng(x)}" for x in t.bound.terms)
+        empty = (f"{dims} is 0 (an empty input), so `{var} < {a.get('bound_expr')}` fails for every index "
+                 f"({exported}): handle empty inputs in forward() or export with size-0/1 samples. "
+                 "AOTI_RUNTIME_CHECK_INPUTS=1 at run time turns this into a clear input error.")
+        exceeds = _position_exceeds(t)
+        if first_thread_failed is False:
+            if value:
+                causes.append((value, "certain", [x for x in (thread_line, THREAD_PASSED) if x]))
+        elif exceeds:
+            causes.append((position_hypothesis(t, lim), "likely", [position_evidence(t, lim)] + guards))
+            causes.append((empty, "possible", guards))
+        elif exceeds is False:
+            causes.append((empty, "likely", [f"the index is a position along {t.position.length} "
+                                             f"({t.position.where}), which stays below {lim}: no value can fail"]
+                           + guards))
+        elif first_thread_failed is True:
+            causes.append((empty, "likely", [x for x in (thread_line, THREAD_FAILED) if x] + guards))
+            if value:
+                causes.append((value, "possible", [x for x in (thread_line, THREAD_FAILED) if x]))
+        else:
+            # No evidence tells them apart (a CPU check prints no value and no thread): both, equally possible;
+            # the value first only because it is named by the check's own text.
+            if value:
+                causes.append((value, "possible", [at]))
+            causes.append((empty, "possible", guards))
         if len(t.bound.terms) > 1:
-            out.append(f"The limit is {lim}{_numel_words(t.bound.terms, a.get('bound_expr') or '')}: "
-                       + ", ".join(_hops(x) for x in t.bound.terms) + ".")
+            notes.append(f"The limit is {lim}{_numel_words(t.bound.terms, a.get('bound_expr') or '')}: "
+                         + ", ".join(_hops(x) for x in t.bound.terms) + ".")
     elif t.kernel_kind == "extern":
         if src:
-            out.append(f"{src} holds an index outside {tbl or 'the table'} that {t.kernel} reads: check those values "
-                       "before calling the model.")
+            causes.append((f"{src} holds an index outside {tbl or 'the table'} that {t.kernel} reads: check those "
+                           "values before calling the model.", "likely", [f"the failing call, wrapper.cpp line {t.file_line}"]))
     elif a.get("bound_expr"):
-        out.append(f"The bound `{a['bound_expr']}` could not be traced to a model input.")
+        causes.append((f"The bound `{a['bound_expr']}` could not be traced to a model input.", "possible", [at]))
+    w = wrap_note(t)
+    if w:
+        notes.append(w)
     for o in t.index_origin:
         if o.input and computed(o):
             hops = [p for p in o.path if p.startswith(("triton_", "cpp_", "aoti_"))]
             own = [p for p in o.path if re.fullmatch(r"(in_)?out_ptr\d+", p)]
             if hops:
-                out.append(f"The index values are computed from {who(o.input)} through {' <- '.join(hops)} "
-                           "(an intermediate buffer), not read from it directly.")
+                notes.append(f"The index values are computed from {who(o.input)} through {' <- '.join(hops)} "
+                             "(an intermediate buffer), not read from it directly.")
             elif own:
-                out.append(f"The index values are computed from {who(o.input)} inside {t.kernel} itself (it stores "
-                           f"{own[0]} and reads it back, e.g. an argmax or cumsum), not read from the input directly.")
+                notes.append(f"The index values are computed from {who(o.input)} inside {t.kernel} itself (it stores "
+                             f"{own[0]} and reads it back, e.g. an argmax or cumsum), not read from the input directly.")
     if n_sites > 1:
-        out.append(f"{t.kernel} is launched {n_sites} times (wrapper lines {', '.join(str(s) for s in t.call_sites)}); "
-                   "the chain above follows the first launch.")
-    return list(dict.fromkeys(out))
-
+        notes.append(f"{t.kernel} is launched {n_sites} times (wrapper lines {', '.join(str(s) for s in t.call_sites)}); "
+                     "the chain above follows the first launch.")
+    seen: set[str] = set()
+    causes = [c for c in causes if not (c[0] in seen or seen.add(c[0]))]
+    return causes, list(dict.fromkeys(notes))
 
 def user_code(t) -> str:
     """Where the user's own code does it: ``the index comes from `ids`, used at build.py:138 `…` in `tok```."""
@@ -271,3 +392,23 @@ def reduction_position_hypothesis(kernel: str, length: str, rows) -> str:
 
 def reduction_position_note(length: str) -> str:
     return f"; the index is a position along {length} (an argmax/argmin)"
+
+
+# ---------------------------------------------------------------------------
+# device indices (doctor, check, diagnose)
+# ---------------------------------------------------------------------------
+
+
+def device_index_words(dev: str, uses: int, fixed: list[str]) -> str:
+    if fixed:
+        return (f"the wrapper names fixed devices ({', '.join(fixed)}) besides the runner's own index: load it on "
+                "that index, or expect a device mismatch on another")
+    if uses:
+        return (f"loads on any {dev} device index: every allocation and launch uses the runner's own index "
+                f"(this->device_idx_, {uses} uses); inputs and load_constants tensors must be on that same GPU")
+    return f"a {dev} model; the wrapper does not say which device index it uses"
+
+
+def device_index_fix(dev: str) -> str:
+    return (f"pick the GPU with torch._inductor.aoti_load_package(path, device_index=N) (default: the current "
+            f"device, {dev}:0), then move every input there: x.to('{dev}:N')")

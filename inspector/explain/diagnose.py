@@ -191,6 +191,27 @@ def mismatch_move(key: str, m) -> str:
 
 CONFIRM_WITH_CHECKS = "Confirm with the runtime checks, which name the input."
 
+
+def device_index_verdict(first: str, second: str, arg: str | None, method: str | None) -> str:
+    """c10's device check named two GPUs of one type: the package runs on one index, a tensor sits on another."""
+    who_ = f"argument `{arg}` of {method}" if arg and method else (f"argument `{arg}`" if arg else "one tensor")
+    return (f"two GPUs in one call: {who_} is on {second}, the other tensors on {first}; the package's own buffers "
+            f"and constants sit on the GPU it was loaded on (aoti_load_package(path, device_index=N)), so one of "
+            f"the inputs (or a load_constants tensor) is on the other GPU")
+
+
+def device_index_move(first: str, second: str, arg: str | None) -> str:
+    i1, i2 = first.split(":")[-1], second.split(":")[-1]
+    dev = first.split(":")[0]
+    return (f"If the package was loaded on {first} (device_index={i1}), move the tensor passed as {('`' + arg + '`') if arg else 'it'} "
+            f"there: x.to('{first}'); if it was loaded on {second} (device_index={i2}), move the other inputs to "
+            f"{second}. Every input and constant must be on the loaded GPU: `pt2-inspect check PKG --device "
+            f"{dev}:N --input …@{dev}:M` names the ones that are not.")
+
+
+DEVICE_INDEX_CHECK = ("AOTI_RUNTIME_CHECK_INPUTS=1 does not catch this: the package's input checks compare the device "
+                      "type only (`unmatched device type`), never the index")
+
 # ---------------------------------------------------------------------------
 # illegal_memory_access
 # ---------------------------------------------------------------------------

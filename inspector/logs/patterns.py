@@ -238,6 +238,15 @@ INPUT_DEVICE = _p(
     "input_device", "detail",
     r"unmatched device type, expected: (?P<exp>\S+?),? but got: (?P<got>\S+)",
     "an input check's text: a device type")
+# c10's own wording (aten/src/ATen/core/adaption.cpp, c10::impl::common_device_check_failure; TensorIterator's
+# "but got … different from other tensors on"): two devices in one call, the argument named and its device.
+DEVICE_PAIR = _p(
+    "device_pair", "detail",
+    r"Expected all tensors to be on the same device, but found at least two devices, (?P<first>[\w]+(?::\d+)?) and "
+    r"(?P<second>[\w]+(?::\d+)?)!(?: \(when checking argument for argument (?P<arg>\w+) in method (?P<method>\w+)\))?"
+    r"|Expected all tensors to be on the same device, but got (?P<arg2>\w+) is on (?P<second2>[\w]+(?::\d+)?), "
+    r"different from other tensors on (?P<first2>[\w]+(?::\d+)?)(?: \(when checking argument in method (?P<method2>\w+)\))?",
+    "two devices in one ATen call: the other tensors' device, then the named argument's (c10's wording)")
 INPUT_SIZE = _p(
     "input_size", "detail",
     r"unmatched dim value at (?P<dim>\d+), expected: (?P<exp>-?\d+), but got: (?P<got>-?\d+)",
@@ -307,6 +316,7 @@ SYMBOL_NAME = _p(
     "a size symbol in a runtime assertion's condition: s<N> backed by an input dim, u<N> read from data")
 
 DETAILS = [*ATEN_LAYOUT_ERRORS, PYTHON_FRAME, SYMBOL_NAME, PRINTER_STAT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
+           DEVICE_PAIR,
            INPUT_SIZE, INPUT_STRIDE, DEVICE_CODE, ERROR_LINE, EXCEPTION_LINE, MISSING_MEMBER, NOT_ELF, FRAMING,
            SAYS_FAILURE, EXTERN_LIMIT]
 

@@ -99,7 +99,7 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
             wm.check_inputs.append((k, i + 1, j))
             i = j + 1
             continue
-        if s.startswith(d.run_impl_start):
+        if d.is_run_impl_start(s):
             wm.saw_run_impl = True
             i = _scan_run_impl(wm, i)
             continue
@@ -174,7 +174,7 @@ def _scan_run_impl(wm: WrapperMap, i: int) -> int:
         i += 1
     i += 1
     end = i
-    while end < n and not lines[end].startswith(d.run_impl_end):
+    while end < n and not d.is_run_impl_end(lines[end]):
         end += 1
     # one statement per non-empty line; locals, not attribute look-ups, in the loop (~190,000 lines on 20k kernels)
     run, start_rule, size_stride, checked = wm.run, d.start_rule, d.size_stride_check, d.checked_call

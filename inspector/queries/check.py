@@ -38,6 +38,10 @@ class CheckResult:
     verdict: str
     violations: list[dict] = field(default_factory=list)
     predicted_assertions: list[dict] = field(default_factory=list)
+    # checks these sizes let fail: an index bounded by one size (a top-k/sort/argmax position) reads a table
+    # sized by another that may be smaller; each names both sizes
+    may_fail: list[dict] = field(default_factory=list)
+    certainty: str = "certain"  # of the verdict: "certain" | "likely" | "possible"
     checked: list[dict] = field(default_factory=list)  # what each given input was matched to
     notes: list[str] = field(default_factory=list)
 
@@ -47,7 +51,6 @@ class CheckResult:
 
 # The devices a tensor of a package can be on (torch.device's types an AOTI package is built for); anything else
 # (`@tpu`, `@gpu`) is a typo, refused as a usage error rather than checked as a device mismatch.
-_DEVICE = re.compile(r"^(?:cpu|cuda(?::\d+)?|xpu(?::\d+)?|mps|meta)$")
 
 
 def _ints(text: str | None, what: str, spec: str) -> list[int] | None:
@@ -67,10 +70,25 @@ def _non_negative(vals, what: str, where: str) -> None:
         raise UsageError(f"{where}: {what} cannot be negative ({neg[0]}): a tensor's {what} are 0 or more")
 
 
-def _device(dev: str | None, where: str) -> str | None:
-    if dev is not None and not _DEVICE.match(str(dev)):
-        raise UsageError(f"{where}: unknown device {dev!r}; one of cpu, cuda, cuda:N, xpu, mps, meta")
-    return dev
+_DEVICE = re.compile(r"^(?P<type>cpu|cuda|xpu|mps|meta)(?::(?P<index>\d+))?$")
+
+
+def parse_device(text: str | None, where: str) -> str | None:
+    """``cuda`` / ``cuda:1`` / ``cpu``, checked; a device index only on a GPU type."""
+    if text is None:
+        return None
+    m = _DEVICE.match(text.strip())
+    if not m or (m.group("index") is not None and m.group("type") in ("cpu", "meta")):
+        raise UsageError(f"{where}: unknown device {text!r}; one of cpu, cuda, cuda:N (N a device index, e.g. cuda:1), "
+                         "xpu, xpu:N, mps, meta")
+    return text.strip()
+
+
+def device_index(dev: str | None) -> int | None:
+    """The GPU index a device names: ``cuda:1`` -> 1, ``cuda`` -> 0 (the current device, 0 unless set), cpu -> None."""
+    if not dev or not dev.startswith(("cuda", "xpu")):
+        return None
+    return int(dev.split(":", 1)[1]) if ":" in dev else 0
 
 
 def parse_spec(text: str) -> InputSpec:
@@ -83,7 +101,7 @@ def parse_spec(text: str) -> InputSpec:
     _known(dtype, f"--input {text!r}")
     return InputSpec(who=m.group("who"), dtype=dtype, shape=_ints(m.group("shape"), "sizes", text),
                      stride=_ints(m.group("stride"), "strides", text),
-                     device=_device(m.group("device"), f"--input {text!r}"))
+                     device=parse_device(m.group("device"), f"--input {text!r}"))
 
 
 def _known(dtype: str | None, where: str) -> None:
@@ -117,12 +135,11 @@ def parse_inputs_json(text: str) -> list[InputSpec]:
                                  dtype=dtype_name(x.get("dtype")),
                                  shape=[int(v) for v in x["shape"]] if x.get("shape") is not None else None,
                                  stride=[int(v) for v in x["stride"]] if x.get("stride") is not None else None,
-                                 device=x.get("device")))
+                                 device=parse_device(x.get("device"), f"--inputs-json: item {i}")))
         except (TypeError, ValueError):
             raise UsageError(f"--inputs-json: item {i}: shape and stride must be lists of integers") from None
         _non_negative(out[-1].shape or [], "sizes", f"--inputs-json: item {i}")
         _non_negative(out[-1].stride or [], "strides", f"--inputs-json: item {i}")
-        _device(out[-1].device, f"--inputs-json: item {i}")
     return out
 
 
@@ -189,7 +206,10 @@ def _resolve(m: Model, spec: InputSpec, ep) -> int:
                      + ("" if ep else " (user names need an exported program: --ep FILE)"))
 
 
-def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=None) -> CheckResult:
+def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=None, device: str | None = None
+          ) -> CheckResult:
+    """``device``: where the package is loaded (``cuda:1`` = ``aoti_load_package(path, device_index=1)``);
+    inputs on another GPU are said as such."""
     from ..exported_program import disagreements, packaged_ep
 
     ix = pkg.index(model)
@@ -303,23 +323,55 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
     devs: dict[str, list[int]] = {}
     for i, dev in on_device.items():
         if dev.startswith("cuda"):
-            devs.setdefault(dev if ":" in dev else "cuda:0", []).append(i)
-    if len(devs) > 1:
+            devs.setdefault(f"cuda:{device_index(dev)}", []).append(i)
+    loaded = device_index(device) if device and device.startswith("cuda") else None
+    if device and pkg_dev and device.split(":")[0] != pkg_dev:
+        res.violations.append({"input": None, "kind": "device", "detail": (
+            f"the package is loaded on {device}, but it was compiled for {pkg_dev} (AOTI_DEVICE_KEY {m.device!r}): "
+            "changing the device type is not supported; load it on a " + pkg_dev + " device")})
+    elif loaded is not None:
+        for d, idxs in devs.items():
+            if device_index(d) != loaded:
+                alt = (f", or load the package with device_index={device_index(d)}" if len(devs) == 1 else
+                       "; the other inputs are on " + ", ".join(x for x in devs if x != d))
+                for i in idxs:
+                    res.violations.append({"input": i, "kind": "device", "detail": (
+                        f"input {i} ({m.inputs[i].name}): is on {d}, but the package is loaded on cuda:{loaded} "
+                        f"(aoti_load_package(path, device_index={loaded})): move the input with .to('cuda:{loaded}')"
+                        + alt)})
+    elif len(devs) > 1:
         first, *others = devs
         for d in others:
             for i in devs[d]:
                 res.violations.append({"input": i, "kind": "device", "detail": (
                     f"input {i} ({m.inputs[i].name}): is on {d} while input {devs[first][0]} is on {first}: one run "
                     "of the model uses one device; move every input to the same GPU")})
+    if loaded is None and len(devs) == 1 and next(iter(devs)) != "cuda:0":
+        d = next(iter(devs))
+        res.notes.append(f"every given input is on {d}: load the package there, aoti_load_package(path, "
+                         f"device_index={device_index(d)}) (a runner on another GPU rejects them)")
     missing = [i for i in range(len(m.inputs)) if i not in given]
     if missing:
         res.notes.append(f"not given, so not checked: inputs {', '.join(map(str, missing))}")
     res.notes += notes
     res.predicted_assertions = _predict(pkg, m, {k: x[0] for k, x in values.items()}, dims)
-    res.ok = not res.violations and not res.predicted_assertions
+    res.may_fail = _may_fail(pkg, m.name, dims) if not res.predicted_assertions else []
+    res.ok = not res.violations and not res.predicted_assertions and not res.may_fail
     if unshaped:
         res.notes.append(f"no shape given for input(s) {', '.join(map(str, unshaped))}: their sizes were not checked")
-    if res.ok and (unchecked or unshaped):
+    if (res.ok and (unchecked or unshaped)) or (res.may_fail and not res.violations):
+        res.certainty = "possible"
+    elif res.ok and any(True for _ in pkg.index(m.name).assert_sites()):
+        res.certainty = "likely"  # the sizes fit; the index values, which `check` is not given, may still fail a check
+        res.notes.append("the sizes fit; the values of index inputs are not checked (the package's index checks "
+                         "still test them at run time)")
+    else:
+        res.certainty = "certain"
+    if res.may_fail and not res.violations:
+        x = res.may_fail[0]
+        res.verdict = (f"may fail: {x['kernel']} `{x['message']}`: {x['why']}"
+                       + (f" (and {len(res.may_fail) - 1} more)" if len(res.may_fail) > 1 else ""))
+    elif res.ok and (unchecked or unshaped):
         parts = ([f"not checked (the package does not say): {', '.join(unchecked)}"] if unchecked else []) + (
             [f"the shape of input(s) {', '.join(map(str, unshaped))} was not checked (none given)"] if unshaped else [])
         res.verdict = f"no violation in what model {m.name!r} records; " + "; ".join(parts)
@@ -331,6 +383,57 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
         res.verdict = (f"{len(res.violations)} violation(s), {len(res.predicted_assertions)} predicted failure(s): "
                        f"{first}")
     return res
+
+
+def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list[dict]:
+    """Checks whose index is a position a top-k/sort/argmax/bucketize returns (its values reach a length the
+    package names) where these sizes make that length larger than the check's bound: the shapes alone let the
+    index run past the table.  Whether it does depends on the values (which positions top-k picks), so "may"."""
+    from .positions import _op_name, index_position, reduction_position
+    from .walk import bound_chain, index_origins
+
+    ix = pkg.index(name)
+    if not any(kind == "extern" and _op_name(target) for _, target, kind in ix.calls()) and not any(
+            w in k for k in ix.kernel_names() for w in ("argmax", "argmin", "sort", "topk", "bucketize")):
+        return []
+    asserting = list(dict.fromkeys(s.kernel for s in ix.assert_sites()))
+    if not asserting:
+        return []
+    m = ix.slice(kernels=asserting)
+    g = pkg.graph_of(m)
+    first = _first_launches(m)
+    out = []
+    for k in m.kernels.values():
+        site = first.get(k.name)
+        for a in k.assertions:
+            if not a.index_var or a.checks != "index":
+                continue
+            origins = index_origins(m, g, k, a, site)
+            pos = index_position(m, origins, lambda: ix.wmap.lines) or reduction_position(m, origins)
+            if pos is None:
+                continue
+            length = dims.get((pos.input, pos.dim)) if pos.input is not None else pos.static
+            bound = static_bound(a.bound_expr) if a.bound_expr else None
+            table = str(bound) if bound is not None else None
+            if bound is None and a.bound_expr:
+                chain = bound_chain(m, g, k, a, ids.call(site.line) if site else None)
+                terms = [t for t in (chain.terms if chain else []) if t.input is not None]
+                vals = {t.kernel_param: dims[(t.input.index, t.input.dim)] for t in terms
+                        if (t.input.index, t.input.dim) in dims}
+                bound = evaluate(a.bound_expr, vals)
+                table = " * ".join(f"input {t.input.index} dim {t.input.dim}" for t in terms) or a.bound_expr
+            if length is None or bound is None or length - 1 + pos.past < bound:
+                continue
+            top = length - 1 + pos.past
+            out.append({"kernel": k.name, "message": a.message, "line": a.line, "op": pos.op,
+                        "index_size": length, "bound": bound,
+                        "why": (f"its index is a position {pos.name} returns along {pos.length} ({pos.where})"
+                                + (f", which is {length} here" if pos.input is not None else "")
+                                + f", so it can reach {top}; the bound is "
+                                + (f"{table} = {bound}" if table != str(bound) else table)
+                                + f": any position ≥ {bound} "
+                                f"fails the check (sizes {length} vs {bound})")})
+    return out
 
 
 def _first_launches(m: Model) -> dict:

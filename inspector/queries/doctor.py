@@ -231,6 +231,7 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         device = md.get("AOTI_DEVICE_KEY") or ("cuda" if f.cubins or embedded_kernel_symbols(wrapper) else "cpu")
         fact["device"] = device
         findings += _gpu(name, f, pkg, device, gpu_sm, gpu_src, fact, wrapper)
+        findings += _device_index(name, f, wrapper, device, fact)
         findings += _cpu(name, f, pkg, md, wrapper, host_flags, host_cpuinfo, fact)
         findings += _abi(name, f, pkg, release, host_glibc, fact)
         findings += _layout(name, pkg, release)
@@ -256,6 +257,28 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
     elif not host_cpuinfo and any(facts[n].get("cpu_flags_needed") for n in names):
         unchecked.append("the host's CPU features (no --host-cpuinfo auto or FILE)")
     return DoctorResult(str(pkg.path), names, findings, facts, unchecked)
+
+
+_DEVICE_IDX = re.compile(r"\bthis->device_idx_\b")
+_FIXED_IDX = re.compile(r"\"(cuda|xpu):(\d+)\"")
+
+
+def _device_index(name, f, wrapper: str, device: str, fact) -> list[Finding]:
+    """Which GPU index the model can be loaded on: its wrapper allocates and launches on the runner's own index
+    (``this->device_idx_``), so any index of its device type, chosen with ``device_index``; a device string with
+    a fixed index in the wrapper pins it."""
+    from ..explain import device_index_fix, device_index_words
+
+    dev = (device or "").split(":")[0]
+    if dev not in ("cuda", "xpu") or not wrapper:
+        return []
+    uses = [i + 1 for i, line in enumerate(wrapper.splitlines()) if _DEVICE_IDX.search(line)]
+    fixed = sorted({m.group(0) for m in _FIXED_IDX.finditer(wrapper)})
+    fact["device_index"] = {"runner_index_uses": len(uses), "fixed": fixed}
+    ev = [f"{f.wrapper}: this->device_idx_ at lines {', '.join(map(str, uses[:5]))}" + (" …" if len(uses) > 5 else "")
+          ] if uses else []
+    return [Finding("warn" if fixed else "info", "device_index", name, device_index_words(dev, len(uses), fixed),
+                    ev + [f"{f.wrapper}: {x}" for x in fixed], device_index_fix(dev))]
 
 
 def _gpu(name, f, pkg, device, gpu_sm, gpu_src, fact, wrapper: str = "") -> list[Finding]:

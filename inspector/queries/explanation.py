@@ -19,8 +19,25 @@ from ..logs.patterns import ATEN_LAYOUT_ERRORS as LAYOUT_ERRORS
 from ..parse.message import static_bound
 from .fused import extern_op_name, source_nodes
 from .match import index_args
+from .positions import PositionBound, index_position
 from .walk import (BoundChain, BoundTerm, IndexOrigin, InputRef, bound_chain, edges, index_origins, literal_bound, value_origins,
                    value_table)
+
+
+CERTAINTY = ("certain", "likely", "possible")
+
+
+@dataclass
+class Hypothesis:
+    """One cause, with how sure the answer is of it and what that rests on (a log line, a thread, a guard, a
+    value the package fixes).  ``certain``: the evidence excludes every alternative."""
+
+    text: str
+    certainty: str  # "certain" | "likely" | "possible"
+    evidence: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass
@@ -36,7 +53,6 @@ class TraceMatch:
     source_nodes: list[str]
     source_nodes_derived: bool
     aten_ops: list[str]
-    explanation: list[str]
     exact: bool = True
     matched_by: str = ""
     call_sites: list[int] = field(default_factory=list)  # wrapper lines of the kernel's launches
@@ -45,7 +61,13 @@ class TraceMatch:
     stack_traces: list[str] = field(default_factory=list)
     post_grad_nodes: list[str] = field(default_factory=list)
     verdict: str = ""
-    hypotheses: list[str] = field(default_factory=list)
+    hypotheses: list[Hypothesis] = field(default_factory=list)  # the one ranked list of causes, likeliest first
+    notes: list[str] = field(default_factory=list)  # facts beside the causes (paths, launches, your code): no rank
+    certainty: str = "possible"  # of the verdict: "certain" | "likely" | "possible"
+    evidence: list[str] = field(default_factory=list)  # what the verdict rests on
+    confirm: list[str] = field(default_factory=list)  # commands that tell the alternatives apart (no evidence here)
+    negative_wrap: bool | None = None  # the kernel maps -1..-N to N-1..0 before its check (None: not known)
+    position: PositionBound | None = None  # the index is a position a top-k/sort/argmax/bucketize returns
     table: dict | None = None  # what the index reads: {"kind", "name", "fqn", "rows", "param", "arg"}
     source_locations: list[dict] = field(default_factory=list)  # the user's lines (exported program)
 
@@ -58,6 +80,14 @@ class TraceMatch:
             terms = self.bound.terms if self.bound is not None else []
             bound_ok = self.static_bound is not None or (bool(terms) and all(t.input is not None for t in terms))
         return bound_ok and bool(self.index_origin) and all(o.unresolved is None for o in self.index_origin)
+
+
+def _wrapper_lines(pkg, m: Model) -> list[str] | None:
+    """The wrapper's lines as the index holds them (None for a model the index does not know)."""
+    try:
+        return pkg.index(m.name).wmap.lines
+    except Exception:  # noqa: BLE001 - a hand-made Model in a test: no lines, no buffer sizes
+        return None
 
 
 def _ep_usable(pkg, m: Model, ep) -> bool:
@@ -85,9 +115,10 @@ def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True,
                    "lower_bound": a.lower_bound, "condition": a.condition, "wrapper_line": a.wrapper_line,
                    "checks": a.checks},
         static_bound=static, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
-        aten_ops=aten, explanation=[], exact=exact, matched_by=how, call_sites=[c.line for c in sites],
+        aten_ops=aten, exact=exact, matched_by=how, call_sites=[c.line for c in sites],
         source_file=k.source_file, snippet=snippet, stack_traces=traces, post_grad_nodes=post,
-        table=_table(m, g, k, a, call_node))
+        table=_table(m, g, k, a, call_node), negative_wrap=negative_wrap(k, a) if a.index_var else None)
+    match.position = index_position(m, origins, lambda: _wrapper_lines(pkg, m))
     _finish(pkg, m, match, ep, len(sites))
     return match
 
@@ -114,11 +145,79 @@ def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
         match.source_locations = [asdict(x) for x in ep.locations(names)]
         if match.table and match.table.get("kind") == "input":
             match.table["user_name"] = ep.user_name(match.table["index"])
-    match.verdict = words.trace_verdict(match)
-    match.hypotheses = words.trace_hypotheses(match, n_sites)
-    match.explanation = list(match.hypotheses)
-    if match.source_locations:
-        match.explanation.append(words.user_code(match))
+    reason(pkg, match, n_sites)
+
+
+def reason(pkg, match: TraceMatch, n_sites: int, first_thread_failed: bool | None = None,
+           thread_line: str | None = None) -> None:
+    """The verdict, the ranked hypotheses with their certainty and evidence, the notes, and the commands that
+    tell the alternatives apart when no evidence does.  ``first_thread_failed``/``thread_line``: the log's
+    thread [0,0,0] of block [0,0,0] evidence (CUDA), when it has some."""
+    match.confirm = []
+    match.verdict = words.trace_verdict(match, first_thread_failed=first_thread_failed)
+    causes, notes = words.trace_hypotheses(match, n_sites, first_thread_failed=first_thread_failed,
+                                           thread_line=thread_line)
+    match.hypotheses = [Hypothesis(text, c, list(ev)) for text, c, ev in causes]
+    match.notes = notes + ([words.user_code(match)] if match.source_locations else [])
+    top = match.hypotheses[0] if match.hypotheses else None
+    rivals = [h for h in match.hypotheses[1:] if h.certainty != "certain"]
+    if top is None:
+        match.certainty, match.evidence = "possible", []
+    elif top.certainty == "certain" or not rivals:
+        match.certainty, match.evidence = top.certainty, list(top.evidence)
+    else:  # several causes the evidence does not tell apart: the verdict is no surer than its first
+        match.certainty = "possible" if top.certainty == rivals[0].certainty else top.certainty
+        match.evidence = list(top.evidence)
+    if match.certainty != "certain" and len(match.hypotheses) > 1:
+        match.confirm = words.confirm_commands(str(pkg.path))
+
+
+_SELECT = (re.compile(r"^tl\.where\(\s*(tmp\d+)\s*,\s*(tmp\d+)\s*,\s*(tmp\d+)\s*\)$"),  # (cond, wrapped, raw)
+           re.compile(r"^\(?\s*(tmp\d+)\s*\?\s*(tmp\d+)\s*:\s*(tmp\d+)\s*\)?$"))
+_BLEND = re.compile(r"blendv\(\s*(tmp\d+)\s*,\s*(tmp\d+)\s*,\s*(tmp\d+)\s*\)")  # (raw, wrapped, cond)
+_NEGATIVE = re.compile(r"^\(?\s*(tmp\d+)\s*<\s*(?:0|\w+\(0\)|[\w:<>,]+\(0\))\s*\)?$")
+_TMPNAME = re.compile(r"\btmp\d+\b")
+
+
+def negative_wrap(k: Kernel, a: Assertion) -> bool | None:
+    """Whether the kernel maps a negative index to one counted from the end before it checks it (Python's
+    semantics: ``tl.where(tmp0 < 0, tmp0 + N, tmp0)``, ``tmp4 ? tmp3 : tmp0`` with ``tmp4 = tmp0 < 0``, a
+    vectorized ``blendv``).  False: the checked value reaches its load with no such select (an embedding);
+    None: the chain could not be read."""
+    from .suspects import _body
+
+    defs: dict[str, object] = {}
+    for t in sorted(k.tmps, key=lambda t: t.line):
+        if t.line < a.line:
+            defs[t.name] = t
+    seen: set[str] = set()
+    todo = [a.index_var]
+    complete = True
+    while todo:
+        name = todo.pop()
+        if name in seen or len(seen) > 40:
+            continue
+        seen.add(name)
+        t = defs.get(name)
+        if t is None:
+            complete = False
+            continue
+        text = re.sub(r"\s+", " ", t.expr.text).strip()
+        sel = next((m.groups() for m in (p.match(text) for p in _SELECT) if m), None)
+        if sel is None:
+            bm = _BLEND.search(text)
+            sel = (bm.group(3), bm.group(2), bm.group(1)) if bm else None
+        if sel is not None:
+            cond, wrapped, raw = sel
+            c = defs.get(cond)
+            w = defs.get(wrapped)
+            if c is not None and w is not None:
+                cm = _NEGATIVE.match(re.sub(r"\s+", " ", c.expr.text).strip())
+                if cm and cm.group(1) == raw and raw in _TMPNAME.findall(w.expr.text):
+                    return True
+        body = text if "tmpbuf" not in text else _body(k, t.line)
+        todo += [n for n in _TMPNAME.findall(body) if n != name]
+    return False if complete else None
 
 
 def _op_of(target: str) -> str:
@@ -216,7 +315,8 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
                    # "storage" | "shape" | "dtype": the op's error is about a tensor's layout, no index bound
                    "checks": layout or "index"},
         static_bound=limit, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
-        aten_ops=aten, explanation=[], exact=True, matched_by=how, call_sites=[site.line],
+        aten_ops=aten, exact=True, matched_by=how, call_sites=[site.line],
         source_file=m.wrapper_member or "", snippet=[], stack_traces=traces, post_grad_nodes=post, table=table)
+    match.position = index_position(m, origins, lambda: _wrapper_lines(pkg, m))
     _finish(pkg, m, match, ep, 1)
     return match

@@ -95,8 +95,8 @@ def kernel_images(pkg, files, wrapper: str) -> list[KernelImage]:
             else:
                 img.error = "no .target line in its first 8 KiB"
             out.append(img)
-        elif m.endswith((".cubin", ".fatbin")):
-            out.append(_from_bytes_reader(_reader(pkg, m), m, m.rsplit(".", 1)[1]))
+        else:  # .cubin, .fatbin, and device code of other vendors (.hsaco, .spv): read as an error, not skipped
+            out.append(_from_bytes_reader(_reader(pkg, m), m, m.rsplit(".", 1)[-1]))
     wanted = embedded_kernel_symbols(wrapper)
     if wanted:
         for so in files.shared_objects[:1]:

@@ -29,7 +29,8 @@ from ..parse.metadata import DEVICE_KEY
 from ..model import Assertion, CallSite, Kernel, Model
 from ..package import Package
 # The per-assertion explanation lives in its own module, so `candidates` can use it without importing this one.
-from .explanation import TraceMatch, explain, explain_extern
+from .explanation import Hypothesis, TraceMatch, explain, explain_extern, reason  # noqa: F401 (the API's types)
+from .positions import PositionBound, reduction_position
 from .match import (CANDIDATES, assertions_where, extern_calls, extern_sites_for_aten, find_for_report, index_args, message_in,
                     norm_msg, site_for_noticed)
 from .walk import value_table
@@ -49,6 +50,9 @@ class TraceResult:
     verdict: str = ""
     candidates: list[dict] = field(default_factory=list)  # a device assert without its line: ranked suspects
     exported_program: str | None = None
+    certainty: str = "possible"  # of the verdict (matches[0]'s, or "possible" when it is ambiguous)
+    evidence: list[str] = field(default_factory=list)
+    confirm: list[str] = field(default_factory=list)  # commands that tell the alternatives apart
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -125,20 +129,20 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
                       context=_context(pkg, report, model, skip={(x[1].line) for x in extern}),
                       hints=report.hints + warnings + _ep_notes(pkg, eps))
     res.exported_program = next((e.source for e in eps.values() if e), None)
-    for mt in matches:  # the log's thread evidence: which hypothesis comes first
-        first = _first_thread_failed(located, mt)
-        if first is False:
-            mt.verdict = words.trace_verdict(mt, first_thread_failed=False)
-            mt.hypotheses = words.trace_hypotheses(mt, len(mt.call_sites), first_thread_failed=False)
     for n, mt in zip([c[0] for c in uniq], matches):  # an index that is an argmax's position: the size bounds it
-        red = _reduction_position(slices[n], mt)
-        if red:
-            kname, length = red
-            rows = (mt.table or {}).get("rows")
-            mt.hypotheses.insert(0, words.reduction_position_hypothesis(kname, length, rows))
-            mt.verdict += words.reduction_position_note(length)
+        if mt.position is None:
+            mt.position = _reduction_position(slices[n], mt)
+    for mt in matches:  # the log's thread evidence, and the positions, rank the hypotheses
+        first, line = _first_thread_failed(located, mt)
+        if first is not None or mt.position is not None:
+            reason(pkg, mt, len(mt.call_sites), first_thread_failed=first, thread_line=line)
+        if mt.position is not None and mt.position.op == "reduction" and "a position" not in mt.verdict:
+            mt.verdict += words.reduction_position_note(mt.position.length)
     if matches:
         res.verdict = matches[0].verdict
+        res.certainty, res.evidence, res.confirm = matches[0].certainty, list(matches[0].evidence), list(matches[0].confirm)
+        if res.ambiguous:  # several assertions match: which one fired is itself unknown
+            res.certainty = "possible"
         # An ATen kernel's own assert names no call: with several calls of the op that launches it, leading with one
         # would be a guess.  Every call is listed; CUDA_LAUNCH_BLOCKING=1 makes the failing one report itself.
         aten = next((r for r in report.asserts if r.kind == "aten"), None)
@@ -146,6 +150,7 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         if aten is not None and len(calls) > 1:
             res.ambiguous = True
             res.verdict = words.ambiguous_aten_verdict(aten.kernel, calls)
+            res.certainty = "possible"
         return res
     if located:  # the log names its check's file and line, and nothing here is it: never guess among ours
         res.verdict, note = _foreign(pkg, located, model)
@@ -154,39 +159,23 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
     return _with_candidates(pkg, res, report, model, message=message)
 
 
-def _reduction_position(m: Model, mt) -> tuple[str, str] | None:
-    """(kernel, the reduced length in words) when an index origin passes through ``tmpN_idx`` (the position
-    ``triton_helpers.max_with_index`` returns: argmax/argmin) inside a kernel of the slice."""
-    from ..graph import call_params
-
-    for o in mt.index_origin:
-        for i, step in enumerate(o.path):
-            if not step.endswith("_idx"):
-                continue
-            kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
-            site = next((c for c in m.calls if c.kind == "kernel" and c.target == kname), None)
-            if site is None:
-                continue
-            args = dict(zip(call_params(m, site), site.args))
-            arg = next((args[p] for p in ("r0_numel", "rnumel") if p in args), None)
-            text = getattr(arg, "text", None) or (str(arg) if arg is not None else None)
-            if not text:
-                continue
-            sym = m.symbols.get(text)
-            if sym is not None and sym.input is not None and sym.input < len(m.inputs):
-                inp = m.inputs[sym.input]
-                return kname, f"input {sym.input} ({inp.name}) dim {sym.dim}"
-            return kname, text.rstrip("L")
-    return None
+def _reduction_position(m: Model, mt) -> PositionBound | None:
+    """The position an argmax-like reduction found, when an index origin passes through one (positions)."""
+    return reduction_position(m, mt.index_origin)
 
 
-def _first_thread_failed(located, mt) -> bool | None:
+def _first_thread_failed(located, mt) -> tuple[bool | None, str | None]:
     """Whether the CUDA assert this match was found for printed thread [0,0,0] of block [0,0,0] (None: no
-    thread lines for it, or not exact)."""
+    thread lines for it, or not exact), and the log's line that says so (or one it lists)."""
     for r in located:
         if r.kind == "cuda" and r.threads and mt.exact and r.line == mt.file_line:
-            return ("0,0,0", "0,0,0") in r.threads
-    return None
+            failed = ("0,0,0", "0,0,0") in r.threads
+            b, th = r.threads[0]
+            n = f"{len(r.threads)} thread(s) listed"
+            said = (f"the log: thread [0,0,0] of block [0,0,0] failed ({n})" if failed else
+                    f"the log: block [{b}], thread [{th}] failed ({n}, none of them thread [0,0,0] of block [0,0,0])")
+            return failed, said
+    return None, None
 
 
 _TMP = re.compile(r"\b(tmp|ks|s|u|x|y|r)\d+\b")

@@ -3,7 +3,7 @@ where a check reads it (KEEP_SO: embed_kernel_binary's .so holds the kernels doc
 stripped (`strip --strip-debug`: .debug_* only; .symtab, .dynsym and .rodata stay).
 usage: import_cuda.py SRC_ROOT DEST_ROOT"""
 import json, os, shutil, subprocess, sys, tempfile, zipfile
-KEEP_SO = {"embed_kernel_cuda"}
+KEEP_SO = {"embed_kernel_cuda", "multi_arch_cuda"}  # multi_arch: doctor reads its .so beside the fatbins
 TRUTH = {
     "embed_kernel_cuda": "aot_inductor.embed_kernel_binary=True: no .cubin member; the 2 kernels' CUDA ELF images "
                          "(sm_90a) sit in the .so's .rodata between __<kernel>_start and __<kernel>_end",

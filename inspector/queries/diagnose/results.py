@@ -98,6 +98,7 @@ class Diagnosis:
         """The CLI's exit code for this answer, the same for `diagnose` and `report` (issue 22 §3): 0 when a
         category claimed the log, 1 ("nothing found", README's table) when none did."""
         return 1 if self.category == "unknown" else 0
+    certainty: str = "possible"  # of the verdict: "certain" | "likely" | "possible" (see rules._certainty)
 
     @property
     def trace_result(self):
@@ -117,4 +118,5 @@ class Diagnosis:
             "suspects": [dict(s) for s in self.suspects],
             "notes": list(self.notes),
             "printer": self.printer.to_dict() if self.printer is not None else None,
+            "certainty": self.certainty,
         }

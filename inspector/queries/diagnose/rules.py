@@ -421,10 +421,34 @@ class DeviceMismatch(Rule):
         if check is not None and check[1] == "device":
             return _answer_runtime_check(f, d, *check)
         key = next((m.device for m in f.models if m.device), "?")
-        d.evidence = _ev([e for e in f.rep.events if e.pattern == "device_mismatch"], 3)
+        evs = [e for e in f.rep.events if e.pattern == "device_mismatch"]
+        d.evidence = _ev(evs, 3)
+        pair = _device_pair(evs)
+        if pair is not None:  # two GPUs of one type in one call: the indices, and which to move
+            first, second, arg, method = pair
+            d.evidence = _ev([e for e in evs if P.DEVICE_PAIR.search(e.text)], 1)
+            d.verdict = say.device_index_verdict(first, second, arg, method)
+            d.steps = [step(say.device_index_move(first, second, arg)),
+                       step(say.DEVICE_INDEX_CHECK)]
+            return
         d.verdict = say.mismatch_verdict(key)
         d.steps = [step(say.mismatch_move(key, f.models[0])),
                    step(say.CONFIRM_WITH_CHECKS, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
+
+
+def _device_pair(evs) -> tuple[str, str, str | None, str | None] | None:
+    """(other tensors' device, the named argument's device, argument, method) from c10's "Expected all tensors to
+    be on the same device" text, when both are GPUs of one type with different indices."""
+    for e in evs:
+        mm = P.DEVICE_PAIR.search(e.text)
+        if not mm:
+            continue
+        g = mm.groupdict()
+        first, second = g.get("first") or g.get("first2"), g.get("second") or g.get("second2")
+        arg, method = g.get("arg") or g.get("arg2"), g.get("method") or g.get("method2")
+        if first and second and first.split(":")[0] == second.split(":")[0] != "cpu" and first != second:
+            return first, second, arg, method
+    return None
 
 
 class IllegalMemoryAccess(Rule):
@@ -671,7 +695,7 @@ class NanInf(Rule):
             d.steps = ([step(say.NAN_CHECK_INPUT)] if direct else []) + [
                        step(say.NAN_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "2",
                                               "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": mt.kernel}, "compile")]
-            d.notes += mt.hypotheses[:1]
+            d.notes += [h.text for h in mt.hypotheses[:1]]
             return
         if inp is not None:
             label = say.input_label(inp.index, inp.name, f.ep.user_name(inp.index) if f.ep else None)
@@ -958,6 +982,20 @@ RULES: list[Rule] = [IndexAssert(), ExternOp(), ForeignLog(), DeprecatedApi(), S
 CATEGORIES: tuple[str, ...] = tuple(r.category for r in RULES)
 
 
+def _certainty(d: Diagnosis) -> str:
+    """How sure the verdict is: a trace's own certainty (its hypotheses' evidence); a runtime check's or the
+    runtime's own message about one input is certain; a category read from a log line, likely; none, possible."""
+    if d.trace is not None and getattr(d.trace, "matches", None):
+        return d.trace.certainty
+    if d.category == "unknown" or not d.evidence:
+        return "possible"
+    if d.input_check is not None:
+        return "certain"
+    if d.category == "device_assert" and d.candidates:
+        return "possible"  # the Assertion line is missing: which check fired is a ranked guess
+    return "likely"
+
+
 def diagnose(pkg: Package, log: str, model: str | None = None, ep=None, against: str | None = None) -> Diagnosis:
     """Classify ``log`` against ``pkg`` and say what to do next: the first rule of ``RULES`` that claims it answers.
     ``against``: the log of a good run (the printer's output is compared kernel by kernel)."""
@@ -975,6 +1013,7 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None, against:
             break
     if d.category != DeprecatedApi.category and f.rep.has("deprecated_api"):
         d.notes.append(say.deprecated_note(_deprecated_apis(f.rep)))
+    d.certainty = _certainty(d)
     if not any(i.guards for m in f.models for i in m.inputs):  # torch 2.6: no check_input_K compiled in
         d.steps = [Step(s.do + say.NO_GUARDS_COMPILED, s.env, "compile") if "AOTI_RUNTIME_CHECK_INPUTS" in s.env else s
                    for s in d.steps]

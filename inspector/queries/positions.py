@@ -1,0 +1,222 @@
+"""Index values a size bounds: positions an op returns (top-k, sort, argmax/argmin, bucketize) and what
+bounds them.  An index that is such a position holds values 0..L-1 (bucketize: 0..L) where L is a length the
+package names (a dim of a model input, or a constant).  When L can exceed the table the index reads, the
+shapes alone let the index run past it: `check` says "may fail", `trace-assert` ranks that cause first.
+
+Imports only the model and the naming of symbols (below walk and match)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..model import CallSite, Model
+from ..naming import root_symbol
+
+# extern op (without the aoti_torch_<device>_ prefix and overload suffix) -> position of its `dim` argument,
+# and how far its positions go past the length (bucketize returns 0..len(boundaries): one past the end).
+_POSITION_OPS = {"topk": (2, 0), "sort": (1, 0), "sort_stable": (2, 0), "argsort": (1, 0), "argsort_stable": (2, 0),
+                 "argmax": (1, 0), "argmin": (1, 0), "max_dim": (1, 0), "min_dim": (1, 0),
+                 "kthvalue": (2, 0), "mode": (1, 0), "bucketize_Tensor": (None, 1), "searchsorted_Tensor": (None, 1)}
+_EXTERN = re.compile(r"^aoti_torch_(?:cpu|cuda|xpu|mps)_(\w+?)(?:_out)?$")
+
+
+@dataclass
+class PositionBound:
+    """The index is a position ``op`` returns: its values reach ``length`` - 1 (+ ``past``).  ``input``/``dim``:
+    the model input whose dim is that length (None when it is a constant); ``symbol``: the dim's root symbol;
+    ``min``/``max``: what its guards allow; ``static``: the length when it is a number."""
+
+    op: str
+    where: str  # the kernel or extern call that computes it ("aoti_torch_cpu_topk at wrapper.cpp line 905")
+    input: int | None = None
+    dim: int | None = None
+    input_name: str | None = None
+    symbol: str | None = None
+    min: int | None = None
+    max: int | None = None
+    static: int | None = None
+    past: int = 0  # bucketize/searchsorted return one past the last boundary
+
+    @property
+    def length(self) -> str:
+        """The size the positions run along, in words."""
+        if self.input is not None:
+            return f"input {self.input} ({self.input_name}) dim {self.dim}"
+        if self.static is None:
+            return "?"
+        return f"{self.static} boundaries" if self.past else f"a fixed length of {self.static}"
+
+    @property
+    def name(self) -> str:
+        """``topk``, ``bucketize`` (no overload suffix)."""
+        if self.op == "reduction":
+            return "an argmax/argmin"
+        return self.op.replace("_Tensor", "").replace("_stable", "")
+
+
+def _op_name(target: str) -> str | None:
+    m = _EXTERN.match(target)
+    if not m:
+        return None
+    op = m.group(1)
+    for suffix in ("_values", "_default"):
+        if op.endswith(suffix) and op[: -len(suffix)] in _POSITION_OPS:
+            op = op[: -len(suffix)]
+    return op if op in _POSITION_OPS else None
+
+
+def _int(text: str | None) -> int | None:
+    t = (text or "").rstrip("L")
+    return int(t) if re.fullmatch(r"-?\d+", t) else None
+
+
+_ALLOC = re.compile(r"aoti_torch_empty_strided\(\s*\d+\s*,\s*(int_array_\d+)\s*,.*&(\w+)_handle\)")
+_ARRAY = re.compile(r"int64_t\s+(int_array_\d+)\[\]\s*=\s*\{([^}]*)\}")
+
+
+def buffer_shape(lines, m: Model, name: str) -> list[str] | None:
+    """The sizes run_impl allocates buffer ``name`` with (``int_array_0[] = {8L, }`` … ``empty_strided(1,
+    int_array_0, …, &buf0_handle)``), from the wrapper's lines (a list, or a function that reads them); None when
+    it is not a plain allocation."""
+    b = m.buffers.get(name)
+    if b is not None and callable(lines):
+        lines = lines()  # read only when a buffer's size is asked for (a cached index holds no wrapper text)
+    if not lines or b is None or b.kind != "alloc" or not 0 < b.line <= len(lines):
+        return None
+    for ln in range(b.line - 1, max(b.line - 3, 0) - 1, -1):
+        mm = _ALLOC.search(lines[ln])
+        if mm and mm.group(2) == name:
+            arr = mm.group(1)
+            for k in range(ln, max(ln - 400, 0) - 1, -1):
+                am = _ARRAY.search(lines[k])
+                if am and am.group(1) == arr:
+                    return [x.strip().rstrip("L") for x in am.group(2).split(",") if x.strip()]
+            return None
+    return None
+
+
+def _bound_of(m: Model, site: CallSite, op: str, lines: list[str] | None = None) -> PositionBound | None:
+    dim_at, past = _POSITION_OPS[op]
+    where = f"{site.target} at wrapper.cpp line {site.line}"
+    if op.startswith(("bucketize", "searchsorted")):
+        # bucketize(self, boundaries, ...) / searchsorted(sorted_sequence, self, ...): the boundaries' length
+        src = site.args[1] if op.startswith("bucketize") else site.args[0]
+        dim = -1
+    else:
+        src = site.args[0] if site.args else None
+        dim = _int(site.args[dim_at].text) if dim_at is not None and dim_at < len(site.args) else None
+    if src is None or src.base is None or dim is None:
+        return None
+    inp = next((i for i in m.inputs if i.name == src.base), None)
+    if inp is None or not inp.shape:
+        const = next((c for c in m.constants if getattr(c, "name", None) == src.base), None)
+        shape = getattr(const, "shape", None) or buffer_shape(lines, m, src.base)
+        if shape and _int(str(shape[dim])) is not None:
+            return PositionBound(op=op, where=where, static=int(_int(str(shape[dim]))), past=past)
+        return None
+    d = dim % len(inp.shape)
+    size = str(inp.shape[d])
+    if _int(size) is not None:
+        return PositionBound(op=op, where=where, input=inp.index, dim=d, input_name=inp.name, static=_int(size), past=past)
+    sym = root_symbol(m.symbols, size)
+    return PositionBound(op=op, where=where, input=inp.index, dim=d, input_name=inp.name,
+                         symbol=sym.name if sym else size, min=sym.min if sym else None,
+                         max=sym.max if sym else None, past=past)
+
+
+def extern_position(m: Model, path: list[str], lines: list[str] | None = None) -> PositionBound | None:
+    """The position op an index origin's path passes through (``… buf2 <- aoti_torch_cpu_topk <- arg0_1``)."""
+    for i, step in enumerate(path):
+        op = _op_name(step)
+        if op is None:
+            continue
+        written = {p for p in path[:i] if re.fullmatch(r"buf\d+", p)}
+        site = next((c for c in m.calls if c.kind == "extern" and c.target == step and (set(c.writes) & written
+                                                                                          or not written)), None)
+        if site is not None:
+            return _bound_of(m, site, op, lines)
+    return None
+
+
+def index_position(m: Model, origins, lines: list[str] | None = None) -> PositionBound | None:
+    """The first index origin that is a position a (extern) position op returns.  ``lines``: the wrapper's, to
+    read the size of a buffer the op takes its length from (bucketize's boundaries)."""
+    for o in origins:
+        b = extern_position(m, o.path, lines)
+        if b is not None:
+            return b
+    return None
+
+
+# A CPU reduction kernel's argmax/argmin: ``out_ptr0[…] = static_cast<int64_t>(tmp_acc0.index);`` after
+# ``argmax_combine_vec<…>(tmp_acc0_vec, tmp0, x1)`` inside ``for(int64_t x1=…; x1<static_cast<int64_t>(ks1); …)``.
+_ACC_INDEX = re.compile(r"\b(out_ptr\d+)\[.*\]\s*=\s*.*\b(tmp_acc\d+)\.index\b")
+_COMBINE = r"\barg(?:max|min)_combine(?:_vec)?\s*(?:<[^>]*>)?\s*\(\s*{acc}(?:_vec)?\s*,[^,]+,\s*(x\d+)"
+_LOOP = r"for\s*\(\s*int64_t\s+{x}\s*=[^;]*;\s*{x}\s*<\s*(?:static_cast<int64_t>\()?\s*([\w]+)\s*\)?\s*;"
+
+
+def _length_of(m: Model, kname: str, text: str, where: str) -> PositionBound | None:
+    """A kernel argument (``ks1``, ``r0_numel``) or literal as the length a reduction runs along."""
+    from ..graph import call_params
+
+    site = next((c for c in m.calls if c.kind == "kernel" and c.target == kname), None)
+    if text.rstrip("L").isdigit():
+        return PositionBound(op="reduction", where=where, static=int(text.rstrip("L")))
+    if site is None:
+        return None
+    args = dict(zip(call_params(m, site), site.args))
+    arg = args.get(text)
+    name = getattr(arg, "text", None) or (str(arg) if arg is not None else None)
+    if not name:
+        return None
+    if name.rstrip("L").isdigit():
+        return PositionBound(op="reduction", where=where, static=int(name.rstrip("L")))
+    sym = m.symbols.get(name)
+    if sym is not None and sym.input is not None and sym.input < len(m.inputs):
+        inp = m.inputs[sym.input]
+        return PositionBound(op="reduction", where=where, input=sym.input, dim=sym.dim, input_name=inp.name,
+                             symbol=sym.name, min=sym.min, max=sym.max)
+    return None
+
+
+def reduction_position(m: Model, origins) -> PositionBound | None:
+    """The position an argmax/argmin reduction found, when an index origin passes through one: Triton's
+    ``tmpN_idx`` (``triton_helpers.max_with_index``), bounded by the kernel's ``r0_numel``; a CPU kernel's
+    ``tmp_accN.index`` stored to ``out_ptrK``, bounded by the loop its ``argmax_combine`` runs over."""
+    from ..graph import call_params
+
+    for o in origins:
+        for i, step in enumerate(o.path):
+            if step.endswith("_idx"):
+                kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
+                site = next((c for c in m.calls if c.kind == "kernel" and c.target == kname), None)
+                if site is None:
+                    continue
+                args = dict(zip(call_params(m, site), site.args))
+                p = next((p for p in ("r0_numel", "rnumel") if p in args), None)
+                if p is not None:
+                    b = _length_of(m, kname, p, kname)
+                    if b is not None:
+                        return b
+            elif re.fullmatch(r"out_ptr\d+", step):
+                kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
+                kname = kname or next((k for k in m.kernels if any(k == q for q in o.path)), None)
+                ks = [m.kernels[kname]] if kname else list(m.kernels.values())
+                for k in ks:
+                    if k.kind != "cpp":
+                        continue
+                    lines = k.lines()
+                    for ln in lines:
+                        mm = _ACC_INDEX.search(ln)
+                        if not mm or mm.group(1) != step:
+                            continue
+                        x = next((c.group(1) for c in (re.search(_COMBINE.format(acc=mm.group(2)), t) for t in lines)
+                                  if c), None)
+                        loop = next((lp.group(1) for lp in (re.search(_LOOP.format(x=x), t) for t in lines) if lp),
+                                    None) if x else None
+                        if loop:
+                            b = _length_of(m, k.name, loop, k.name)
+                            if b is not None:
+                                return b
+    return None

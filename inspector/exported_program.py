@@ -189,7 +189,9 @@ def load_ep_option(path: str | None) -> ExportedProgramInfo | None:
 
 def load_ep(path: str) -> ExportedProgramInfo:
     """The exported program of a ``torch.export.save`` archive (or any zip carrying ``models/*.json``)."""
-    with Archive.open(path) as a:
+    from .remote import open_archive
+
+    with open_archive(path) as a:  # a file, a folder, or a URL (inspector.remote)
         eps = from_archive(a, str(path))
     if not eps:
         raise UnreadablePackage(f"{path}: no exported program inside (no models/*.json)")

@@ -229,8 +229,17 @@ def _assert_files(data: bytes) -> tuple[str, ...]:
 
 
 def open_package(path: str | os.PathLike, cache: bool | None = None, options: Options | None = None) -> Package:
-    """Open a `.pt2`, an extracted package folder or a bare ``*.wrapper.cpp``; nothing is parsed yet.
+    """Open a `.pt2`, an extracted package folder, a bare ``*.wrapper.cpp`` or a ``.pt2``'s URL; nothing is parsed yet.
 
     ``options`` (`inspector.options.Options`): the index cache, a progress hook, where coverage is collected;
     ``cache=True`` reads and writes the on-disk index cache (`inspector.index.cache`) whatever they say."""
+    from .remote import is_url
+
+    if is_url(path):  # https://, s3://, gs:// (inspector.remote): ranged reads through fsspec
+        from .remote import RemoteArchive
+
+        archive = RemoteArchive.open_url(path)
+        if archive.identity is None:  # no ETag nor modification time: a changed object could not be told
+            cache = False
+        return Package(archive, cache=cache, options=options)
     return Package(Archive.open(Path(path)), cache=cache, options=options)

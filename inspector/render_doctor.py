@@ -23,7 +23,9 @@ def render_doctor(console: Console, r) -> None:
 
 
 def render_scan_row(console: Console, row) -> None:
-    if row.ok is None:
+    if getattr(row, "status", None) == "not_aoti":
+        mark, style = ("-", "dim")
+    elif row.ok is None:
         mark, style = ("✗", "bold red") if row.internal else ("?", "yellow")
     else:
         mark, style = ("✓", "green") if row.ok else ("✗", "bold red")
@@ -36,8 +38,11 @@ def render_scan_summary(console: Console, s: dict) -> None:
     from rich.table import Table
 
     console.print(Text(f"{s['packages']} package(s), {s['models']} model(s): {s['will_not_run']} will not run, "
-                       f"{s['unreadable']} unreadable" + (f", {s['internal_errors']} internal error(s)"
-                                                          if s["internal_errors"] else ""), style="bold"))
+                       f"{s['unreadable']} unreadable"
+                       + (f", {s['not_aoti']} not an AOTI package (an exported program)" if s.get("not_aoti") else "")
+                       + (f", {s['not_checked']} not checked (a job failed)" if s.get("not_checked") else "")
+                       + (f", {s['internal_errors']} internal error(s)" if s["internal_errors"] else ""),
+                       style="bold"))
     if s["findings"]:
         t = Table("finding", "error", "warn", "info", box=None)
         for kind, c in s["findings"].items():
@@ -64,3 +69,33 @@ def render_locate(console: Console, r) -> None:
                                      "AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER=2", "cyan")))
     for n in r.notes:
         console.print(Text(f"note: {n}", style="yellow"))
+
+
+def render_scan_junit(rows, summary: dict) -> str:
+    """A JUnit XML report: one test case per package; doctor errors are failures, a package not read or not
+    checked is an error, an exported program is skipped (what CI systems show)."""
+    import xml.etree.ElementTree as ET
+
+    n_fail = sum(1 for r in rows if r.ok is False)
+    n_err = sum(1 for r in rows if r.ok is None and r.status != "not_aoti")
+    n_skip = sum(1 for r in rows if r.status == "not_aoti")
+    suites = ET.Element("testsuites", name="pt2-inspect scan", tests=str(len(rows)), failures=str(n_fail),
+                        errors=str(n_err), skipped=str(n_skip))
+    suite = ET.SubElement(suites, "testsuite", name="pt2-inspect scan", tests=str(len(rows)), failures=str(n_fail),
+                          errors=str(n_err), skipped=str(n_skip))
+    for r in rows:
+        case = ET.SubElement(suite, "testcase", classname="pt2-inspect.doctor", name=r.package)
+        if r.status == "not_aoti":
+            ET.SubElement(case, "skipped", message=r.verdict)
+        elif r.ok is None:
+            el = ET.SubElement(case, "error", message=r.verdict, type=r.status)
+            el.text = r.error or r.verdict
+        elif r.ok is False:
+            errors = [f for f in r.findings if f["severity"] == "error"]
+            el = ET.SubElement(case, "failure", message=r.verdict, type="doctor")
+            el.text = "\n".join(f"{f['kind']}: {f['message']}" for f in errors) or r.verdict
+        warns = [f for f in r.findings if f["severity"] == "warn"]
+        if warns:
+            ET.SubElement(case, "system-out").text = "\n".join(f"warn {f['kind']}: {f['message']}" for f in warns)
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"

@@ -17,11 +17,11 @@ import sys
 
 from .._version import __version__
 from ..errors import INTERNAL_ERROR_EXIT, STRICT_EXIT, InspectorError, UsageError
-from . import check, diagnose, doctor, extract, graph, locate, repro, report, scan, show, source, sweep, trace_assert
+from . import check, diagnose, doctor, extract, graph, locate, mcp, repro, report, scan, show, source, sweep, trace_assert
 from ._args import EXIT_CODES, FORMATTER, add_global_flags
 from ._io import ProgressBar as _Progress, silence_stdout as _silence_stdout
 
-COMMANDS = (show, trace_assert, diagnose, check, repro, sweep, doctor, scan, locate, graph, report, source, extract)
+COMMANDS = (show, trace_assert, diagnose, check, repro, sweep, doctor, scan, locate, graph, report, source, extract, mcp)
 
 MAIN_HELP = f"""Inspect PyTorch AOTInductor .pt2 packages and trace their failures,
 from the package alone: nothing inside it is run, loaded or unpickled.
@@ -76,7 +76,13 @@ def main(argv: list[str] | None = None) -> int:
     a.options = Options(cache=not a.no_cache,
                         progress=_Progress if sys.stderr.isatty() and not getattr(a, "json", False) else None)
     with using(a.options):
-        return _run(a, debug)
+        rc = _run(a, debug)
+    remote = sys.modules.get("inspector.remote")  # a package read from a URL: what it cost
+    if debug and remote is not None and remote.stats():
+        from ..explain.agents import fetch_stats
+
+        print("\n".join(fetch_stats(remote.stats())), file=sys.stderr)
+    return rc
 
 
 def _run(a, debug: bool) -> int:

@@ -28,10 +28,10 @@ def run(a) -> int:
     import json
     import sys
 
-    from ..archive import Archive
     from ..queries.extract import extract
+    from ..remote import open_archive
 
-    with Archive.open(a.package) as ar:
+    with open_archive(a.package) as ar:
         names = extract(ar, a.output, a.all)
         skipped = list(getattr(ar, "skipped", []))
     if skipped:

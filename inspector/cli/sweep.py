@@ -42,6 +42,9 @@ def add_parser(sub):
     p.add_argument("--weights", metavar="FILE", help="constants for a package built without them")
     p.add_argument("--run", dest="run_it", action="store_true", help="run every case (needs torch here)")
     p.add_argument("--timeout", type=int, default=60, metavar="S", help="seconds one case may take (default 60)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="CUDA cases run at once (each is a fresh process; default 1); CPU cases run one by one")
+    p.add_argument("--keep-logs", metavar="DIR", help="copy each case's captured output to DIR/case_NNN.log")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--wide", action="store_true", help="never wrap or cut")
     return p
@@ -55,7 +58,7 @@ def run(a) -> int:
     bar = ProgressBar("sweep (cases)") if a.run_it and sys.stderr.isatty() and not a.json else None
     try:
         with open_package(a.package) as pkg:
-            r = sweep(pkg, model=a.model, device=a.device, weights=a.weights, run=a.run_it, timeout=a.timeout,
+            r = sweep(pkg, model=a.model, device=a.device, weights=a.weights, run=a.run_it, timeout=a.timeout, jobs=max(1, a.jobs), keep_logs=a.keep_logs,
                       progress=bar)
     finally:
         if bar is not None:

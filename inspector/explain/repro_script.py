@@ -235,37 +235,54 @@ def main():
         except Exception:
             pass
         import torch._inductor.package  # noqa: F401
-    results = []
+    jobs = max(1, int(plan.get("jobs", 1)))
+    limit = plan.get("timeout", 60)
+    running = []  # (case index, pid, start, out_path): CUDA cases run up to `jobs` at a time, CPU cases one by one
+
+    def record(i, rc, timed_out, t0, out_path):
+        with open(out_path, errors="replace") as f:
+            text = f.read()
+        print(json.dumps({"case": i, "rc": rc, "timed_out": timed_out, "seconds": round(time.time() - t0, 2),
+                          "returned": DONE_MARK in text, "what": describe(rc, timed_out),
+                          "first_error": first_error(text)}), flush=True)
+
+    def poll(entry):
+        """True when the case has ended (and is recorded): it exited, or ran past its time and was killed."""
+        i, pid, t0, out_path = entry
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            record(i, os.waitstatus_to_exitcode(status), False, t0, out_path)
+            return True
+        if time.time() > t0 + limit:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            record(i, None, True, t0, out_path)
+            return True
+        return False
+
+    def wait_below(n):
+        """Wait until fewer than ``n`` cases run."""
+        while len(running) >= n:
+            running[:] = [e for e in running if not poll(e)]
+            if len(running) >= n:
+                time.sleep(0.02)
+
     for i, case in enumerate(plan["cases"]):
         out_path = os.path.join(out_dir, "case_%03d.log" % i)
-        t0 = time.time()
         if case["device"].startswith("cuda"):
             # CUDA cannot be used in a child forked from a process that touched it (importing torch may):
-            # each CUDA case is a fresh process, slower to start, never "CUDA error: initialization error"
+            # each CUDA case is a fresh process, slower to start (so up to `jobs` run at once), never
+            # "CUDA error: initialization error"
+            wait_below(jobs)
             pid = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--case", plan_path, str(i), path,
                                     out_path]).pid
         else:
+            wait_below(1)
             pid = os.fork()
             if pid == 0:
                 _child(case.get("package") or path, case, out_path)
-        timed_out, rc = False, None
-        deadline = t0 + plan.get("timeout", 60)
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                rc = os.waitstatus_to_exitcode(status)
-                break
-            if time.time() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                timed_out = True
-                break
-            time.sleep(0.01)
-        with open(out_path, errors="replace") as f:
-            text = f.read()
-        results.append({"case": i, "rc": rc, "timed_out": timed_out, "seconds": round(time.time() - t0, 2),
-                        "returned": DONE_MARK in text, "what": describe(rc, timed_out), "first_error": first_error(text)})
-        print(json.dumps(results[-1]), flush=True)
+        running.append((i, pid, time.time(), out_path))
+    wait_below(1)
     return 0
 
 

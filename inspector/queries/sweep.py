@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -222,14 +223,14 @@ def judge(row: Row) -> tuple[bool, str | None]:
     return False, f"unknown prediction {p.kind}"
 
 
-def write_plan(cases: list[Case], folder: str, timeout: int) -> tuple[str, str]:
+def write_plan(cases: list[Case], folder: str, timeout: int, jobs: int = 1) -> tuple[str, str]:
     """The plan (JSON) and the runner script in ``folder``: all a machine with torch needs to run the cases
     (``python runner.py plan.json PKG OUT_DIR``, which writes OUT_DIR/case_NNN.log and prints a JSON line each)."""
     from ..explain import repro_script as say
 
     plan_path = os.path.join(folder, "plan.json")
     with open(plan_path, "w") as f:
-        json.dump({"cases": [json.loads(c.to_json()) for c in cases], "timeout": timeout}, f)
+        json.dump({"cases": [json.loads(c.to_json()) for c in cases], "timeout": timeout, "jobs": jobs}, f)
     runner = os.path.join(folder, "runner.py")
     with open(runner, "w") as f:
         f.write(say.sweep_runner())
@@ -256,7 +257,8 @@ def ingest(pkg: Package, m, rows: list[Row], results: dict[int, dict], folder: s
 
 
 def sweep(pkg: Package, model: str | None = None, device: str | None = None, weights: str | None = None,
-          run: bool = False, timeout: int = 60, progress=None) -> SweepResult:
+          run: bool = False, timeout: int = 60, progress=None, jobs: int = 1,
+          keep_logs: str | None = None) -> SweepResult:
     """Plan (and with ``run``, run and diagnose) every case of the package's contract."""
     from ..explain import repro_script as say
     from .repro import torch_python
@@ -271,7 +273,7 @@ def sweep(pkg: Package, model: str | None = None, device: str | None = None, wei
         raise UsageError(say.NO_TORCH.format(python=sys.executable))
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="pt2-sweep-") as tmp:
-        plan_path, runner = write_plan(cases, tmp, timeout)
+        plan_path, runner = write_plan(cases, tmp, timeout, jobs)
         env = dict(os.environ)
         if dev == "cpu":
             env["OMP_NUM_THREADS"] = "1"
@@ -289,6 +291,11 @@ def sweep(pkg: Package, model: str | None = None, device: str | None = None, wei
         err = p.stderr.read()
         p.wait()
         ingest(pkg, m, rows, results, tmp, err)
+        if keep_logs:  # each case's captured output, kept (the CUDA samples' real sweep logs are kept so)
+            os.makedirs(keep_logs, exist_ok=True)
+            for name in sorted(os.listdir(tmp)):
+                if name.startswith("case_") and name.endswith(".log"):
+                    shutil.copyfile(os.path.join(tmp, name), os.path.join(keep_logs, name))
     res.ran, res.seconds = True, round(time.time() - t0, 1)
     return ran_verdict(res)
 

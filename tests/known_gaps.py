@@ -43,31 +43,16 @@ TRACE = ("bound_range",)
 
 # `sweep --run` rows where check's prediction, the run and diagnose disagree (tests/test_sweep.py): per sample,
 # row id -> cause.  Strict xfails: when a row agrees, its entry has to come out.  Found by the sweep oracle
-# (issue 20 §3); the positions-bounded-by-a-size class is issue 20 §4's "may fail" for check.
-_TOPK_MAY_FAIL = ("check says fit, but top-k positions reach input 0's dim 1 - 1 while the gather's table is input 1's dim "
-                  "1: with n > m they pass the table (issue 20 §4: 'may fail', with both sizes)")
+# (issue 20 §3).  The positions-bounded-by-a-size rows (argmax_embedding 2, bucketize_index 8, topk_gather 5) agree
+# since check says "may fail" there (issue 20 §4) and the sweep reads that prediction.
 _TOPK_K = ("guards off, input 0's dim 1 below k=3: aten topk rejects it ('selected index k out of range'); check "
            "predicts no failure because it models only the kernels' asserts, not an extern op's own checks")
 SWEEP: dict[str, dict[str, str]] = {
-    "cpu/argmax_embedding": {
-        rid: ("check says fit, but argmax positions over input 0's dim 1 (1024 at the guard max) index the static "
-              "100-row table: they reach 1023 (issue 20 §4: 'may fail')")
-        for rid in ("s69=max", "s69=max+checks")
-    },
     # Not swept by the suite (time); seen with `sweep --run`, listed so the next sweep starts from them:
-    "cpu/bucketize_index": {
-        rid: ("check says fit, but bucketize ids reach the number of boundaries (9) while the table input 1 has "
-              "dim 0 rows (4 in the sweep's middle, 1..2 at its minimum): issue 20 §4's 'may fail'")
-        for rid in ("s77=1", "s77=min", "s77=min+checks", "s77=max", "s77=max+checks", "s70=1", "s70=min",
-                    "s70=min+checks")
-    },
     "cpu/transformer": {
         "s27=0": ("guards off, batch 0: a kernel divides by the empty size and the process dies with SIGFPE; check "
                   "predicts no failure (it knows asserts with a 0 bound, not integer division by a size) and "
                   "diagnose says 'unknown' for 'Fatal Python error: Floating point exception'"),
     },
-    "cpu/topk_gather": {
-        "s69=0": _TOPK_K, "s69=1": _TOPK_K,
-        **{rid: _TOPK_MAY_FAIL for rid in ("s69=max", "s69=max+checks", "s44=1", "s44=min", "s44=min+checks")},
-    },
+    "cpu/topk_gather": {"s69=0": _TOPK_K, "s69=1": _TOPK_K},
 }

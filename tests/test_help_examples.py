@@ -86,6 +86,8 @@ def test_every_example_runs(where, line, tmp_path, monkeypatch, capsys):
             continue
         if re.search(r"\.(pt2|log|cpp|txt|pt|safetensors|json)$", a) or a.startswith("sample_packages/"):
             assert (ROOT / a).exists(), f"{where}: `{line}` names {a}, which is not there"
+    if argv and argv[0] == "repro" and not out_flags & set(argv):
+        argv += ["-o", str(tmp_path / "repro.py")]  # its default, ./repro.py, would land in the checkout
     if stdin:
         assert (ROOT / stdin).exists(), f"{where}: `{line}` feeds {stdin}, which is not there"
         data = (ROOT / stdin).read_bytes()

@@ -322,6 +322,8 @@ FILE_CONSTANTS = "The package holds no weights: the script loads them from {file
 def expect_words(kind: str, **kw) -> str:
     if kind == "assert":
         return f"`{kw['message']}` in {kw['kernel']}"
+    if kind == "may_fail":
+        return f"may fail: `{kw['message']}` in {kw['kernel']} (the sizes allow it; the values decide)"
     if kind == "check_inputs":
         return f"AOTI_RUNTIME_CHECK_INPUTS to reject input {kw['input']} ({kw['what']})"
     if kind == "extern":

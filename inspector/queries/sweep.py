@@ -35,7 +35,7 @@ CHECKS_ENV = "AOTI_RUNTIME_CHECK_INPUTS"
 
 @dataclass
 class Prediction:
-    kind: str  # "fit" | "assert" | "guard"
+    kind: str  # "fit" | "assert" | "guard" | "may_fail" (check: the sizes let an index's values reach the bound)
     source: str  # "check" (shapes) | "trace" (an index value against its bound)
     kernel: str | None = None
     message: str | None = None
@@ -96,6 +96,10 @@ def _predict_shapes(pkg, m, dims, checks: bool) -> Prediction:
         pa = c.predicted_assertions[0]
         return Prediction("assert", "check", kernel=pa["kernel"], message=pa["message"],
                           words=say.expect_words("assert", message=pa["message"], kernel=pa["kernel"]))
+    if c.may_fail:  # positions bounded by a size the table may be smaller than: the values decide
+        mf = c.may_fail[0]
+        return Prediction("may_fail", "check", kernel=mf["kernel"], message=mf["message"],
+                          words=say.expect_words("may_fail", message=mf["message"], kernel=mf["kernel"]))
     return Prediction("fit", "check", words="fit")
 
 
@@ -209,6 +213,11 @@ def judge(row: Row) -> tuple[bool, str | None]:
     clean = o.get("rc") == 0 and o.get("returned")
     if p.kind == "fit":
         return (True, None) if clean else (False, f"predicted fit; the call {o.get('what')}: {o.get('first_error') or ''}".strip())
+    if p.kind == "may_fail":  # either outcome is what was said; a failure must be that check's
+        if clean or (d.get("category") in ("index_assert", "device_assert") and d.get("kernel") == p.kernel):
+            return True, None
+        return False, (f"predicted {p.words}; diagnose says {d.get('category')}"
+                       + (f" in {d.get('kernel')}" if d.get("kernel") else "") + f" ({o.get('first_error') or o.get('what')})")
     if clean:
         return False, f"predicted {p.words}; the call returned"
     if p.kind == "assert":

@@ -159,6 +159,14 @@ class Package:
                     bar.close()
         return self._indexes[name]
 
+    def scanned_lines(self, name: str | None, member: str) -> list[str] | None:
+        """The lines of ``member`` (split at "\\n") when this process's index of model ``name`` scanned it as
+        its wrapper, else None (nothing read): a caller that shows wrapper lines reuses them."""
+        ix = self._indexes.get(name)
+        if ix is None or not ix.scanned or ix.files.wrapper != member:
+            return None
+        return ix.wmap.lines
+
     def _index(self, f: ModelFiles) -> Model:
         ix = self.index(f.name)
         progress = self.options.progress

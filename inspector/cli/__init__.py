@@ -113,6 +113,9 @@ def _run(a, debug: bool) -> int:
 
 
 def entry() -> None:
+    from ..index.gc_pause import freeze_after_pauses
+
+    freeze_after_pauses()  # this process answers one command and ends (see its docstring)
     rc = main()
     try:
         sys.stdout.flush()  # what is still buffered goes now, while a closed pipe can still be caught

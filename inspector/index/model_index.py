@@ -24,13 +24,13 @@ are built from it.  A slice is a plain `Model`: the graph and the walks do not k
 
 from __future__ import annotations
 
+import array
 import bisect
 import dataclasses
 import hashlib
 import itertools
 import json
 import os
-from collections import defaultdict
 
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
@@ -94,7 +94,8 @@ class _Postings:
     def __init__(self, run: list[RunStatement]):
         texts = [st.text if st.kind not in (None, "comment") else "" for st in run]
         self.text = "\n".join(texts)
-        self.starts = list(itertools.accumulate((len(t) + 1 for t in texts), initial=0))
+        # machine integers, not a list of int objects: 4 MB instead of 17 MB on 482,000 statements
+        self.starts = array.array("q", itertools.accumulate((len(t) + 1 for t in texts), initial=0))
         self.memo: dict[str, list[int]] = {}
 
     def __getitem__(self, name: str) -> list[int]:
@@ -462,13 +463,17 @@ class ModelIndex:
         appears in) are built on first use (`_postings`): the small facts follow declarations only."""
         if self._names is None:
             run = self.wmap.run
-            decls: dict[str, list[int]] = defaultdict(list)
+            # name -> the indices of its declarations, in order: a tuple (48 bytes for the usual one declaration,
+            # where a list took 88: ~11 MB on 284,000 declarations)
+            decls: dict[str, tuple[int, ...]] = {}
             calls = self._call_index()
             prologue_end = calls[0][0] if calls else len(run)
             at = [i for i, st in enumerate(run) if st.kind in ("declaration", "handle_decl")]
+            get = decls.get
             for i, n in zip(at, declared_names([run[i] for i in at])):  # one regex over them all
                 if n:
-                    decls[n].append(i)
+                    had = get(n)
+                    decls[n] = (i,) if had is None else (*had, i)
             self._names = (decls, None, prologue_end)
         return self._names
 

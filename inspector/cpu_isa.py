@@ -16,6 +16,23 @@ ISA_CPUINFO: dict[str, tuple[str, ...]] = {
     "NEON": ("asimd",), "SVE": ("sve",),
 }
 
+# An AOTI_CPU_ISA word names the host's best vector ISA, not every feature it has: a host torch calls "AVX512"
+# runs AVX2 code (Inductor's VecAVX512 hosts are VecAVX2 hosts); what a word implies, transitively.
+ISA_IMPLIES: dict[str, tuple[str, ...]] = {"AVX512": ("AVX2",), "AVX512_VNNI": ("AVX512",), "AVX512_BF16": ("AVX512",),
+                                           "AMX_TILE": ("AVX512",)}
+
+
+def isa_words_with_implied(words) -> set[str]:
+    """``words`` with every word they imply (AVX512 -> AVX2)."""
+    out, todo = set(), list(words)
+    while todo:
+        w = todo.pop()
+        if w not in out:
+            out.add(w)
+            todo += ISA_IMPLIES.get(w, ())
+    return out
+
+
 # gcc -m flags of an Inductor compile command -> the /proc/cpuinfo flag each needs
 M_FLAG_CPUINFO: dict[str, str] = {
     "avx2": "avx2", "fma": "fma", "f16c": "f16c", "avx512f": "avx512f", "avx512dq": "avx512dq",

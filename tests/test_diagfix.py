@@ -339,3 +339,15 @@ def test_the_kernel_table_never_cuts_a_number_or_a_header(width):
     for row in cells:  # the number columns hold whole numbers, or nothing on a folded row's next lines
         for c in row[2:4]:
             assert re.fullmatch(r"\s*(\d+)?\s*", c), row
+
+
+def test_an_avx512_host_runs_an_avx2_package():
+    """torch names the host's best vector ISA (`AVX512 AVX512_VNNI vs AVX2`): a host it calls AVX512 runs the AVX2
+    package (real: the recommender printer run on this AVX-512 host); the note said it lacked AVX2."""
+    import inspector
+
+    d = S / "harvest/issue22_cpu213/recommender_printer2"
+    with inspector.open_package(next(d.glob("*.pt2"))) as p:
+        r = inspector.diagnose(p, (d / "logs/item_weights.log").read_text())
+    isa = [n for n in r.notes if "CPU ISA" in n]
+    assert isa and "has every ISA the package needs" in isa[0] and "lacks" not in isa[0], isa

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import inspector.elf as elf
 from ..cpu_isa import ISA_CPUINFO, M_FLAG_CPUINFO
+from ..dialects import sniff
 from ..dialects.members import (CMAKE_PROJECT, CMAKE_STANDALONE, PICKLED_WEIGHTS_CONFIG, PICKLED_WEIGHTS_DIR,
                                 pickled_weights, weights_blob)
 from ..errors import UsageError
@@ -890,8 +891,9 @@ def _complete(name, f, wrapper: str, members: set[str], fact, pkg=None) -> list[
                            "repackage it with the .so that aoti_compile_and_package wrote"))
     names = {m.rsplit("/", 1)[-1] for m in f.cubins}
     wanted = set()
+    marker = sniff(wrapper).load_kernel_marker if wrapper else None
     for line in wrapper.splitlines():
-        if "loadKernel(" in line:
+        if marker in line:
             wanted |= set(_LOAD_KERNEL_ANY.findall(line))
     missing = sorted(wanted - names)
     fact["cubins_named"], fact["cubins_missing"] = len(wanted), len(missing)
@@ -904,7 +906,7 @@ def _complete(name, f, wrapper: str, members: set[str], fact, pkg=None) -> list[
 
 def _checks(name, wrapper: str, fact) -> list[Finding]:
     out = []
-    guards = "check_input_" in wrapper
+    guards = bool(wrapper) and sniff(wrapper).check_input_start in wrapper  # a check_input_K is compiled in
     nan = "aoti_torch_check_inf_and_nan" in wrapper
     printer = "aoti_torch_print_tensor_handle" in wrapper or "aoti_torch_save_tensor_handle" in wrapper
     fact.update(input_guards=guards, nan_checks=nan, value_printer=printer)

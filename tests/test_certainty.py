@@ -295,3 +295,17 @@ def test_argmax_positions_past_the_table_may_fail(device):
         mt = trace_assert(p, log=(S / device / "argmax_embedding/error.log").read_text()).matches[0]
     assert mt.position is not None and (mt.position.input, mt.position.dim) == (0, 1)
     assert mt.hypotheses[0].certainty == "certain"  # the bound is the constant 100: only a value fails
+
+
+def test_a_cut_log_is_no_evidence_that_a_thread_passed():
+    """Real (H200, torch 2.11): repro's script ran topk_gather with an EMPTY table and printed its output cut
+    (`[...]`); thread [0,0,0] of block [0,0,0] is not among the lines shown.  That absence was read as proof
+    ('certain: not an empty input'); in a cut log it proves nothing, so the empty table stays a cause."""
+    from inspector.queries.trace import trace_assert
+
+    log = (S / "cuda/topk_gather/logs/repro_gpu.log").read_text()
+    assert "[..." in log
+    with inspector.open_package(S / "cuda/topk_gather/topk_gather.pt2") as p:
+        mt = trace_assert(p, log=log).matches[0]
+    assert mt.certainty != "certain" and "not an empty input" not in mt.verdict
+    assert any("empty input" in h.text for h in mt.hypotheses)

@@ -212,6 +212,10 @@ MENTIONS: list[Pattern] = [
     _p("python_traceback", "detail", r"Traceback", "a Python traceback: the process raised, not merely warned"),
     _p("aborted", "detail", r"terminate called|Aborted \(core dumped\)|SIGABRT|Fatal Python error: Aborted",
        "the process aborted: nothing after the failure ran on"),
+    _p("elided", "detail",
+       r"^\s*\[\s*\.\.\.|\.\.\.\s*\]\s*$|\b\d+ (?:more )?lines? (?:left out|omitted|truncated|skipped)\b",
+       "a line that stands for lines left out (`[...]`, `[... 40 lines left out ...]`): what the log does not show "
+       "may still have happened (which threads failed, for one)"),
     _p("device_assert_said", "detail", r"device-side assert",
        "the text says a device-side assert fired (trace-assert --message: then its candidates)"),
     _p("torch_said", "detail",

@@ -132,8 +132,11 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
     for n, mt in zip([c[0] for c in uniq], matches):  # an index that is an argmax's position: the size bounds it
         if mt.position is None:
             mt.position = _reduction_position(slices[n], mt)
+    cut = report.mentions("elided")  # a cut log: a thread it does not list may have failed all the same
     for mt in matches:  # the log's thread evidence, and the positions, rank the hypotheses
         first, line = _first_thread_failed(located, mt)
+        if cut and first is False:
+            first, line = None, None
         if first is not None or mt.position is not None:
             reason(pkg, mt, len(mt.call_sites), first_thread_failed=first, thread_line=line)
         if mt.position is not None and mt.position.op == "reduction" and "a position" not in mt.verdict:

@@ -166,3 +166,24 @@ def test_repro_run_end_to_end(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.splitlines()[0].startswith("input 1 holds 4")
     assert "ran it (the script exited 0): reproduced:" in p.stdout
+
+
+def test_the_loader_fits_how_the_package_keeps_its_weights():
+    """Weights beside the code (pickle_weights): load_pt2 from disk; none at all: random constants of the right
+    names, shapes and dtypes, said so (both ran with `sweep --run`: every row agreed)."""
+    from inspector.queries.repro import loader_of
+
+    H = S / "harvest"
+    with open_package(H / "issue14_cpu213/pickle_weights_cpu/pickle_weights_cpu.pt2") as p:
+        loader, notes = loader_of(p, "model", None)
+    assert loader == {"kind": "load_pt2_disk"} and "load_weights_from_disk=True" in notes[0]
+    with open_package(H / "issue15_cpu213/weightless_cpu/weightless_cpu.pt2") as p:
+        loader, notes = loader_of(p, "model", None)
+        consts = p.index("model").constants()
+    specs = loader["constants"]["specs"]
+    assert loader["kind"] == "aoti_load_package" and len(specs) == len(consts) >= 1
+    assert all(s["shape"] == list(c.shape) for s, c in zip(specs, consts, strict=True))
+    assert any("random constants" in n for n in notes)
+    with open_package(H / "issue15_cpu213/weightless_cpu/weightless_cpu.pt2") as p:
+        loader, notes = loader_of(p, "model", "/some/where/weights.pt")
+    assert loader["constants"] == {"file": "weights.pt"}  # the name only: no path of this machine in the script

@@ -145,3 +145,28 @@ def test_known_disagreement(name, rid):
 
 def test_known_disagreements_are_listed():
     assert KNOWN  # the oracle found some (issue 20 §4): a test that loops over none would prove nothing
+
+
+@pytest.mark.slow
+def test_cuda_cases_run_in_fresh_processes(tmp_path):
+    """A CUDA case is never a fork of the runner (after torch's import CUDA fails in a forked child with 'CUDA error:
+    initialization error', as the first GPU sweep did): it is its own process, whose log and exit code come back."""
+    pytest.importorskip("torch")
+    import subprocess
+
+    from inspector.explain import repro_script as say
+    from inspector.queries.sweep import write_plan
+
+    with open_package(S / "cuda/jagged/jagged.pt2") as p:
+        rows, cases, *_ = plan(p)
+    plan_path, runner = write_plan(cases[:1], str(tmp_path), 120)
+    assert "--case" in say.sweep_runner()
+    out = subprocess.run([sys.executable, runner, plan_path, str(S / "cuda/jagged/jagged.pt2"), str(tmp_path)],
+                         capture_output=True, text=True, timeout=300)
+    res = [json.loads(x) for x in out.stdout.splitlines() if x.startswith("{")]
+    assert len(res) == 1 and res[0]["rc"] is not None and (tmp_path / "case_000.log").exists()
+    import torch
+
+    if not torch.cuda.is_available():  # this torch has no CUDA: the case's own process says so
+        assert res[0]["rc"] == 1 and "CUDA" in (tmp_path / "case_000.log").read_text()
+    assert "initialization error" not in (tmp_path / "case_000.log").read_text()

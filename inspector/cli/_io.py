@@ -12,10 +12,10 @@ from ..errors import UsageError
 class ProgressBar:
     """A rich bar on stderr for indexing, shown only once it has taken a second (never on stdout)."""
 
-    def __init__(self, label: str):
+    def __init__(self, label: str, unit: str = "lines of wrapper.cpp"):
         import time
 
-        self.label, self.clock, self.t0, self.bar = label, time.monotonic, time.monotonic(), None
+        self.label, self.unit, self.clock, self.t0, self.bar = label, unit, time.monotonic, time.monotonic(), None
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is None:
@@ -27,7 +27,7 @@ class ProgressBar:
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
                                 TimeElapsedColumn(), console=Console(stderr=True), transient=True)
             self.bar.start()
-            self.task = self.bar.add_task(f"{self.label} (lines of wrapper.cpp)", total=total)
+            self.task = self.bar.add_task(f"{self.label} ({self.unit})", total=total)
         self.bar.update(self.task, completed=done)
 
     def close(self) -> None:

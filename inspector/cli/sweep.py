@@ -55,7 +55,7 @@ def run(a) -> int:
     from ..queries.sweep import sweep
     from ._io import ProgressBar
 
-    bar = ProgressBar("sweep (cases)") if a.run_it and sys.stderr.isatty() and not a.json else None
+    bar = ProgressBar("sweep", unit="cases, one child process each") if a.run_it and sys.stderr.isatty() and not a.json else None
     try:
         with open_package(a.package) as pkg:
             r = sweep(pkg, model=a.model, device=a.device, weights=a.weights, run=a.run_it, timeout=a.timeout, jobs=max(1, a.jobs), keep_logs=a.keep_logs,

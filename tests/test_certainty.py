@@ -295,3 +295,16 @@ def test_argmax_positions_past_the_table_may_fail(device):
         mt = trace_assert(p, log=(S / device / "argmax_embedding/error.log").read_text()).matches[0]
     assert mt.position is not None and (mt.position.input, mt.position.dim) == (0, 1)
     assert mt.hypotheses[0].certainty == "certain"  # the bound is the constant 100: only a value fails
+
+
+def test_triton_inlined_bucketize_bounds_the_index():
+    """cuda/bucketize_index: Triton inlines bucketize (`triton_helpers.bucketize_binary_search(tmp0, in_ptr1, 8, …)`,
+    stored to out_ptr0 and read by the indexing kernel): bucket ids reach 8, so a 6-row table may fail, and the real
+    log (thread [0,0,0] did not fail) makes that cause certain."""
+    with inspector.open_package(S / "cuda/bucketize_index/bucketize_index.pt2") as p:
+        r = check(p, [parse_spec("0=float32[5]@cuda"), parse_spec("1=float32[6,4]@cuda")])
+        assert [(x["op"], x["index_size"], x["bound"]) for x in r.may_fail] == [("bucketize", 8, 6)]
+        assert check(p, [parse_spec("0=float32[5]@cuda"), parse_spec("1=float32[10,4]@cuda")]).ok
+        mt = trace_assert(p, log=(S / "cuda/bucketize_index/error.log").read_text()).matches[0]
+    assert mt.hypotheses[0].text.startswith("the index is a position bucketize returns along 8 boundaries")
+    assert mt.hypotheses[0].certainty == "certain" and len(mt.hypotheses) == 1

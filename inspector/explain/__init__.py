@@ -152,6 +152,12 @@ def position_hypothesis(t, limit: str) -> str:
     if p.op == "reduction":
         rows = (t.table or {}).get("rows")
         return reduction_position_hypothesis(p.where, p.length, rows)
+    if p.input is None and p.static is not None:
+        top_v = p.static - 1 + p.past
+        return (f"the index is a position {p.name} returns along {p.length} ({p.where}): its values reach {top_v}"
+                + (" (one past the last boundary)" if p.past else "") + f", and {limit} is the limit: whenever {limit} "
+                f"is {top_v} or less, the largest positions fail. Compare those two sizes (`pt2-inspect check` says "
+                "'may fail' for them), not the input's values.")
     top = f"{p.length}" + (" (one past the last boundary)" if p.past else " - 1")
     rng = f"; the package allows {p.length} up to {p.max}" if p.max is not None else ""
     return (f"the index is a position {p.name} returns along {p.length} ({p.where}): its values reach {top}, and "
@@ -332,8 +338,11 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None, t
                  "AOTI_RUNTIME_CHECK_INPUTS=1 at run time turns this into a clear input error.")
         exceeds = _position_exceeds(t)
         if first_thread_failed is False:
-            if value:
-                causes.append((value, "certain", [x for x in (thread_line, THREAD_PASSED) if x]))
+            thread = [x for x in (thread_line, THREAD_PASSED) if x]
+            if exceeds:
+                causes.append((position_hypothesis(t, lim), "certain", thread + [position_evidence(t, lim)]))
+            elif value:
+                causes.append((value, "certain", thread))
         elif exceeds:
             causes.append((position_hypothesis(t, lim), "likely", [position_evidence(t, lim)] + guards))
             causes.append((empty, "possible", guards))

@@ -308,3 +308,16 @@ def test_triton_inlined_bucketize_bounds_the_index():
         mt = trace_assert(p, log=(S / "cuda/bucketize_index/error.log").read_text()).matches[0]
     assert mt.hypotheses[0].text.startswith("the index is a position bucketize returns along 8 boundaries")
     assert mt.hypotheses[0].certainty == "certain" and len(mt.hypotheses) == 1
+
+
+def test_the_repro_command_names_the_log_the_cli_read(capsys):
+    """The commands that tell the causes apart are copy-paste ready: the CLI names the log file it read; the API,
+    given only the text, leaves a placeholder."""
+    pkg, log = S / "cpu/jagged/jagged.pt2", S / "cpu/jagged/error.log"
+    for cmd in (["trace-assert"], ["diagnose"]):
+        assert main(cmd + [str(pkg), "--log", str(log), "--json"]) == 0
+        r = json.loads(capsys.readouterr().out)
+        m = (r if cmd == ["trace-assert"] else r["trace"])["matches"][0]
+        assert m["confirm"][0] == f"pt2-inspect repro {pkg} --log {log}", m["confirm"]
+    with inspector.open_package(pkg) as p:
+        assert trace_assert(p, log=log.read_text()).matches[0].confirm[0].endswith("--log ERROR_LOG")

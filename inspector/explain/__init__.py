@@ -185,9 +185,13 @@ THREAD_FAILED = ("thread [0,0,0] of block [0,0,0] failed (the log): as every thr
                  "value at the first position does the same")
 
 
-def confirm_commands(pkg: str) -> list[str]:
-    """The commands that tell a trace's alternatives apart by running the package (the `repro`/`sweep` commands)."""
-    return [f"pt2-inspect repro {pkg} --log ERROR_LOG", f"pt2-inspect sweep {pkg} --run"]
+def confirm_commands(pkg: str, log: str | None = None) -> list[str]:
+    """The commands that tell a trace's alternatives apart by running the package (the `repro`/`sweep` commands);
+    ``log``: the file the error was read from (else a placeholder the user fills in)."""
+    import shlex
+
+    return [f"pt2-inspect repro {shlex.quote(pkg)} --log {shlex.quote(log) if log else 'ERROR_LOG'}",
+            f"pt2-inspect sweep {shlex.quote(pkg)} --run"]
 
 
 CONFIRM_WHY = "nothing in the log excludes the other causes; a run tells them apart"

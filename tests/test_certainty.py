@@ -321,3 +321,23 @@ def test_the_repro_command_names_the_log_the_cli_read(capsys):
         assert m["confirm"][0] == f"pt2-inspect repro {pkg} --log {log}", m["confirm"]
     with inspector.open_package(pkg) as p:
         assert trace_assert(p, log=log.read_text()).matches[0].confirm[0].endswith("--log ERROR_LOG")
+
+
+def test_a_portable_model_of_both_classes_confirms_the_wrap_claims():
+    """cpu/neg_index (built portably by its build.py, AOTI_CPU_ISA AVX2): one fused kernel with a wrapping check
+    (`x[idx]`) and a non-wrapping one (the embedding).  Its real runs: -1/-16 into x read rows 15 and 0 with no
+    error (eager agrees), -17 fails; -1 into the embedding fails."""
+    d = S / "cpu/neg_index"
+    index = json.loads((d / "logs/index.json").read_text())
+    assert [index[k]["returncode"] for k in ("neg_index_minus_one_wraps", "neg_index_below_n",
+                                             "neg_embedding_minus_one", "neg_index_in_range")] == [0, 1, 1, 0]
+    assert "rows equal x[[0, 15, 3, 0]]: True" in (d / "logs/neg_index_minus_one_wraps.log").read_text()
+    pkg = d / "package/neg_index.pt2"
+    with inspector.open_package(pkg) as p:
+        assert p.index("model").metadata.get("AOTI_CPU_ISA") == "AVX2"
+        got = {}
+        for kind in ("neg_index_below_n", "neg_embedding_minus_one"):
+            mt = trace_assert(p, log=(d / "logs" / f"{kind}.log").read_text()).matches[0]
+            assert mt.exact
+            got[kind] = (mt.negative_wrap, mt.static_bound)
+    assert got == {"neg_index_below_n": (True, None), "neg_embedding_minus_one": (False, 50)}

@@ -309,3 +309,49 @@ def test_a_cut_log_is_no_evidence_that_a_thread_passed():
         mt = trace_assert(p, log=log).matches[0]
     assert mt.certainty != "certain" and "not an empty input" not in mt.verdict
     assert any("empty input" in h.text for h in mt.hypotheses)
+
+
+def test_triton_inlined_bucketize_bounds_the_index():
+    """cuda/bucketize_index: Triton inlines bucketize (`triton_helpers.bucketize_binary_search(tmp0, in_ptr1, 8, …)`,
+    stored to out_ptr0 and read by the indexing kernel): bucket ids reach 8, so a 6-row table may fail, and the real
+    log (thread [0,0,0] did not fail) makes that cause certain."""
+    with inspector.open_package(S / "cuda/bucketize_index/bucketize_index.pt2") as p:
+        r = check(p, [parse_spec("0=float32[5]@cuda"), parse_spec("1=float32[6,4]@cuda")])
+        assert [(x["op"], x["index_size"], x["bound"]) for x in r.may_fail] == [("bucketize", 8, 6)]
+        assert check(p, [parse_spec("0=float32[5]@cuda"), parse_spec("1=float32[10,4]@cuda")]).ok
+        mt = trace_assert(p, log=(S / "cuda/bucketize_index/error.log").read_text()).matches[0]
+    assert mt.hypotheses[0].text.startswith("the index is a position bucketize returns along 8 boundaries")
+    assert mt.hypotheses[0].certainty == "certain" and len(mt.hypotheses) == 1
+
+
+def test_the_repro_command_names_the_log_the_cli_read(capsys):
+    """The commands that tell the causes apart are copy-paste ready: the CLI names the log file it read; the API,
+    given only the text, leaves a placeholder."""
+    pkg, log = S / "cpu/jagged/jagged.pt2", S / "cpu/jagged/error.log"
+    for cmd in (["trace-assert"], ["diagnose"]):
+        assert main(cmd + [str(pkg), "--log", str(log), "--json"]) == 0
+        r = json.loads(capsys.readouterr().out)
+        m = (r if cmd == ["trace-assert"] else r["trace"])["matches"][0]
+        assert m["confirm"][0] == f"pt2-inspect repro {pkg} --log {log}", m["confirm"]
+    with inspector.open_package(pkg) as p:
+        assert trace_assert(p, log=log.read_text()).matches[0].confirm[0].endswith("--log ERROR_LOG")
+
+
+def test_a_portable_model_of_both_classes_confirms_the_wrap_claims():
+    """cpu/neg_index (built portably by its build.py, AOTI_CPU_ISA AVX2): one fused kernel with a wrapping check
+    (`x[idx]`) and a non-wrapping one (the embedding).  Its real runs: -1/-16 into x read rows 15 and 0 with no
+    error (eager agrees), -17 fails; -1 into the embedding fails."""
+    d = S / "cpu/neg_index"
+    index = json.loads((d / "logs/index.json").read_text())
+    assert [index[k]["returncode"] for k in ("neg_index_minus_one_wraps", "neg_index_below_n",
+                                             "neg_embedding_minus_one", "neg_index_in_range")] == [0, 1, 1, 0]
+    assert "rows equal x[[0, 15, 3, 0]]: True" in (d / "logs/neg_index_minus_one_wraps.log").read_text()
+    pkg = d / "package/neg_index.pt2"
+    with inspector.open_package(pkg) as p:
+        assert p.index("model").metadata.get("AOTI_CPU_ISA") == "AVX2"
+        got = {}
+        for kind in ("neg_index_below_n", "neg_embedding_minus_one"):
+            mt = trace_assert(p, log=(d / "logs" / f"{kind}.log").read_text()).matches[0]
+            assert mt.exact
+            got[kind] = (mt.negative_wrap, mt.static_bound)
+    assert got == {"neg_index_below_n": (True, None), "neg_embedding_minus_one": (False, 50)}

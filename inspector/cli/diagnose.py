@@ -74,7 +74,8 @@ def run(a) -> int:
 
     ep = load_ep_option(a.ep)
     with open_package(a.package) as pkg:
-        d = diagnose(pkg, log, model=a.model, ep=ep, against=read_log(a.against, "--against") if a.against else None)
+        d = diagnose(pkg, log, model=a.model, ep=ep, against=read_log(a.against, "--against") if a.against else None,
+                     log_name=a.log if getattr(a, "log", None) and a.log != "-" else None)
     if a.json:
         print(json.dumps(d.to_dict(), indent=2))
     else:

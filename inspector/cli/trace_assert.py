@@ -57,7 +57,8 @@ def run(a) -> int:
         from ..exported_program import load_ep_option
 
         ep = load_ep_option(a.ep)
-        r = trace_assert(pkg, line=a.line, message=a.message, log=log, kernel=a.kernel, model=a.model, ep=ep)
+        r = trace_assert(pkg, line=a.line, message=a.message, log=log, kernel=a.kernel, model=a.model, ep=ep,
+                         log_name=a.log if a.log and a.log != "-" else None)
         there = "" if r.matches or r.candidates else _what_is_there(pkg, a)
     if a.json:
         print(json.dumps(r.to_dict(), indent=2))

@@ -146,6 +146,12 @@ def position_hypothesis(t, limit: str) -> str:
     if p.op == "reduction":
         rows = (t.table or {}).get("rows")
         return reduction_position_hypothesis(p.where, p.length, rows)
+    if p.input is None and p.static is not None:
+        top_v = p.static - 1 + p.past
+        return (f"the index is a position {p.name} returns along {p.length} ({p.where}): its values reach {top_v}"
+                + (" (one past the last boundary)" if p.past else "") + f", and {limit} is the limit: whenever {limit} "
+                f"is {top_v} or less, the largest positions fail. Compare those two sizes (`pt2-inspect check` says "
+                "'may fail' for them), not the input's values.")
     top = f"{p.length}" + (" (one past the last boundary)" if p.past else " - 1")
     rng = f"; the package allows {p.length} up to {p.max}" if p.max is not None else ""
     return (f"the index is a position {p.name} returns along {p.length} ({p.where}): its values reach {top}, and "
@@ -173,9 +179,13 @@ THREAD_FAILED = ("thread [0,0,0] of block [0,0,0] failed (the log): as every thr
                  "value at the first position does the same")
 
 
-def confirm_commands(pkg: str) -> list[str]:
-    """The commands that tell a trace's alternatives apart by running the package (the `repro`/`sweep` commands)."""
-    return [f"pt2-inspect repro {pkg} --log ERROR_LOG", f"pt2-inspect sweep {pkg} --run"]
+def confirm_commands(pkg: str, log: str | None = None) -> list[str]:
+    """The commands that tell a trace's alternatives apart by running the package (the `repro`/`sweep` commands);
+    ``log``: the file the error was read from (else a placeholder the user fills in)."""
+    import shlex
+
+    return [f"pt2-inspect repro {shlex.quote(pkg)} --log {shlex.quote(log) if log else 'ERROR_LOG'}",
+            f"pt2-inspect sweep {shlex.quote(pkg)} --run"]
 
 
 CONFIRM_WHY = "nothing in the log excludes the other causes; a run tells them apart"
@@ -326,8 +336,11 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None, t
                  "AOTI_RUNTIME_CHECK_INPUTS=1 at run time turns this into a clear input error.")
         exceeds = _position_exceeds(t)
         if first_thread_failed is False:
-            if value:
-                causes.append((value, "certain", [x for x in (thread_line, THREAD_PASSED) if x]))
+            thread = [x for x in (thread_line, THREAD_PASSED) if x]
+            if exceeds:
+                causes.append((position_hypothesis(t, lim), "certain", thread + [position_evidence(t, lim)]))
+            elif value:
+                causes.append((value, "certain", thread))
         elif exceeds:
             causes.append((position_hypothesis(t, lim), "likely", [position_evidence(t, lim)] + guards))
             causes.append((empty, "possible", guards))

@@ -151,6 +151,7 @@ def index_position(m: Model, origins, lines: list[str] | None = None) -> Positio
 
 # A CPU reduction kernel's argmax/argmin: ``out_ptr0[…] = static_cast<int64_t>(tmp_acc0.index);`` after
 # ``argmax_combine_vec<…>(tmp_acc0_vec, tmp0, x1)`` inside ``for(int64_t x1=…; x1<static_cast<int64_t>(ks1); …)``.
+_BUCKETIZE = re.compile(r"bucketize_binary_search\(\s*[^,]+,\s*[^,]+,\s*(\w+)\s*,")
 _ACC_INDEX = re.compile(r"\b(out_ptr\d+)\[.*\]\s*=\s*.*\b(tmp_acc\d+)\.index\b")
 _COMBINE = r"\barg(?:max|min)_combine(?:_vec)?\s*(?:<[^>]*>)?\s*\(\s*{acc}(?:_vec)?\s*,[^,]+,\s*(x\d+)"
 _LOOP = r"for\s*\(\s*int64_t\s+{x}\s*=[^;]*;\s*{x}\s*<\s*(?:static_cast<int64_t>\()?\s*([\w]+)\s*\)?\s*;"
@@ -188,6 +189,19 @@ def reduction_position(m: Model, origins) -> PositionBound | None:
 
     for o in origins:
         for i, step in enumerate(o.path):
+            if re.fullmatch(r"tmp\d+|out_ptr\d+", step):  # Triton's inlined bucketize: its boundaries' size
+                kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
+                k = m.kernels.get(kname) if kname else None
+                names = [step]
+                if k is not None and step.startswith("out_ptr"):  # the value the kernel stores there
+                    names = [n for st in k.stores if st.ptr == step for n in re.findall(r"\btmp\d+\b", st.value.text)]
+                t = next((t for t in (k.tmps if k else []) if t.name in names), None)
+                mm = _BUCKETIZE.search(t.expr.text) if t is not None else None
+                if mm:
+                    b = _length_of(m, kname, mm.group(1), kname)
+                    if b is not None:
+                        b.op, b.past = "bucketize", 1
+                        return b
             if step.endswith("_idx"):
                 kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
                 site = next((c for c in m.calls if c.kind == "kernel" and c.target == kname), None)

@@ -63,10 +63,12 @@ class TraceResult:
 
 
 def trace_assert(pkg: Package, *, line: int | None = None, message: str | None = None, log: str | None = None,
-                 kernel: str | None = None, model: str | None = None, ep=None) -> TraceResult:
+                 kernel: str | None = None, model: str | None = None, ep=None, log_name: str | None = None
+                 ) -> TraceResult:
     """Trace one failing check.  Give the error text (``log``), or ``line`` and/or ``message``/``kernel``.
 
-    ``ep``: an ``ExportedProgramInfo`` (``--ep``); by default the one the package carries, if any."""
+    ``ep``: an ``ExportedProgramInfo`` (``--ep``); by default the one the package carries, if any.  ``log_name``:
+    the file ``log`` was read from, named in the repro command an answer gives."""
     if model is not None:
         pkg.files(model)  # raises a UsageError naming the models when it is not there
     if log is None and line is None and message is None and kernel is None:
@@ -141,6 +143,9 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
             reason(pkg, mt, len(mt.call_sites), first_thread_failed=first, thread_line=line)
         if mt.position is not None and mt.position.op == "reduction" and "a position" not in mt.verdict:
             mt.verdict += words.reduction_position_note(mt.position.length)
+    if log_name:
+        for mt in matches:
+            mt.confirm = words.confirm_commands(str(pkg.path), log_name) if mt.confirm else []
     if matches:
         res.verdict = matches[0].verdict
         res.certainty, res.evidence, res.confirm = matches[0].certainty, list(matches[0].evidence), list(matches[0].confirm)

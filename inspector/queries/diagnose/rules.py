@@ -44,8 +44,10 @@ class Facts:
     """What the rules decide on: the log read once, the models' small facts (inputs, guards, symbols,
     metadata: ``ModelIndex.eager``; no kernel parsed), and the trace of a located check, made when first asked."""
 
-    def __init__(self, pkg: Package, log: str, model: str | None, ep, against: str | None = None):
+    def __init__(self, pkg: Package, log: str, model: str | None, ep, against: str | None = None,
+                 log_name: str | None = None):
         self.pkg, self.log, self.model, self.ep, self.against = pkg, log, model, ep, against
+        self.log_name = log_name
         self.rep: LogReport = parse_log(log or "")
         names = [model] if model else pkg.model_names
         # A failed assert is traced through slices; only an illegal memory access or a device assert without its
@@ -73,7 +75,7 @@ class Facts:
         cpu_extern = self.device == "cpu" and any(n.error for n in rep.noticed)
         if not (self.located or extern_text or cpu_extern):
             return None
-        t = trace_assert(self.pkg, log=self.log, model=self.model, ep=self.ep)
+        t = trace_assert(self.pkg, log=self.log, model=self.model, ep=self.ep, log_name=self.log_name)
         return t if t.matches else None
 
     @cached_property
@@ -258,7 +260,7 @@ class ForeignLog(Rule):
     def answer(self, f: Facts, d: Diagnosis) -> None:
         from ..trace import trace_assert
 
-        t = trace_assert(f.pkg, log=f.log, model=f.model, ep=f.ep)
+        t = trace_assert(f.pkg, log=f.log, model=f.model, ep=f.ep, log_name=f.log_name)
         d.verdict = t.verdict or say.FOREIGN_LOG
         d.evidence = [Evidence(r.first_text, _ASSERT_PATTERN[r.kind]) for r in f.located[:3]]
         d.notes += t.hints[-1:]
@@ -997,12 +999,13 @@ def _certainty(d: Diagnosis) -> str:
     return "likely"
 
 
-def diagnose(pkg: Package, log: str, model: str | None = None, ep=None, against: str | None = None) -> Diagnosis:
+def diagnose(pkg: Package, log: str, model: str | None = None, ep=None, against: str | None = None,
+             log_name: str | None = None) -> Diagnosis:
     """Classify ``log`` against ``pkg`` and say what to do next: the first rule of ``RULES`` that claims it answers.
     ``against``: the log of a good run (the printer's output is compared kernel by kernel)."""
     if model is not None:
         pkg.files(model)
-    f = Facts(pkg, log, model, ep, against)
+    f = Facts(pkg, log, model, ep, against, log_name)
     d = Diagnosis(package=str(pkg.path), category="unknown", verdict="")
     d.notes += list(dict.fromkeys(say.isa_note(x) for x in f.isa))
     if f.rep.has("old_package"):

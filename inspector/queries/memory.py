@@ -289,12 +289,13 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
     return plan
 
 
-_ATTENTION = re.compile(r"^aoti_torch_cuda__scaled_dot_product_(?:efficient|flash)_attention$")
+# efficient attention only: flash attention's outputs and arguments are laid out otherwise (left unsized)
+_ATTENTION = re.compile(r"^aoti_torch_cuda__scaled_dot_product_efficient_attention$")
 _VIEW_SIZES = re.compile(r"reinterpret_tensor_wrapper\(\s*(?P<base>\w+)\s*,\s*\d+\s*,\s*(?P<sizes>\w+)\s*,")
 
 
 def _attention_outputs(target, text, arrays, owner, allocations) -> list[tuple[str, str | None]] | None:
-    """(numel expression, dtype) of each output of an efficient / flash attention call, from its contract: the
+    """(numel expression, dtype) of each output of an efficient attention call, from its contract: the
     output has the query's sizes and dtype; the logsumexp is float32 [B, H, ceil(S/32)*32] when asked for
     (compute_log_sumexp, the 5th argument) and empty otherwise; the philox seed and offset are empty without
     dropout (the 6th argument 0.0) and one int64 each with it."""

@@ -106,3 +106,15 @@ def test_the_json_validates(scenario, capsys):
     doc = json.loads(capsys.readouterr().out)
     jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
     assert doc["printer"]["call"]["frames"]
+
+
+def test_a_call_read_back_from_the_index_cache_keeps_its_text(tmp_path, monkeypatch, capsys):
+    # the same class on another rule: an unbacked symbol's origin (`aoti_torch_item_int32(…, &u0_raw)`) was found
+    # cold and lost warm, because the cached calls kept no statement text
+    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(tmp_path))
+    h = ROOT / "sample_packages/harvest/aoti_tests_cpu213/test_stride_with_unbacked_expr"
+    verdicts = []
+    for _ in range(2):
+        main(["diagnose", str(h / "test_stride_with_unbacked_expr.pt2"), "--log", str(h / "logs/bad_u0.log"), "--json"])
+        verdicts.append(json.loads(capsys.readouterr().out)["verdict"])
+    assert verdicts[0] == verdicts[1] and "u0 is a data-dependent size" in verdicts[1]

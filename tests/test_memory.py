@@ -106,7 +106,7 @@ def test_the_range_holds_on_every_measured_run():
             assert measured <= e.upper, (pkg_path.name, spec, e.upper, measured)
         if fresh:  # cuBLAS's workspace: the floor of a fresh process's first run
             assert e.first.bytes <= measured, (pkg_path.name, spec, e.first.bytes, measured)
-    assert bounded == 26  # ViT-tiny's attention outputs have no size the wrapper says: a floor only
+    assert bounded == 27
 
 
 def test_sizes_written_with_a_cast_are_read():
@@ -146,3 +146,13 @@ def test_doctor_prints_the_range_and_what_it_was_measured_against():
     assert any(e.startswith("measured on an H200") for e in f.evidence)
     mem = r.facts["model"]["memory"]
     assert mem["upper_bytes"] >= 449642496 >= mem["peak_activation_bytes"]
+
+
+def test_attention_outputs_are_sized_from_the_ops_contract():
+    # ViT-tiny's efficient attention fills four handles: the output has the query's sizes, and with
+    # compute_log_sumexp 0 and no dropout the other three are empty (before: 36 outputs of unknown size, a floor only)
+    with inspector.open_package(H / "timm_hf/timm_vit_tiny/timm_vit_tiny.pt2") as pkg:
+        plan = memory_plan(pkg)
+    att = [a for a in plan.allocations if a.estimated_from == "aoti_torch_cuda__scaled_dot_product_efficient_attention"]
+    assert len(att) == 48 and not plan.unsized
+    assert att[0].nbytes({}) == 2 * 3 * 197 * 64 * 4 and [a.nbytes({}) for a in att[1:4]] == [0, 0, 0]

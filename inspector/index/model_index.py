@@ -119,6 +119,13 @@ def _word(c: str) -> bool:
     return c.isalnum() or c == "_"
 
 
+def _decode_call(line, rule, callee, target, kind, text=""):
+    """One cached call (an older cache wrote no text: then the statement's text is empty)."""
+    if not isinstance(line, int) or not isinstance(text, str):
+        raise ValueError("a cached call is not [line, rule, callee, target, kind, text]")
+    return RunStatement(line, text, rule, callee), target, kind
+
+
 class ModelIndex:
     """``key``: the index cache key (None: no cache).  With a key, what the scan found (kernels, assert sites,
     calls, the small facts) and every kernel and slice parsed are kept as parts under ``<cache>/<key>.lazy/``:
@@ -288,12 +295,13 @@ class ModelIndex:
     _ENCODE = {
         "kernels": lambda v: [[n, k, fl] for n, (k, fl) in v.items()],
         "sites": lambda v: [[s.kernel, s.line, s.text, s.wrapper_line] for s in v],
-        "calls": lambda v: [[st.line, st.kind, st.callee, t, kind] for st, t, kind in v],
+        # the statement's text too: a rule reads it (an unbacked symbol's `&u0_raw`, a printed launch's arguments)
+        "calls": lambda v: [[st.line, st.kind, st.callee, t, kind, st.text] for st, t, kind in v],
     }
     _DECODE = {
         "kernels": lambda d: {n: (k, fl) for n, k, fl in d},
         "sites": lambda d: [AssertSite(*x) for x in d],
-        "calls": lambda d: [(RunStatement(line, "", rule, callee), t, kind) for line, rule, callee, t, kind in d],
+        "calls": lambda d: [_decode_call(*x) for x in d],
     }
 
     def _fact(self, part: str):

@@ -241,12 +241,18 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
         if target and _CUBLAS.match(target):
             plan.events.append(Event(st.line, "cublas", -1))
         if target and target.startswith("aoti_"):  # an extern op that fills a handle allocates its output
-            for b in d.extern_output.findall(text):
+            sized = _attention_outputs(target, text, arrays, owner, plan.allocations)
+            for k, b in enumerate(d.extern_output.findall(text)):
                 if b in owner:
                     continue
                 plan.allocations.append(Allocation(b, st.line, None, [], [], "extern_out"))
                 s = len(plan.allocations) - 1
                 take(b, s)
+                if sized is not None and k < len(sized):  # the op's own contract says its size
+                    a = plan.allocations[s]
+                    a.sizes, a.dtype, a.estimated_from = [sized[k][0]], sized[k][1], target
+                    plan.events.append(Event(st.line, "alloc", s))
+                    continue
                 pending[b] = s
             if _CONV.match(target):
                 outs = [owner[b] for b in d.extern_output.findall(text) if b in owner]
@@ -283,18 +289,37 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
     return plan
 
 
-def _numel_argument(wm, target: str, call: str) -> str | None:
-    """The argument a launch passes for its kernel's ``xnumel`` (a static package writes no ``<kernel>_xnumel``
-    local: `call_triton_x(buf2, arg0_1, 802816L, …)`), found by the position of that parameter in the launcher's
-    own parameter list."""
-    r = wm.launchers.get(target)
-    if r is None:
+# efficient attention only: flash attention's outputs and arguments are laid out otherwise (left unsized)
+_ATTENTION = re.compile(r"^aoti_torch_cuda__scaled_dot_product_efficient_attention$")
+_VIEW_SIZES = re.compile(r"reinterpret_tensor_wrapper\(\s*(?P<base>\w+)\s*,\s*\d+\s*,\s*(?P<sizes>\w+)\s*,")
+
+
+def _attention_outputs(target, text, arrays, owner, allocations) -> list[tuple[str, str | None]] | None:
+    """(numel expression, dtype) of each output of an efficient attention call, from its contract: the
+    output has the query's sizes and dtype; the logsumexp is float32 [B, H, ceil(S/32)*32] when asked for
+    (compute_log_sumexp, the 5th argument) and empty otherwise; the philox seed and offset are empty without
+    dropout (the 6th argument 0.0) and one int64 each with it."""
+    if not _ATTENTION.match(target):
         return None
-    params = [ln.strip().rstrip(",").split("=")[0].split()[-1:] for ln in wm.lines[r.start + 1: r.params_end]]
-    names = [p[0].lstrip("&*") if p else "" for p in params]
-    if "xnumel" not in names:
+    args = _split_args(text[text.index(target) + len(target):])
+    if len(args) < 6:
         return None
-    head, _, rest = call.partition("(")
+    q = args[0]
+    m = _VIEW_SIZES.search(q)
+    base = m.group("base") if m else q.strip()
+    sizes = arrays.get(m.group("sizes")) if m else (allocations[owner[base]].sizes if base in owner else None)
+    if not sizes or len(sizes) != 4:
+        return None
+    dtype = allocations[owner[base]].dtype if base in owner else None
+    b, h, sq, dq = (f"({x})" for x in sizes)
+    lse = f"{b}*{h}*((({sq})+31)//32)*32" if args[4].strip() not in ("0", "false") else "0"
+    rng = "1" if args[5].strip() not in ("0", "0.0") else "0"
+    return [(f"{b}*{h}*{sq}*{dq}", dtype), (lse, "float32"), (rng, "int64"), (rng, "int64")]
+
+
+def _split_args(call: str) -> list[str]:
+    """The top-level arguments of the first call in ``call`` (``f(a, g(b, c), d)`` -> a, g(b, c), d)."""
+    _head, _, rest = call.partition("(")
     depth, cur, args = 0, "", []
     for ch in rest:
         if ch in "(<[{":
@@ -309,6 +334,21 @@ def _numel_argument(wm, target: str, call: str) -> str | None:
             continue
         cur += ch
     args.append(cur.strip())
+    return args
+
+
+def _numel_argument(wm, target: str, call: str) -> str | None:
+    """The argument a launch passes for its kernel's ``xnumel`` (a static package writes no ``<kernel>_xnumel``
+    local: `call_triton_x(buf2, arg0_1, 802816L, …)`), found by the position of that parameter in the launcher's
+    own parameter list."""
+    r = wm.launchers.get(target)
+    if r is None:
+        return None
+    params = [ln.strip().rstrip(",").split("=")[0].split()[-1:] for ln in wm.lines[r.start + 1: r.params_end]]
+    names = [p[0].lstrip("&*") if p else "" for p in params]
+    if "xnumel" not in names:
+        return None
+    args = _split_args(call)
     i = names.index("xnumel")
     return args[i] if i < len(args) and args[i] else None
 

@@ -23,6 +23,14 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'inspector' has no attribute {name!r}")
 
 
+def trace_assert(pkg, log: str | None = None, **kw):
+    """From a failure's text (or ``line=``/``kernel=``/``message=``) to the kernel, bound and inputs:
+    ``inspector.queries.trace.trace_assert``."""
+    from .queries.trace import trace_assert as _trace_assert
+
+    return _trace_assert(pkg, log=log, **kw)
+
+
 def diagnose(pkg, log: str, **kw):
     """Classify a failure log against an open package: ``inspector.queries.diagnose.diagnose``."""
     from .queries.diagnose import diagnose as _diagnose

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from rich.tree import Tree
 
     from .summary import ModelSummary, ShowResult
-    from .trace import TraceMatch, TraceResult
+    from .queries.trace import TraceMatch, TraceResult
 
 MAX_KERNEL_ROWS = 60  # a terminal table of 20,000 rows takes seconds to draw and nobody reads it
 

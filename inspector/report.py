@@ -23,7 +23,7 @@ from .package import Package
 from .queries.kernels import kernel_rows
 from .report_page import fill, json_island, load
 from .summary import ShowResult
-from .trace import TraceMatch, TraceResult
+from .queries.trace import TraceMatch, TraceResult
 
 CONTEXT = 6  # lines either side of a marked line in the source panel
 MAX_TRACES = 20  # matches drawn; a bare message can match every assertion of a big package
@@ -473,7 +473,7 @@ def build_report(pkg: Package, log: str | None = None, *, model: str | None = No
     ``(html, {"verdict", "traces", "kernels", "looked_for"})``.  ``ep``: an exported program (``--ep``) whose
     user names and lines the traces use; by default the one the package carries, if any."""
     from .summary import summarize
-    from .trace import trace_assert
+    from .queries.trace import trace_assert
 
     summary = summarize(pkg, model)
     r = trace_assert(pkg, log=log, model=model, ep=ep) if log is not None else None

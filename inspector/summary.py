@@ -10,7 +10,7 @@ from typing import Any
 from .model import Model
 from .index.gc_pause import gc_paused
 from .package import Package
-from .explain import GUARD_NOTE  # (not via .trace: that imports every query)
+from .explain import GUARD_NOTE
 
 
 def _plain(x):

@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 import inspector  # noqa: E402
-from inspector.trace import trace_assert  # noqa: E402
+from inspector.queries.trace import trace_assert  # noqa: E402
 
 
 def _truth_ok(mt, exp) -> bool:

@@ -16,7 +16,7 @@ import pytest
 import inspector
 from inspector.index import cache
 from inspector.summary import summarize
-from inspector.trace import trace_assert
+from inspector.queries.trace import trace_assert
 
 from _samples import SAMPLES as ALL_SAMPLES
 

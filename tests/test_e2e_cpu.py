@@ -61,5 +61,5 @@ def test_real_cpu_failure_traces_to_input(tmp_path):
     assert mt["bound"]["min"] == 2 and mt["bound"]["max"] == 1000
     assert [o["input"]["index"] for o in mt["index_origin"]] == [1]
     imported = [line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")]
-    assert "inspector.trace" in imported and "lark" in imported  # the listing is real and complete
+    assert "inspector.queries.trace" in imported and "lark" in imported  # the listing is real and complete
     assert not [m for m in imported if m == "torch" or m.startswith("torch.")]

@@ -46,9 +46,9 @@ def test_non_editable_install_ships_grammars(tmp_path):
 
 def test_inspect_path_imports_no_torch():
     # Imports are lazy (lark on first parse, networkx only for GraphML): run a whole inspect path, not just the imports.
-    code = ("import inspector.cli, inspector.trace, inspector.summary, inspector.render, inspector.export, inspector; "
+    code = ("import inspector.cli, inspector.queries.trace, inspector.summary, inspector.render, inspector.export, inspector; "
             f"pkg = inspector.open_package({str(SAMPLE)!r}, cache=False); inspector.summary.summarize(pkg); "
-            "inspector.trace.trace_assert(pkg, line=1); pkg.graph()")
+            "inspector.trace_assert(pkg, line=1); pkg.graph()")
     out = subprocess.run([sys.executable, "-X", "importtime", "-c", code],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr

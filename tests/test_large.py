@@ -11,7 +11,7 @@ import pytest
 
 import inspector
 from inspector.summary import summarize
-from inspector.trace import trace_assert
+from inspector.queries.trace import trace_assert
 
 pytestmark = pytest.mark.slow  # builds a 1,500-kernel package
 

@@ -21,7 +21,7 @@ import inspector
 from inspector.cli import main
 from inspector.queries.kernels import kernel_rows
 from inspector.report import build_report, layout, trace_chain
-from inspector.trace import trace_assert
+from inspector.queries.trace import trace_assert
 
 from _samples import SAMPLES as ALL_SAMPLES
 

@@ -44,7 +44,7 @@ def add_parser(sub):
 
 def run(a) -> int:
     from ..package import open_package
-    from ..trace import trace_assert
+    from ..queries.trace import trace_assert
 
     log = read_log(a.log, instead="--line N / --message TEXT") if a.log else None
     if log is None and a.line is None and a.message is None and a.kernel is None and not sys.stdin.isatty():

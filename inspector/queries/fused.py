@@ -5,10 +5,6 @@ from __future__ import annotations
 from ..model import CallSite, Kernel, Model
 from ..naming import kernel_ops, shim_op_name, split_overload
 
-# The rule lives in `inspector.naming`; the old name stays for `inspector.trace`'s callers.
-split_fused_name = kernel_ops
-
-
 def extern_op_name(target: str) -> str:
     """``aoti_torch_cpu__embedding_bag`` -> ``_embedding_bag``; ``aoti_torch_cuda_addmm_out`` -> ``addmm_out``."""
     return shim_op_name(target)
@@ -30,7 +26,7 @@ def source_nodes(m: Model, k: Kernel | None, site: CallSite | None, name: str | 
         nodes = prov.pre_grad_nodes if prov and prov.pre_grad_nodes else [base]
         return nodes, not (prov and prov.pre_grad_nodes), [f"aten.{base}" + (f".{overload}" if overload else "")], traces, post
     if prov and prov.pre_grad_nodes:
-        ops = [f"aten.{o}" for o in split_fused_name(name)]
+        ops = [f"aten.{o}" for o in kernel_ops(name)]
         return prov.pre_grad_nodes, False, ops, traces, post
-    ops = split_fused_name(name)
+    ops = kernel_ops(name)
     return ops, True, [f"aten.{o}" for o in ops], traces, post

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..logparse import NoticedCall, ReportedAssert
+from ..logs.parse import NoticedCall, ReportedAssert
 from ..model import CallSite, Model
 from ..naming import strip_overload
 from ..package import Package

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 import inspector.explain as words
 from ..errors import UsageError
-from ..logparse import LogReport, parse_log
+from ..logs.parse import LogReport, parse_log
 from ..logs.patterns import FRAMING
 from ..parse.metadata import DEVICE_KEY
 from ..model import Assertion, CallSite, Kernel, Model

@@ -155,7 +155,7 @@ def neighbourhood_of(pkg, model: str | None, thing: str, depth: int = 2, max_nod
     from .errors import UsageError
     from .graph import build_graph
     from .index import closure
-    from .parse.scan import TOKEN
+    from .parse.regions import TOKEN
 
     name = pkg._name(model)
     if name in pkg._models:  # parsed already (or read from the index cache): nothing to save

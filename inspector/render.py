@@ -13,13 +13,13 @@ from rich.panel import Panel
 from rich.text import Text
 from .explain import CONFIRM_WHY
 
-from .summary import shape_with_ranges
+from .queries.show import shape_with_ranges
 
 if TYPE_CHECKING:
     from rich.table import Table
     from rich.tree import Tree
 
-    from .summary import ModelSummary, ShowResult
+    from .queries.show import ModelSummary, ShowResult
     from .queries.trace import TraceMatch, TraceResult
 
 MAX_KERNEL_ROWS = 60  # a terminal table of 20,000 rows takes seconds to draw and nobody reads it

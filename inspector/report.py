@@ -22,7 +22,7 @@ from .model import Kernel, Model
 from .package import Package
 from .queries.kernels import kernel_rows
 from .report_page import fill, json_island, load
-from .summary import ShowResult
+from .queries.show import ShowResult
 from .queries.trace import TraceMatch, TraceResult
 
 CONTEXT = 6  # lines either side of a marked line in the source panel
@@ -472,7 +472,7 @@ def build_report(pkg: Package, log: str | None = None, *, model: str | None = No
     """The whole report as one HTML string (the Python twin of `pt2-inspect report`); with ``with_info``,
     ``(html, {"verdict", "traces", "kernels", "looked_for"})``.  ``ep``: an exported program (``--ep``) whose
     user names and lines the traces use; by default the one the package carries, if any."""
-    from .summary import summarize
+    from .queries.show import summarize
     from .queries.trace import trace_assert
 
     summary = summarize(pkg, model)

@@ -15,7 +15,7 @@ import pytest
 
 import inspector
 from inspector.index import cache
-from inspector.summary import summarize
+from inspector.queries.show import summarize
 from inspector.queries.trace import trace_assert
 
 from _samples import SAMPLES as ALL_SAMPLES
@@ -167,7 +167,7 @@ def test_unwritable_cache_dir_is_a_warning_not_a_failure(tmp_path, monkeypatch):
 
 WRITER = """
 import sys, inspector
-from inspector.summary import summarize
+from inspector.queries.show import summarize
 for _ in range(3):
     with inspector.open_package(sys.argv[1], cache=True) as p:
         summarize(p, full=True)

@@ -150,7 +150,7 @@ def test_printer_blocks_parse():
 def test_the_printers_own_calls_are_not_ops():
     """A package built with the printer calls aoti_torch_print_tensor_handle around every launch: runtime plumbing,
     not an extern op (and never an 'unchecked extern call')."""
-    from inspector.summary import summarize
+    from inspector.queries.show import summarize
 
     with inspector.open_package(H / "issue15_cpu213/printer2_cpu/printer2_cpu.pt2") as pkg:
         d = summarize(pkg).to_dict()

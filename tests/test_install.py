@@ -46,8 +46,8 @@ def test_non_editable_install_ships_grammars(tmp_path):
 
 def test_inspect_path_imports_no_torch():
     # Imports are lazy (lark on first parse, networkx only for GraphML): run a whole inspect path, not just the imports.
-    code = ("import inspector.cli, inspector.queries.trace, inspector.summary, inspector.render, inspector.export, inspector; "
-            f"pkg = inspector.open_package({str(SAMPLE)!r}, cache=False); inspector.summary.summarize(pkg); "
+    code = ("import inspector.cli, inspector.queries.trace, inspector.queries.show, inspector.render, inspector.export, inspector; "
+            f"pkg = inspector.open_package({str(SAMPLE)!r}, cache=False); inspector.queries.show.summarize(pkg); "
             "inspector.trace_assert(pkg, line=1); pkg.graph()")
     out = subprocess.run([sys.executable, "-X", "importtime", "-c", code],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import inspector
-from inspector.summary import summarize
+from inspector.queries.show import summarize
 from inspector.queries.trace import trace_assert
 
 pytestmark = pytest.mark.slow  # builds a 1,500-kernel package

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import inspector
-from inspector.summary import summarize
+from inspector.queries.show import summarize
 from inspector.queries.trace import trace_assert
 
 from _samples import LOGS, PACKAGES, pkg_for

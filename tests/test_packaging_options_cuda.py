@@ -19,7 +19,7 @@ from inspector.logs.parse import parse_log
 from inspector.queries.diagnose import diagnose
 from inspector.queries.doctor import doctor
 from inspector.queries.trace import trace_assert
-from inspector.summary import summarize
+from inspector.queries.show import summarize
 
 O = Path(__file__).resolve().parents[1] / "sample_packages" / "options"
 CUDA_CASES = ["embed_kernel_cuda", "multi_arch_cuda", "cpp_only_cuda", "standalone_cuda", "cond_index_cuda",

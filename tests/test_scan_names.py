@@ -3,7 +3,7 @@ each statement, on random statements built from the words that matter."""
 
 import random
 
-from inspector.parse.scan import RunStatement, declared_name, declared_names
+from inspector.parse.regions import RunStatement, declared_name, declared_names
 
 WORDS = ["AtenTensorHandle ", "RAIIAtenTensorHandle ", "auto", "x", "y1", "=", ";", "(", ")", "[]", "[[maybe_unused]]",
          "decltype(auto)", " ", "  ", "\t", "&", "*", "buf0", "int64_t", "const", "{", "}", "::", "1", "é"]

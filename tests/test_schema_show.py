@@ -43,7 +43,7 @@ def test_schema_catches_drift():
     """A key the schema does not know is an error: the schema is kept in step with summarize()."""
     pkg = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
     import inspector
-    from inspector.summary import summarize
+    from inspector.queries.show import summarize
 
     with inspector.open_package(pkg) as p:
         doc = summarize(p).to_dict()
@@ -61,7 +61,7 @@ def test_typed_show_result_is_what_show_json_prints(pkg, capsys):
     once `annotate_summary` has added the exported program's names as `show` does."""
     import inspector
     from inspector.exported_program import annotate_summary
-    from inspector.summary import KernelSummary, ModelSummary, ShowResult, summarize
+    from inspector.queries.show import KernelSummary, ModelSummary, ShowResult, summarize
 
     # No index cache on either side: the lazy coverage counts the statements parsed in this process.
     assert main(["show", str(pkg), "--json", "--no-cache"]) == 0

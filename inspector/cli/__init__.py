@@ -1,4 +1,4 @@
-"""The `pt2-inspect` command: thin over the library (inspector.summary, inspector.queries, inspector.graph).
+"""The `pt2-inspect` command: thin over the library (inspector.queries.show, inspector.queries, inspector.graph).
 
 Exit codes: 0 ok · 1 nothing found (or --strict and a statement skipped) · 2 usage ·
 3 unreadable input or not an AOTI package · 4 internal error (a bug in pt2-inspect).

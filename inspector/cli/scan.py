@@ -56,7 +56,7 @@ def run(a) -> int:
 
     from ..errors import UsageError
     from ..queries.doctor import parse_gpu, resolve_release
-    from ..queries.registry import DEFAULT_TIME_LIMIT_S, find_packages, scan, summarize_rows
+    from ..queries.scan import DEFAULT_TIME_LIMIT_S, find_packages, scan, summarize_rows
 
     fmt = a.format or ("json" if a.json else "text")
     if a.json and a.format not in (None, "json"):

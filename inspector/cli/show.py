@@ -43,7 +43,7 @@ def add_parser(sub):
 
 def run(a) -> int:
     from ..package import open_package
-    from ..summary import summarize
+    from ..queries.show import summarize
 
     with open_package(a.package) as pkg:
         s = summarize(pkg, a.model, full=a.full or a.strict, constants=a.json or a.constants)

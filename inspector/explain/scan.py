@@ -1,4 +1,4 @@
-"""The words of `scan` (inspector.queries.registry): a row's verdict when the package was not doctored."""
+"""The words of `scan` (inspector.queries.scan): a row's verdict when the package was not doctored."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 
 from ..model import Model
-from ..parse.scan import TOKEN, consumes_comments, declared_name
+from ..parse.regions import TOKEN, consumes_comments, declared_name
 from .name_closure import grow
 
 
@@ -177,7 +177,7 @@ def _contract(ix, name: str):
             params.append(KernelParam(name=p[1], position=len(params), role=param_role(p[1]), ctype=p[2]))
     if r.triton is None:
         from ..model import Kernel
-        from ..parse.scan import kernel_flavor
+        from ..parse.regions import kernel_flavor
 
         k = Kernel(name=name, kind="triton", flavor=kernel_flavor(name, None), source_file=wm.member)
     else:

@@ -1,6 +1,6 @@
 """One model of a package, indexed lazily: a cheap scan up front, Lark only where a query walks.
 
-`ModelIndex` reads the wrapper once with plain string search (`inspector.parse.scan`: `scan_wrapper`,
+`ModelIndex` reads the wrapper once with plain string search (`inspector.parse.regions`: `scan_wrapper`,
 `scan_kernel_cpp`): the regions (launchers with their embedded Triton
 source, CPU kernels, the constructor, the input checks, run_impl's statements) and the assert sites.
 Nothing is parsed until asked:
@@ -35,7 +35,7 @@ import os
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
 from ..parse.metadata import WrapperMetadata
-from ..parse.scan import (TOKEN, RunStatement, WrapperMap, check_statement, constant_totals, declared_names,
+from ..parse.regions import (TOKEN, RunStatement, WrapperMap, check_statement, constant_totals, declared_names,
                           kernel_flavor, scan_kernel_cpp, scan_warnings, scan_wrapper)
 from .name_closure import grow
 import inspector.index.cache as cache
@@ -625,7 +625,7 @@ class ModelIndex:
         return self._constants
 
     def constant_totals(self) -> dict:
-        """How many constants, their bytes by dtype and device, from the scan (`inspector.parse.scan.constant_totals`):
+        """How many constants, their bytes by dtype and device, from the scan (`inspector.parse.regions.constant_totals`):
         nothing parsed, where `constants` parses every entry."""
         return self._constant_totals
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from ..parse.scan import TOKEN
+from ..parse.regions import TOKEN
 
 
 def grow(run, seeds: Iterable[int], earlier: Callable[[str], Iterable[int]]) -> set[int]:

@@ -15,7 +15,7 @@ import re
 from ..model import Assertion, Coverage, Expr, Kernel, KernelParam, Store, TmpDef, param_role
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .message import parse_check_message
-from .scan import scan_kernel_cpp
+from .regions import scan_kernel_cpp
 
 STARTS = GRAMMAR_STARTS["cpp_kernel"]
 

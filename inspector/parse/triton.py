@@ -15,7 +15,7 @@ from ..model import Assertion, Coverage, Kernel, KernelParam, Store, TmpDef, par
 from ..naming import is_kernel_def
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .message import parse_check_condition, parse_check_message, parse_value_check
-from .scan import _DECORATOR, kernel_flavor
+from .regions import _DECORATOR, kernel_flavor
 
 STARTS = GRAMMAR_STARTS["triton"]
 _CONTROL = ("if ", "elif ", "else:", "for ", "while ", "return", "pass", "break", "continue")

@@ -38,7 +38,7 @@ from ..model import (
 )
 from ..dialects import embedded_source
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
-from .scan import LauncherRegion, WrapperMap
+from .regions import LauncherRegion, WrapperMap
 from .triton import kernel_flavor, parse_triton_source
 
 STARTS = GRAMMAR_STARTS["wrapper"]

@@ -7,10 +7,10 @@ from collections import Counter
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
-from .model import Model
-from .index.gc_pause import gc_paused
-from .package import Package
-from .explain import GUARD_NOTE
+from ..explain import GUARD_NOTE
+from ..index.gc_pause import gc_paused
+from ..model import Model
+from ..package import Package
 
 
 def _plain(x):

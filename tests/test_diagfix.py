@@ -315,7 +315,7 @@ def test_the_kernel_table_never_cuts_a_number_or_a_header(width):
 
     from rich.console import Console
 
-    from inspector.render import _kernel_table
+    from inspector.render.show import _kernel_table
     from inspector.queries.show import summarize
 
     with open_package(S / "cpu/transformer/transformer.pt2") as p:

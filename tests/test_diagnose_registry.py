@@ -79,8 +79,10 @@ def _imports(rel: str) -> set[str]:
     return out
 
 
+# and every rendering module but show's (its plain tables strip rich's emoji codes with one regex)
 MATCHES_NO_TEXT = ["queries/diagnose/rules.py", "queries/diagnose/results.py", "queries/diagnose/__init__.py",
-                   "logs/parse.py", "explain/diagnose.py", "render_queries.py", "render_common.py"]
+                   "logs/parse.py", "explain/diagnose.py",
+                   *[f"render/{n}.py" for n in ("trace", "diagnose", "check", "sweep", "doctor", "scan", "locate")]]
 
 
 def test_log_text_is_matched_only_in_the_pattern_registry():
@@ -102,8 +104,13 @@ def test_rules_hold_no_sentence():
 def test_import_arrows_point_one_way():
     assert not any(m.startswith("inspector.queries.diagnose") for m in _imports("queries/trace.py"))
     assert not any(m.startswith("inspector.queries.diagnose") for m in _imports("queries/candidates.py"))
-    assert not any(m.startswith("inspector.render_queries") for m in _imports("render.py"))
-    assert not any(m.startswith(("inspector.render", "inspector.queries")) for m in _imports("render_common.py"))
+    # the commands' drawings import only the drawing they share (common; diagnose draws trace's tree too)
+    for rel in ("render/show.py", "render/trace.py", "render/check.py", "render/sweep.py", "render/doctor.py",
+                "render/scan.py", "render/locate.py"):
+        assert not {m for m in _imports(rel) if m.startswith("inspector.render.")} - {
+            "inspector.render.common", *(f"inspector.render.common.{n}" for n in ("_Table", "_bytes", "_fmt_shape",
+                                                                                   "render_candidates"))}, rel
+    assert not any(m.startswith(("inspector.render.", "inspector.queries")) for m in _imports("render/common.py"))
     for rel in ("logs/parse.py", "logs/patterns.py", "logs/__init__.py", "explain/__init__.py", "explain/diagnose.py"):
         assert not any(m.startswith(("inspector.queries", "inspector.package", "inspector.render")) for m in _imports(rel)), rel
     assert not any(m.startswith("inspector.logs") for m in _imports("explain/__init__.py") | _imports("explain/diagnose.py"))

@@ -91,7 +91,7 @@ def test_large_package_show_draws_60_kernel_rows_those_with_assertions_first(lar
     """1,500 kernels: the table shows 60 (those holding assertions first, in package order) and says how many
     more there are; --wide keeps the cap, --all-kernels lifts it, --json lists all."""
     from inspector.cli import main
-    from inspector.render import MAX_KERNEL_ROWS
+    from inspector.render.show import MAX_KERNEL_ROWS
 
     kernels = summarize(large).models[0].kernels
     names = [k.name for k in kernels]

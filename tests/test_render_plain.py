@@ -8,7 +8,7 @@ import string
 import pytest
 from rich.console import Console
 
-from inspector.render import _Table
+from inspector.render.common import _Table
 
 ALPHABET = string.ascii_letters + string.digits + " _[],.-()#:;"
 

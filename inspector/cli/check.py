@@ -65,7 +65,7 @@ def run(a) -> int:
     if a.json:
         print(json.dumps(r.to_dict(), indent=2))
     else:
-        from ..render_queries import render_check
+        from ..render.check import render_check
 
         render_check(console(), r)
     return 0 if r.ok else 1

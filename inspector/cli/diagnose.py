@@ -79,7 +79,7 @@ def run(a) -> int:
     if a.json:
         print(json.dumps(d.to_dict(), indent=2))
     else:
-        from ..render_queries import render_diagnosis
+        from ..render.diagnose import render_diagnosis
 
         render_diagnosis(console(), d)
     return d.exit_code

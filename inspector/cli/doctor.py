@@ -81,7 +81,7 @@ def run(a) -> int:
     if a.json:
         print(json.dumps(r.to_dict(), indent=2))
     else:
-        from ..render_doctor import render_doctor
+        from ..render.doctor import render_doctor
 
         render_doctor(console(a.wide), r)
     return 0 if r.ok else 1

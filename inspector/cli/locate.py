@@ -54,7 +54,7 @@ def run(a) -> int:
     if a.json:
         print(json.dumps(r.to_dict(), indent=2))
     else:
-        from ..render_doctor import render_locate
+        from ..render.locate import render_locate
 
         render_locate(console(a.wide), r)
     return 0 if r.found else 1

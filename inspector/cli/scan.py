@@ -99,7 +99,7 @@ def run(a) -> int:
             else:
                 out.append(line)
         elif fmt == "text":
-            from ..render_doctor import render_scan_row
+            from ..render.scan import render_scan_row
 
             render_scan_row(con, row)
     summary = summarize_rows(rows)
@@ -107,13 +107,13 @@ def run(a) -> int:
         line = json.dumps({"summary": summary})
         print(line) if out is None else out.append(line)
     elif fmt == "text":
-        from ..render_doctor import render_scan_summary
+        from ..render.scan import render_scan_summary
 
         render_scan_summary(con, summary)
         if out is not None:
             out.append(buf.getvalue().rstrip("\n"))
     else:
-        from ..render_doctor import render_scan_junit
+        from ..render.scan import render_scan_junit
 
         out.append(render_scan_junit(rows, summary).rstrip("\n"))
     if out is not None:

@@ -53,7 +53,7 @@ def run(a) -> int:
     if a.json:
         print(json.dumps(s.to_dict(), indent=2))
     else:
-        from ..render import MAX_KERNEL_ROWS, render_summary
+        from ..render.show import MAX_KERNEL_ROWS, render_summary
 
         render_summary(console(a.wide), s, None if a.all_kernels else MAX_KERNEL_ROWS)
     return 0

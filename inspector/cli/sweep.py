@@ -66,7 +66,7 @@ def run(a) -> int:
     if a.json:
         print(json.dumps(r.to_dict(), indent=2))
     else:
-        from ..render_queries import render_sweep
+        from ..render.sweep import render_sweep
 
         render_sweep(console(a.wide), r)
     return 1 if r.disagreements else 0

@@ -63,7 +63,7 @@ def run(a) -> int:
     if a.json:
         print(json.dumps(r.to_dict(), indent=2))
     else:
-        from ..render import render_trace
+        from ..render.trace import render_trace
 
         render_trace(console(a.wide), r)
     if not r.matches and not r.candidates:

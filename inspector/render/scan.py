@@ -1,25 +1,14 @@
-"""Rendering for `doctor` (rich): the verdict first, then one finding per line, most serious first.  Never parses."""
+"""Rendering with rich for `scan`: a line per package, the summary, and the JUnit XML report.  Never parses anything."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
-_STYLE = {"error": ("✗", "bold red"), "warn": ("!", "yellow"), "info": ("·", "dim")}
-
-
-def render_doctor(console: Console, r) -> None:
-    mark, style = ("✗", "bold red") if not r.ok else ("✓", "bold green")
-    console.print(Text.assemble((f"{mark} ", style), r.verdict()))
-    console.print(Text(f"package {r.package}: {len(r.models)} model(s)", style="dim"))
-    for f in r.findings:
-        m, st = _STYLE[f.severity]
-        where = f" [{f.model}]" if f.model and len(r.models) > 1 else ""
-        console.print(Text.assemble((f"{m} {f.severity:<5} ", st), (f"{f.kind}{where}: ", "bold"), f.message))
-        for e in f.evidence[:4]:
-            console.print(Text(f"        {e}", style="dim"))
-        if f.fix:
-            console.print(Text(f"        → {f.fix}", style="green"))
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 def render_scan_row(console: Console, row) -> None:
@@ -48,27 +37,6 @@ def render_scan_summary(console: Console, s: dict) -> None:
         for kind, c in s["findings"].items():
             t.add_row(kind, str(c["error"]), str(c["warn"]), str(c["info"]))
         console.print(t)
-
-
-def render_locate(console: Console, r) -> None:
-    mark, style = ("✓", "bold green") if r.found else ("✗", "bold red")
-    console.print(Text.assemble((f"{mark} ", style), r.verdict()))
-    console.print(Text(f"package {r.package}, model {r.model!r} (from {r.source})", style="dim"))
-    for x in r.found:
-        lines = ", ".join(str(n) for n in x.wrapper_lines) or "not called in run_impl"
-        console.print(Text.assemble(("  " + x.target, "bold"), f"  ({x.kind}; wrapper.cpp line {lines})"))
-        for w in x.why[:4]:
-            console.print(Text(f"      matched: {w}", style="green"))
-        if x.nodes:
-            console.print(Text(f"      FX nodes: {', '.join(x.nodes)}", style="dim"))
-        for fr in x.frames[:6]:
-            console.print(Text(f"      {fr}", style="dim"))
-    if r.found:
-        console.print(Text.assemble("print just these (at compile time): ",
-                                    (f"AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT={r.printer_filter} "
-                                     "AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER=2", "cyan")))
-    for n in r.notes:
-        console.print(Text(f"note: {n}", style="yellow"))
 
 
 def render_scan_junit(rows, summary: dict) -> str:

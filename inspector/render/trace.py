@@ -1,0 +1,107 @@
+"""Rendering with rich for `trace-assert`: a tree from the failing assertion to its bound, input and index origin.
+Never parses anything."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.text import Text
+from rich.tree import Tree
+
+from ..explain import CONFIRM_WHY
+from .common import render_candidates
+
+if TYPE_CHECKING:
+    from ..queries.trace import TraceMatch, TraceResult
+
+
+def _match_tree(mt: TraceMatch) -> Tree:
+    a = mt.assertion
+    how = "exact" if mt.exact else "candidate"
+    root = Tree(Text.assemble(("✗ ", "bold red"), (a["message"], "bold"), f"   model {mt.model!r}, {how}: {mt.matched_by}"))
+    where = (f"line {mt.file_line} of its .py" if mt.kernel_kind == "triton" else
+             f"an extern ATen op called at wrapper.cpp line {mt.file_line}" if mt.kernel_kind == "extern" else
+             f"{'wrapper.cpp' if mt.source_file.endswith('.wrapper.cpp') else 'kernel.cpp'} line {mt.file_line}")
+    extern = mt.kernel_kind == "extern"
+    kn = root.add(Text.assemble(("kernel ", "bold"), (mt.kernel, "cyan"), f"  ({mt.kernel_kind}, {where}"
+                                + (f"; wrapper.cpp line {a['wrapper_line']}" if a.get("wrapper_line") and not extern else "")
+                                + (f"; launched at wrapper.cpp line {', '.join(map(str, mt.call_sites))}"
+                                   if mt.call_sites and not extern else "")
+                                + ")"))
+    snip = Text()
+    for ln, txt in mt.snippet:
+        mark = "→" if ln == mt.file_line else " "
+        snip.append(f"{mark}{ln:5d}  {txt.rstrip()}\n", style="bold red" if ln == mt.file_line else "dim")
+    if snip:
+        kn.add(snip)
+    if mt.static_bound is not None:
+        root.add(Text.assemble(("bound ", "bold"), f"{a['bound_expr']} (a constant: {mt.static_bound})"))
+    elif mt.bound:
+        b = mt.bound
+        bt = root.add(Text.assemble(("bound ", "bold"), f"{a['bound_expr']}"))
+        bt.add(f"kernel param {b.kernel_param} ← call argument {b.call_arg}")
+        if b.symbol:
+            alias = (" → " + " → ".join(b.aliases)) if b.aliases else ""
+            bt.add(f"symbol {b.symbol}{alias} = {b.definition} (wrapper.cpp line {b.definition_line})")
+        if b.input:
+            rng = f"{b.min if b.min is not None else '?'}..{b.max if b.max is not None else '?'}"
+            guard = (f"guards allow {rng} (checked only with AOTI_RUNTIME_CHECK_INPUTS=1)"
+                     if b.min is not None or b.max is not None else
+                     "no guard bounds it (none compiled in: torch 2.6 writes none unless AOTI_RUNTIME_CHECK_INPUTS=1 "
+                     "is set when compiling)")
+            bt.add(Text.assemble(("model input ", "bold"), f"{b.input.index} ({b.input.name}), dim {b.input.dim}; "
+                                 + guard))
+        else:
+            bt.add(Text("could not trace the bound to a model input", style="yellow"))
+    it = root.add(Text.assemble(("value " if a.get("checks") == "finite" else "index ", "bold"), f"{a['index_var']} comes from"))
+    for o in mt.index_origin:
+        end = (f"model input {o.input.index} ({o.input.name})" if o.input else
+               f"constant {o.constant}" if o.constant else o.computed if o.computed else f"? ({o.unresolved})")
+        it.add(Text.assemble(" ← ".join(o.path), "  ⇒ ", (end, "bold" if (o.input or o.constant or o.computed) else "yellow")))
+    tag = " (derived from the kernel name)" if mt.source_nodes_derived else ""
+    root.add(Text.assemble(("source nodes ", "bold"), ", ".join(mt.source_nodes) + tag))
+    if mt.aten_ops:
+        root.add(Text.assemble(("ATen ", "bold"), ", ".join(mt.aten_ops)))
+    if mt.stack_traces:
+        st = root.add(Text("user stack traces (kernel_information.json)", style="bold"))
+        for s in mt.stack_traces:
+            st.add(Text(s))
+    if mt.source_locations:
+        sl = root.add(Text("your code (exported program)", style="bold"))
+        for x in mt.source_locations:
+            sl.add(Text(f"{x['file']}:{x['line']}  {x['code']}  [{x['node']}"
+                        + (f" in {x['module']}" if x.get("module") else "") + "]"))
+    if mt.hypotheses:
+        ex = root.add(Text("hypotheses, most likely first", style="bold green"))
+        for i, h in enumerate(mt.hypotheses, 1):
+            hn = ex.add(Text.assemble(f"{i}. ", (f"[{h.certainty}] ", "bold"), h.text))
+            for e in h.evidence:
+                hn.add(Text(f"evidence: {e}", style="dim"))
+    for e in mt.notes:
+        root.add(Text.assemble(("note: ", "bold"), e))
+    if mt.confirm:
+        cf = root.add(Text(f"tell them apart ({CONFIRM_WHY})", style="bold"))
+        for c in mt.confirm:
+            cf.add(Text(c))
+    return root
+
+
+def render_trace(console: Console, r: TraceResult) -> None:
+    if r.verdict:
+        console.print(Text.assemble(("verdict: ", "bold red"), (r.verdict, "bold")))
+        if r.matches:
+            console.print(Text.assemble(("certainty: ", "bold"), r.certainty
+                                        + (f" ({'; '.join(r.evidence)})" if r.evidence else "")))
+    if not r.matches and r.candidates:
+        render_candidates(console, r.candidates)
+    elif r.matches and r.ambiguous:  # no match at all: the CLI says so once, on stderr, with what there is
+        console.print(Text(f"ambiguous: {len(r.matches)} assertions match {r.looked_for}; ranked below. Pass the "
+                           "whole error text (--log) so the .py path or kernel name can tell them apart.", style="yellow"))
+    for mt in r.matches:
+        console.print(_match_tree(mt))
+        console.print()
+    for c in r.context:
+        console.print(Text.assemble(("context: ", "bold"), c))
+    for h in r.hints:
+        console.print(Text.assemble(("hint: ", "bold yellow"), h))

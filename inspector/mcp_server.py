@@ -159,8 +159,9 @@ class Roots:
         return value  # as given (the answer names it so); the command runs in the first root
 
 
-def argv_for(tool: Tool, args: dict, roots: Roots, tmp: str) -> list[str]:
-    """The CLI's arguments for a call (``--json`` added); paths checked, inline logs written to ``tmp``."""
+def argv_for(tool: Tool, args: dict, roots: Roots, tmp: str, stdin: list | None = None) -> list[str]:
+    """The CLI's arguments for a call (``--json`` added); paths checked, an inline log given on the command's stdin
+    (appended to ``stdin``), an inline `--against` log written to ``tmp``."""
     args = dict(args or {})
     args.pop("offset", None)
     acts = {a.dest: a for a in _actions(tool)}
@@ -173,10 +174,16 @@ def argv_for(tool: Tool, args: dict, roots: Roots, tmp: str) -> list[str]:
             text = args.pop(inline)
             if not isinstance(text, str):
                 raise ToolError(f"{inline} must be a string")
-            f = Path(tmp) / f"{dest}.log"
-            f.write_text(text, encoding="utf-8")
-            args[dest] = str(f)
+            if dest == "log":  # on the command's stdin, as `--log -`: the answer names no file of the server's
+                args[dest] = "-"
+                args["_stdin"] = text
+            else:
+                f = Path(tmp) / f"{dest}.log"
+                f.write_text(text, encoding="utf-8")
+                args[dest] = str(f)
             args[f"_{dest}_inline"] = True
+    if stdin is not None and "_stdin" in args:
+        stdin.append(args["_stdin"])
     argv = [tool.command]
     for dest, value in args.items():
         if dest.startswith("_"):
@@ -261,10 +268,12 @@ def call(tool: Tool, args: dict, roots: Roots, max_chars: int = MAX_CHARS) -> tu
     if not isinstance(offset, int) or offset < 0:
         raise ToolError("offset must be a whole number ≥ 0")
     with tempfile.TemporaryDirectory(prefix="pt2-inspect-mcp-") as tmp:
-        argv = argv_for(tool, args, roots, tmp)
+        fed: list[str] = []
+        argv = argv_for(tool, args, roots, tmp, fed)
+        stdin = {"input": fed[0]} if fed else {"stdin": subprocess.DEVNULL}
         try:
             p = subprocess.run([sys.executable, "-m", "inspector.cli", *argv], capture_output=True, text=True,
-                               stdin=subprocess.DEVNULL, timeout=CALL_TIMEOUT_S, cwd=str(roots.roots[0]),
+                               **stdin, timeout=CALL_TIMEOUT_S, cwd=str(roots.roots[0]),
                                env={**os.environ, "COLUMNS": "200"})
         except subprocess.TimeoutExpired:
             raise ToolError(f"{tool.name}: no answer within {CALL_TIMEOUT_S} s") from None

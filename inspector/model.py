@@ -1,6 +1,6 @@
 """What a package holds, as plain dataclasses.
 
-Parsers (``inspector.parse``) produce these; the graph (``inspector.graph``)
+Parsers (``inspector.parse``) produce these; the graph (``inspector.graph.build``)
 links them; queries and renderers only read them.  Line numbers are 1-based
 and always say which file they count in.
 """

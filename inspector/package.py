@@ -185,7 +185,7 @@ class Package:
         """The networkx graph of a model or of a slice of one (`ModelIndex.slice`), built once per object."""
         hit = self._graphs.get(id(m))
         if hit is None or hit[0] is not m:
-            from .graph import build_graph
+            from .graph.build import build_graph
 
             hit = self._graphs[id(m)] = (m, build_graph(m))
         return hit[1]

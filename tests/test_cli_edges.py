@@ -248,7 +248,7 @@ def test_whole_big_graph_says_its_size(capsys):
 @pytest.mark.parametrize("pkg", ["cpu/transformer/transformer.pt2", "cuda/transformer/transformer.pt2"])
 def test_dot_renders_a_trace_neighbourhood_in_under_2s(tmp_path, pkg):
     import inspector
-    from inspector.export import neighbourhood, to_dot
+    from inspector.graph.export import neighbourhood, to_dot
     from inspector.queries.trace import trace_assert
 
     path = SAMPLES / pkg

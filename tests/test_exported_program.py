@@ -8,7 +8,7 @@ from _samples import S
 
 import inspector
 from inspector.cli import main
-from inspector.exported_program import load_ep, packaged_ep
+from inspector.parse.exported_program import load_ep, packaged_ep
 
 EP_FILE = S / "cpu/gather_dynamic/ep/gather_dynamic_ep.pt2"  # torch.export.save of the same model (make_ep.py)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.graph import resolve_tmp
+from inspector.graph.build import resolve_tmp
 from inspector.parse.cpp_kernel import parse_cpp_statement, parse_kernel_cpp
 from inspector.parse.message import parse_check_message
 from inspector.parse.triton import parse_triton_source, parse_triton_statement

@@ -109,7 +109,7 @@ def test_no_import_circles_anywhere():
 
 def test_no_circle_when_a_relative_import_names_its_package():
     """Read more strictly, ``from . import ids`` imports the package ``inspector`` (whose root lazily imports the
-    library): the modules spell such imports ``import inspector.ids as ids``, so even then there is no circle."""
+    library): the modules spell such imports ``import inspector.graph.ids as ids``, so even then there is no circle."""
     import ast
 
     mods = _modules()

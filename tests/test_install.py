@@ -46,13 +46,13 @@ def test_non_editable_install_ships_grammars(tmp_path):
 
 def test_inspect_path_imports_no_torch():
     # Imports are lazy (lark on first parse, networkx only for GraphML): run a whole inspect path, not just the imports.
-    code = ("import inspector.cli, inspector.queries.trace, inspector.queries.show, inspector.render, inspector.export, inspector; "
+    code = ("import inspector.cli, inspector.queries.trace, inspector.queries.show, inspector.render, inspector.graph.export, inspector; "
             f"pkg = inspector.open_package({str(SAMPLE)!r}, cache=False); inspector.queries.show.summarize(pkg); "
             "inspector.trace_assert(pkg, line=1); pkg.graph()")
     out = subprocess.run([sys.executable, "-X", "importtime", "-c", code],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     mods = [l.split("|")[-1].strip() for l in out.stderr.splitlines() if "|" in l]
-    assert "lark" in mods and "inspector.minigraph" in mods  # the check sees real imports
+    assert "lark" in mods and "inspector.graph.minigraph" in mods  # the check sees real imports
     assert "networkx" not in mods  # only a GraphML export pays for it
     assert not [m for m in mods if m == "torch" or m.startswith("torch.")]

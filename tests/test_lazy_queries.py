@@ -1,6 +1,6 @@
 """The lazy answers of issue 13 equal the whole parse's, on real samples.
 
-`graph --around` builds its neighbourhood from a lazy model (`inspector.export.neighbourhood_of`), the
+`graph --around` builds its neighbourhood from a lazy model (`inspector.graph.export.neighbourhood_of`), the
 illegal-memory-access suspects and `check`'s unchecked loads parse only the kernels whose raw text may hold
 one (`inspector.queries.suspects.model_suspects`), and `check`'s bound chains read a light model
 (`inspector.index.closure.bounds_model`).  Each is compared with the answer from the whole parse.
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import inspector
-from inspector.export import neighbourhood, neighbourhood_of, to_json
+from inspector.graph.export import neighbourhood, neighbourhood_of, to_json
 from inspector.queries.suspects import first_kernel_names, model_suspects, unchecked_indirect
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ import pytest
 
 import inspector
 from inspector.errors import UsageError
-from inspector.exported_program import load_ep, packaged_ep
+from inspector.parse.exported_program import load_ep, packaged_ep
 from inspector.queries.locate import locate
 
 ROOT = Path(__file__).resolve().parents[1]

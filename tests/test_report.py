@@ -358,11 +358,11 @@ def test_report_and_new_commands_import_no_torch():
 
     out = subprocess.run([sys.executable, "-X", "importtime", "-c",
                           "import inspector.report, inspector.cli.report, inspector.cli.source, "
-                          "inspector.cli.extract, inspector.export"],
+                          "inspector.cli.extract, inspector.graph.export"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     mods = [line.split("|")[-1].strip() for line in out.stderr.splitlines() if "|" in line]
-    assert "inspector.export" in mods and "inspector.minigraph" in mods  # the check sees real imports
+    assert "inspector.graph.export" in mods and "inspector.graph.minigraph" in mods  # the check sees real imports
     assert not [m for m in mods if m == "torch" or m.startswith("torch.") or m == "playwright"]
 
 

@@ -60,7 +60,7 @@ def test_typed_show_result_is_what_show_json_prints(pkg, capsys):
     """`summarize` returns a typed ShowResult; its to_dict() is exactly `show --json` (keys, order, values),
     once `annotate_summary` has added the exported program's names as `show` does."""
     import inspector
-    from inspector.exported_program import annotate_summary
+    from inspector.parse.exported_program import annotate_summary
     from inspector.queries.show import KernelSummary, ModelSummary, ShowResult, summarize
 
     # No index cache on either side: the lazy coverage counts the statements parsed in this process.

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import inspector
-from inspector.minigraph import MultiDiGraph
+from inspector.graph.minigraph import MultiDiGraph
 from inspector.queries.walk import index_origins
 
 ROOT = Path(__file__).resolve().parents[1]

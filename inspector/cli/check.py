@@ -57,7 +57,7 @@ def run(a) -> int:
             raise UsageError(f"--inputs-json {a.inputs_json}: no such file")
         with open(a.inputs_json, encoding="utf-8", errors="replace") as f:
             specs += parse_inputs_json(f.read())
-    from ..exported_program import load_ep_option
+    from ..parse.exported_program import load_ep_option
 
     ep = load_ep_option(a.ep)
     with open_package(a.package) as pkg:

@@ -70,7 +70,7 @@ def run(a) -> int:
         log = read_log("-")  # the same checks as a file: empty or binary input is a usage error
     else:
         raise UsageError("give the log: --log FILE, or pipe it in with --log -")
-    from ..exported_program import load_ep_option
+    from ..parse.exported_program import load_ep_option
 
     ep = load_ep_option(a.ep)
     with open_package(a.package) as pkg:

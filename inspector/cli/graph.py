@@ -42,7 +42,7 @@ def add_parser(sub):
 
 
 def run(a) -> int:
-    from ..export import neighbourhood_of, to_dot, to_graphml, to_json
+    from ..graph.export import neighbourhood_of, to_dot, to_graphml, to_json
     from ..package import open_package
 
     if a.output:

@@ -44,7 +44,7 @@ def add_parser(sub):
 
 
 def run(a) -> int:
-    from ..exported_program import load_ep_option
+    from ..parse.exported_program import load_ep_option
     from ..package import open_package
     from ..queries.locate import locate
 

@@ -32,7 +32,7 @@ def run(a) -> int:
     import json
     import sys
 
-    from ..exported_program import load_ep_option
+    from ..parse.exported_program import load_ep_option
     from ..package import open_package
     from ..report import build_report
 

@@ -47,7 +47,7 @@ def run(a) -> int:
 
     with open_package(a.package) as pkg:
         s = summarize(pkg, a.model, full=a.full or a.strict, constants=a.json or a.constants)
-        from ..exported_program import annotate_summary
+        from ..parse.exported_program import annotate_summary
 
         annotate_summary(pkg, s, a.ep)
     if a.json:

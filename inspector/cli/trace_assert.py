@@ -54,7 +54,7 @@ def run(a) -> int:
                              "(see pt2-inspect trace-assert --help)")
         log = log_text(data, "stdin", "--line N / --message TEXT")
     with open_package(a.package) as pkg:
-        from ..exported_program import load_ep_option
+        from ..parse.exported_program import load_ep_option
 
         ep = load_ep_option(a.ep)
         r = trace_assert(pkg, line=a.line, message=a.message, log=log, kernel=a.kernel, model=a.model, ep=ep,

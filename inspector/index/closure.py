@@ -3,7 +3,7 @@
 `ModelIndex.slice` follows a trace backwards (the writers of every buffer a call reads).  A neighbourhood
 (`pt2-inspect graph --around`) also needs the readers: every statement that names a value the walk crosses,
 whichever way its edges point.  `model_naming` builds a `Model` from such statements (their declarations
-and the small facts added, as a slice does); `inspector.export.neighbourhood_of` grows it until the graph
+and the small facts added, as a slice does); `inspector.graph.export.neighbourhood_of` grows it until the graph
 walk crosses no value whose statements are missing.
 
 Only the scan's tables are read (name postings, call targets); the statements included are parsed

@@ -10,7 +10,7 @@ import operator
 import re
 from dataclasses import asdict, dataclass, field
 
-import inspector.ids as ids
+import inspector.graph.ids as ids
 from ..errors import UsageError
 from ..model import Model
 from ..naming import dtype_name, root_symbol
@@ -210,7 +210,7 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
           ) -> CheckResult:
     """``device``: where the package is loaded (``cuda:1`` = ``aoti_load_package(path, device_index=1)``);
     inputs on another GPU are said as such."""
-    from ..exported_program import disagreements, packaged_ep
+    from ..parse.exported_program import disagreements, packaged_ep
 
     ix = pkg.index(model)
     m = ix.eager()  # the contract: inputs, guards, symbols (no kernel parsed)
@@ -448,7 +448,7 @@ def _first_launches(m: Model) -> dict:
 def _holds_bound_args(m: Model) -> bool:
     """Whether every argument a non-constant bound reads at a kernel's first launch is a value ``m`` holds
     (a `bounds_model` holds scalars, not buffers: a bound on a buffer argument needs the slice)."""
-    from ..graph import call_params, value_node
+    from ..graph.build import call_params, value_node
 
     first = _first_launches(m)
     for k in m.kernels.values():

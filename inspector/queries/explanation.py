@@ -11,7 +11,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 import inspector.explain as words
-import inspector.ids as ids
+import inspector.graph.ids as ids
 from ..model import Assertion, CallSite, Kernel, Model
 from ..naming import root_symbol
 from ..package import Package
@@ -91,7 +91,7 @@ def _wrapper_lines(pkg, m: Model) -> list[str] | None:
 
 
 def _ep_usable(pkg, m: Model, ep) -> bool:
-    from ..exported_program import disagreements
+    from ..parse.exported_program import disagreements
 
     return ep is not None and not any("user inputs" in d for d in disagreements(ep, m))
 
@@ -289,7 +289,7 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
         origins += value_origins(m, g, n, site.line)
     table = None
     if table_name:
-        from ..graph import value_node
+        from ..graph.build import value_node
 
         v = value_node(m, table_name)
         table = value_table(m, g, v, None, table_name) if v else None

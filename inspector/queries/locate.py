@@ -154,7 +154,7 @@ def locate(pkg, source: str | None = None, node: str | None = None, module: str 
     if not info:
         line_nodes: set[str] = set()
         if source:  # the exported program's stack traces name the FX nodes of that line
-            from ..exported_program import packaged_ep
+            from ..parse.exported_program import packaged_ep
 
             e = ep or packaged_ep(pkg, name)
             if e is not None:
@@ -246,7 +246,7 @@ def _provenance_lines(ix) -> dict[str, int]:
 
 def _module_nodes(pkg, name: str, module: str, ep=None) -> set[str] | None:
     """FX node names whose nn_module_stack path is ``module`` or inside it (``blocks.0`` holds ``blocks.0.attn``)."""
-    from ..exported_program import packaged_ep
+    from ..parse.exported_program import packaged_ep
 
     ep = ep or packaged_ep(pkg, name)
     if ep is None:

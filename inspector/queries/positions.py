@@ -159,7 +159,7 @@ _LOOP = r"for\s*\(\s*int64_t\s+{x}\s*=[^;]*;\s*{x}\s*<\s*(?:static_cast<int64_t>
 
 def _length_of(m: Model, kname: str, text: str, where: str) -> PositionBound | None:
     """A kernel argument (``ks1``, ``r0_numel``) or literal as the length a reduction runs along."""
-    from ..graph import call_params
+    from ..graph.build import call_params
 
     site = next((c for c in m.calls if c.kind == "kernel" and c.target == kname), None)
     if text.rstrip("L").isdigit():
@@ -185,7 +185,7 @@ def reduction_position(m: Model, origins) -> PositionBound | None:
     """The position an argmax/argmin reduction found, when an index origin passes through one: Triton's
     ``tmpN_idx`` (``triton_helpers.max_with_index``), bounded by the kernel's ``r0_numel``; a CPU kernel's
     ``tmp_accN.index`` stored to ``out_ptrK``, bounded by the loop its ``argmax_combine`` runs over."""
-    from ..graph import call_params
+    from ..graph.build import call_params
 
     for o in origins:
         for i, step in enumerate(o.path):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import functools
 import re
 
-import inspector.ids as ids
-from ..graph import resolve_tmp
+import inspector.graph.ids as ids
+from ..graph.build import resolve_tmp
 from ..model import Kernel, Model
 from .walk import dedupe, edges, value_table, walk_kernel
 

@@ -254,7 +254,7 @@ def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: s
 
 def _eps(pkg, ep, model) -> dict:
     out = {}
-    from ..exported_program import packaged_ep
+    from ..parse.exported_program import packaged_ep
 
     for name in [model] if model else pkg.model_names:
         e = ep if ep is not None else packaged_ep(pkg, name)
@@ -263,7 +263,7 @@ def _eps(pkg, ep, model) -> dict:
 
 
 def _ep_notes(pkg, eps) -> list[str]:
-    from ..exported_program import disagreements
+    from ..parse.exported_program import disagreements
 
     out = []
     for name, e in eps.items():

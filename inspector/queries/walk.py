@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import inspector.ids as ids
+import inspector.graph.ids as ids
 from ..model import Assertion, CallSite, Kernel, Model
 
 
@@ -121,7 +121,7 @@ def bound_chain(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> 
 def literal_bound(m: Model, site: CallSite, a: Assertion) -> int | None:
     """The bound when it is one kernel parameter that the launch passes as an integer literal (a user-defined
     kernel's `idx < rows`, launched with `rows` = 50)."""
-    from ..graph import call_params
+    from ..graph.build import call_params
     from ..parse.message import static_bound
 
     if not a.bound_expr or not re.fullmatch(r"[A-Za-z_]\w*", a.bound_expr):
@@ -172,7 +172,7 @@ def index_span(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -> B
     """For an index the kernel computes from its own loop index (``y0 = (yindex % ks0)``, ``x0 = xindex``): the
     size parameter it runs below (``ks0``; ``xnumel`` for a plain ``xindex``), traced to its symbol and input dim.
     The index reaches that size minus one, so the input dim's range says whether shapes alone can break it."""
-    from ..graph import resolve_tmp
+    from ..graph.build import resolve_tmp
 
     t = resolve_tmp(k, a.index_var or "", a.line, a.scope)
     if t is None:
@@ -220,7 +220,7 @@ def _accumulator_edges(g, k: Kernel, store_node: str) -> list[tuple]:
     """A CPU reduction stores its accumulator (``out_ptr0[x0] = tmp_acc0.index``); the accumulator is
     updated by plain assignments the tmp grammar does not cover (``tmp_acc0_vec = argmax_combine_vec(…,
     tmp0, x1)``).  Read those lines of the kernel before the store and link the tmps/params they use."""
-    from ..graph import resolve_tmp
+    from ..graph.build import resolve_tmp
 
     line = g.nodes[store_node].get("line")
     st = next((x for x in k.stores if x.line == line), None)
@@ -374,7 +374,7 @@ def last_writer(g, buf, before_line):
 
 def value_origins(m: Model, g, name: str, before_line: int) -> list[IndexOrigin]:
     """Where the values of a run_impl name (an extern op's index argument) come from."""
-    from ..graph import value_node
+    from ..graph.build import value_node
 
     v = value_node(m, name)
     if v is None:

@@ -305,7 +305,7 @@ def _device_name(text: str) -> str:
 
 def _ep_for(f: Facts, m: Model):
     """The exported program to name inputs with: --ep when it fits the model, else the packaged one."""
-    from ...exported_program import packaged_ep
+    from ...parse.exported_program import packaged_ep
 
     ep = f.ep
     if ep is None and f.pkg is not None:

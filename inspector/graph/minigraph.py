@@ -2,7 +2,7 @@
 
 Queries build a graph per question (a slice of a model: a few dozen nodes) and walk it edge by
 edge; importing networkx costs more than the whole walk (~0.1-0.15 s a process), so the query path
-uses this.  Exports that need networkx proper (GraphML) convert in `inspector.export`.
+uses this.  Exports that need networkx proper (GraphML) convert in `inspector.graph.export`.
 
     >>> g = MultiDiGraph(model="m")
     >>> g.add_edge("a", "b", kind="uses"); g.add_node("a", type="tmp")

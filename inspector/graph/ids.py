@@ -1,4 +1,4 @@
-"""Graph node ids, spelled here only (`inspector.graph` builds the nodes; queries and exports name them).
+"""Graph node ids, spelled here only (`inspector.graph.build` builds the nodes; queries and exports name them).
 
     >>> kernel("k"), assertion("k", 38), call(1011), extern(1032)
     ('kernel:k', 'assert:k:38', 'call:1011', 'extern:1032')

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-import inspector.ids as ids
+import inspector.graph.ids as ids
 from .minigraph import MultiDiGraph
 
 _SHAPES = {"input": "box", "input_dim": "box", "symbol": "ellipse", "buffer": "cylinder", "kernel": "component",
@@ -63,7 +63,7 @@ def to_json(g: MultiDiGraph) -> str:
 def resolve_node(g: MultiDiGraph, thing: str) -> str:
     """The node ``thing`` names: a node id, KERNEL:LINE (an assertion), a kernel, an input (index or
     wrapper name), a symbol, buffer, constant or FX node name.  A UsageError lists close names otherwise."""
-    from .errors import UsageError
+    from ..errors import UsageError
 
     if thing in g:
         return thing
@@ -152,10 +152,10 @@ def neighbourhood_of(pkg, model: str | None, thing: str, depth: int = 2, max_nod
     naming what the walk crosses (`inspector.index.closure`), not from the whole parse: the same nodes, edges
     and order as ``neighbourhood(pkg.graph(model), …)``, at the cost of what is near ``thing``.  A thing the
     lazy model does not name is looked up in the whole graph (for the same error and the same suggestions)."""
-    from .errors import UsageError
-    from .graph import build_graph
-    from .index import closure
-    from .parse.regions import TOKEN
+    from ..errors import UsageError
+    from .build import build_graph
+    from ..index import closure
+    from ..parse.regions import TOKEN
 
     name = pkg._name(model)
     if name in pkg._models:  # parsed already (or read from the index cache): nothing to save

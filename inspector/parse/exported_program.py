@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .archive import Archive
-from .errors import UnreadablePackage
-from .logs.patterns import PYTHON_FRAME
-from .naming import EXPORT_SCALAR_TYPES
+from ..archive import Archive
+from ..errors import UnreadablePackage
+from ..logs.patterns import PYTHON_FRAME
+from ..naming import EXPORT_SCALAR_TYPES
 
 _FRAME = PYTHON_FRAME.regex
 
@@ -189,7 +189,7 @@ def load_ep_option(path: str | None) -> ExportedProgramInfo | None:
 
 def load_ep(path: str) -> ExportedProgramInfo:
     """The exported program of a ``torch.export.save`` archive (or any zip carrying ``models/*.json``)."""
-    from .remote import open_archive
+    from ..remote import open_archive
 
     with open_archive(path) as a:  # a file, a folder, or a URL (inspector.remote)
         eps = from_archive(a, str(path))

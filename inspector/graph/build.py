@@ -27,9 +27,9 @@ with ``call``), ``launches`` (call→kernel), ``reads`` (value→call),
 
 from __future__ import annotations
 
-import inspector.ids as ids
+import inspector.graph.ids as ids
 from .minigraph import MultiDiGraph
-from .model import CallSite, Kernel, Model, TmpDef
+from ..model import CallSite, Kernel, Model, TmpDef
 
 
 def value_node(m: Model, name: str | None) -> str | None:
@@ -69,8 +69,8 @@ def call_params(m: Model, site: CallSite) -> list[str]:
 
 
 def build_graph(m: Model) -> MultiDiGraph:
-    """The graph of a model or of a slice of one (`inspector.minigraph.MultiDiGraph`: networkx's interface,
-    without its import cost; `inspector.export` hands it to networkx for GraphML)."""
+    """The graph of a model or of a slice of one (`inspector.graph.minigraph.MultiDiGraph`: networkx's interface,
+    without its import cost; `inspector.graph.export` hands it to networkx for GraphML)."""
     g = MultiDiGraph(model=m.name)
     for inp in m.inputs:
         g.add_node(ids.input_(inp.index), type="input", name=inp.name, index=inp.index)

@@ -222,6 +222,7 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         facts[name] = fact = {}
         members = set(pkg.archive.members())
         wrapper = pkg.archive.read_text(f.wrapper) if f.wrapper else ""
+        dialect = sniff(wrapper, f.wrapper) if wrapper else None  # once: each sniff reads the whole text
         md = {}
         if f.wrapper_metadata:
             try:
@@ -238,8 +239,8 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         findings += _layout(name, pkg, release)
         findings += _weights(name, f, pkg, fact)
         findings += _cmake(pkg, name, f, fact)
-        findings += _complete(name, f, wrapper, members, fact, pkg)
-        findings += _checks(name, wrapper, fact)
+        findings += _complete(name, f, wrapper, members, fact, pkg, dialect)
+        findings += _checks(name, wrapper, fact, dialect)
         findings += _unchecked(pkg, name, f, fact)
         findings += _custom_ops(pkg, name, f, fact)
         findings += _memory(pkg, name, device, inputs, fact)
@@ -878,7 +879,7 @@ def _cpp_only(pkg, name, f, wrapper: str, build, fact) -> Finding:
                    + ("the CUDA headers " if build.cuda else "") + "on the serving host", ev, how)
 
 
-def _complete(name, f, wrapper: str, members: set[str], fact, pkg=None) -> list[Finding]:
+def _complete(name, f, wrapper: str, members: set[str], fact, pkg=None, dialect=None) -> list[Finding]:
     out = []
     # a CPU CMake project is _cmake's (package_cpp_only / compile_standalone as seen on torch 2.13); the rest here
     cmake_cpu = fact.get("cmake_project")
@@ -891,7 +892,7 @@ def _complete(name, f, wrapper: str, members: set[str], fact, pkg=None) -> list[
                            "repackage it with the .so that aoti_compile_and_package wrote"))
     names = {m.rsplit("/", 1)[-1] for m in f.cubins}
     wanted = set()
-    marker = sniff(wrapper).load_kernel_marker if wrapper else None
+    marker = dialect.load_kernel_marker if dialect else None
     for line in wrapper.splitlines():
         if marker in line:
             wanted |= set(_LOAD_KERNEL_ANY.findall(line))
@@ -904,9 +905,9 @@ def _complete(name, f, wrapper: str, members: set[str], fact, pkg=None) -> list[
     return out
 
 
-def _checks(name, wrapper: str, fact) -> list[Finding]:
+def _checks(name, wrapper: str, fact, dialect=None) -> list[Finding]:
     out = []
-    guards = bool(wrapper) and sniff(wrapper).check_input_start in wrapper  # a check_input_K is compiled in
+    guards = dialect is not None and dialect.check_input_start in wrapper  # a check_input_K is compiled in
     nan = "aoti_torch_check_inf_and_nan" in wrapper
     printer = "aoti_torch_print_tensor_handle" in wrapper or "aoti_torch_save_tensor_handle" in wrapper
     fact.update(input_guards=guards, nan_checks=nan, value_printer=printer)

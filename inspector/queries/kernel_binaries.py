@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 import inspector.elf as elf
+from ..dialects.members import CMAKE_PROJECT
 
 # Triton's rule (triton/backends/nvidia/compiler.py, 3.x): capability >= 90 -> "sm_{cap}a".
 TRITON_ARCH_SPECIFIC_FROM = 90
@@ -159,7 +160,7 @@ class CppBuild:
 
 def cpp_build(pkg, files) -> CppBuild | None:
     """The model's CMakeLists.txt, when it has one, read for what its build needs."""
-    cm = next((m for m in files.other if m.rsplit("/", 1)[-1] == "CMakeLists.txt"), None)
+    cm = next((m for m in files.other if m.rsplit("/", 1)[-1] == CMAKE_PROJECT), None)
     if cm is None:
         return None
     text = pkg.archive.read_text(cm)

@@ -5,7 +5,8 @@ refactor changed no answer (issue 13: "byte-identical before and after the move"
     python tools/snapshot.py /tmp/after && diff -r /tmp/before /tmp/after
 
 Runs `inspector.cli.main` in-process with no index cache, from the repo root (paths in answers are
-relative), for each sample package: show (text, --json, --full --json), graph --json, report with its
+relative), for each sample package: show (text, --json, --full --json), graph --json, doctor (text and
+--json; it probes this host, so compare snapshots taken on one machine), sweep's plan --json, report with its
 error.log, check with the manifest's inputs and with each dynamic dim at 0, and for each real log
 (error.log, logs/*.log): trace-assert and diagnose, text and --json.  One file per answer, its exit code
 on the first line.  A sample folder without a .pt2 is read through its extracted `package/`
@@ -83,6 +84,9 @@ def main() -> None:
             "show.json": ["show", pkg, "--json"],
             "show_full.json": ["show", pkg, "--full", "--json"],
             "graph.json": ["graph", pkg, "--json"],
+            "doctor.txt": ["doctor", pkg],
+            "doctor.json": ["doctor", pkg, "--json"],
+            "sweep_plan.json": ["sweep", pkg, "--json"],
         }
         logs = ([d / "error.log"] if (d / "error.log").exists() else []) + sorted((d / "logs").glob("*.log"))
         for log in logs:

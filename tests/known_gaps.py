@@ -55,4 +55,7 @@ SWEEP: dict[str, dict[str, str]] = {
                   "diagnose says 'unknown' for 'Fatal Python error: Floating point exception'"),
     },
     "cpu/topk_gather": {"s69=0": _TOPK_K, "s69=1": _TOPK_K},
+    # The recorded H200 sweep (sample_packages/cuda/topk_gather/logs/sweep_h200): the same class on CUDA
+    # ("Exception in aoti_torch: selected index k out of range" from c_shim_cuda.cpp).
+    "cuda/topk_gather": {"s69=0": _TOPK_K, "s69=1": _TOPK_K},
 }

@@ -9,15 +9,24 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from .parse import expr_tree
+from .parse.expr_tree import Node, parse_expr
 from .parse.metadata import DEVICE_KEY, WrapperMetadata
 
 
 @dataclass(frozen=True)
 class Expr:
-    """An expression as generated code wrote it: its text and the identifiers it names."""
+    """An expression as generated code wrote it: its text, the identifiers it names, and (`tree`) its typed tree."""
 
     text: str
     names: tuple[str, ...] = ()
+
+    @property
+    def tree(self) -> Node:
+        """The expression as an `inspector.parse.expr_tree` tree (`expr_tree.Opaque` when the grammar does not
+        read it), parsed on first use and shared by every `Expr` of the same text; ``expr_tree.unparse`` gives
+        ``text`` back."""
+        return parse_expr(self.text)
 
 
 @dataclass
@@ -120,6 +129,38 @@ class Store:
 
 
 @dataclass
+class AccUpdate:
+    """``tmp_acc0 = tmp_acc0 + tmp5;`` / ``tmp_acc0_vec = argmax_combine_vec(tmp_acc0_vec, tmp0, x1);``: a CPU
+    reduction's accumulator updated inside its kernel (the tmp grammar does not define it: it is no ``auto``)."""
+
+    acc: str  # as written: tmp_acc0_vec
+    value: Expr
+    line: int  # kernel.cpp line
+    scope: tuple[int, ...] = ()
+
+    @property
+    def base(self) -> str:
+        """The accumulator it belongs to: ``tmp_acc0`` for ``tmp_acc0_vec`` / ``tmp_acc0_arr``."""
+        rest = self.acc[len("tmp_acc"):] if self.acc.startswith("tmp_acc") else ""
+        digits = rest[: len(rest) - len(rest.lstrip("0123456789"))]
+        return "tmp_acc" + digits if digits else self.acc
+
+
+@dataclass(frozen=True)
+class Access:
+    """A load or store of a kernel pointer parameter: ``in_ptr1[tmp1 + 64L*x0]``, ``tl.load(in_ptr0 + (x0), …)``,
+    ``loadu(in_ptr0 + static_cast<int64_t>(x0))``.  ``address`` is the text as the kernel wrote it (its ``tree``
+    the typed address); ``closed``: False when the text ended inside the bracket (a statement cut short)."""
+
+    ptr: str
+    address: Expr
+    line: int | float  # the tmp's line; a store's line + 0.5 (after the tmps of its line)
+    kind: str  # "load" | "store"
+    scope: tuple[int, ...] = ()
+    closed: bool = True
+
+
+@dataclass
 class Assertion:
     kernel: str
     line: int  # Triton: the .py line a device assert reports; CPU: the kernel.cpp line
@@ -131,6 +172,16 @@ class Assertion:
     scope: tuple[int, ...] = ()
     wrapper_line: int | None = None  # where the statement sits in wrapper.cpp (Triton only)
     checks: str = "index"  # "index": a range check; "finite": a NaN/Inf check on a computed value (no bound)
+
+    @property
+    def condition_tree(self) -> Node:
+        """``condition`` as a typed tree (parsed on first use)."""
+        return parse_expr(self.condition)
+
+    @property
+    def bound_tree(self) -> Node | None:
+        """``bound_expr`` as a typed tree (``(-1) + ks0``, ``1000L`` -> `expr_tree.Int` 1000), None without one."""
+        return parse_expr(self.bound_expr) if self.bound_expr else None
 
 
 @dataclass
@@ -148,6 +199,7 @@ class Kernel:
     line_base: int = 0  # kernel line L is source[L - line_base]
     cubin: str | None = None  # archive member of the cubin (CUDA)
     mutated: list[str] = field(default_factory=list)
+    acc_updates: list[AccUpdate] = field(default_factory=list)  # CPU reductions: `tmp_acc0 = …;` in this kernel
     source_count: int = 0  # how many lines `source` holds, kept when the lines are not (a cached index)
     # () -> the lines, for an index read from the cache (which does not store them); never serialized
     source_loader: object = field(default=None, repr=False, compare=False)
@@ -176,6 +228,11 @@ class CallArg:
     text: str
     base: str | None  # the buffer/input/constant/symbol the argument is made from
     names: tuple[str, ...] = ()
+
+    @property
+    def tree(self) -> Node:
+        """The argument as a typed tree (parsed on first use)."""
+        return parse_expr(self.text)
 
 
 @dataclass

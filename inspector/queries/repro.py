@@ -18,7 +18,8 @@ from ..errors import UsageError
 from ..model import Model
 from ..naming import root_symbol
 from ..package import Package
-from .check import InputSpec, check, evaluate
+from ..parse.specs import InputSpec, device_type
+from .check import check, evaluate
 
 BASE_SIZE = 4  # a dynamic dim's value when a case does not set it (clamped into the symbol's range)
 FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64"}
@@ -274,10 +275,10 @@ def loader_of(pkg: Package, name: str, weights: str | None) -> tuple[dict, list[
 
 def _device(m: Model, device: str | None) -> str:
     dev = device or (m.device or "cpu")
-    base = dev.split(":")[0]
+    base = device_type(dev)
     if base not in ("cpu", "cuda"):
         raise UsageError(f"--device {dev}: cpu, cuda or cuda:N")
-    want = (m.device or "cpu").split(":")[0]
+    want = device_type(m.device or "cpu")
     if base != want:
         raise UsageError(f"--device {dev}: model {m.name!r} was compiled for {want}")
     return dev if ":" in dev or base == "cpu" else "cuda:0"

@@ -28,7 +28,7 @@ SAMPLES = ROOT / "sample_packages"
 NO_SENTENCE = ("queries/check.py", "queries/locate.py")
 # the modules of queries/ this round emptied of `re` (the lead's allowlist in tests/test_queries_no_regex.py
 # shrinks by these)
-NO_REGEX = ("queries/locate.py", "queries/kernels.py",
+NO_REGEX = ("queries/check.py", "queries/memory.py", "queries/locate.py", "queries/kernels.py",
             "queries/kernel_binaries.py", "queries/printer.py", "queries/candidates.py", "queries/repro.py",
             "queries/sweep.py", "queries/show.py", "queries/scan.py", "queries/source.py", "queries/extract.py",
             "queries/nan_constants.py")
@@ -182,3 +182,24 @@ def test_ptx_target_and_embedded_symbols_on_real_packages():
     syms = embedded_kernel_symbols(wrapper)
     assert syms and all(s.startswith("__") and s.endswith("_start") for s in syms)
     assert embedded_kernel_symbols('kernels_.k = loadKernel("/tmp/k.cubin", "k", 0);') == []
+
+
+def test_check_evaluates_through_the_typed_tree():
+    from inspector.parse import expr_tree as E
+    from inspector.queries.check import evaluate
+    from inspector.queries.memory import Allocation
+
+    v = {"ks0": 10, "ks1": 3, "s70": 4}
+    assert [evaluate(t, v) for t in ("ks0 + ks1", "(-1) + ks0", "ks1*ks0", "64L", "ks0 // ks1", "ks0 % ks1")] \
+        == [13, 9, 30, 64, 3, 1]
+    assert evaluate(E.parse_expr("ks0*ks1"), v) == 30  # a tree as well as its text
+    # not plain arithmetic, an unknown name, a division by zero: no value (never a guess)
+    for t in ("c10::div_floor_integer(ks0, ks1)", "ks0 < ks1", "ks0 / ks1", "ks9 + 1", "ks0 // 0", "x[0]", "", "ks0 ks1"):
+        assert evaluate(t, v) is None, t
+    # C++ semantics where the text is C++: `%` truncates as C's does (Python's ast floored: (-7) % 2 was 1)
+    assert evaluate("(-7) % 2", {}) == -1
+    # a size (memory): C++'s `/` and integer casts are arithmetic; a call still is not
+    a = Allocation("buf0", 1, "float32", ["static_cast<int64_t>(s70*s70)", "ks0 / 3"], ["3L", "1L"], "alloc")
+    assert a.elements(v) == 1 + 15 * 3 + 2 and a.formula() == "4*static_cast<int64_t>(s70*s70)*ks0 / 3"
+    assert Allocation("b", 1, None, ["c10::div_floor_integer(ks0, 2L)"], ["1L"], "alloc").elements(v) is None
+    assert Allocation("b", 1, None, ["(-1) + s70", "64L"], ["64L", "1L"], "alloc").formula() == "4*((-1) + s70)*64"

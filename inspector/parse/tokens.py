@@ -18,6 +18,16 @@ _STRING = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
 _NAME = re.compile(r"\b[A-Za-z_]\w*")
 
 
+# C++'s `L` suffix of an integer literal as Inductor writes it (`64L`)
+_INT_SUFFIX = re.compile(r"(\d+)L\b")
+
+
+def without_int_suffix(text: str) -> str:
+    """``s0*64L`` -> ``s0*64``: the text with its integer literals' C++ ``L`` suffix dropped, spacing kept (the
+    typed tree drops it too, `inspector.parse.expr_tree.Int`, but re-spaces what it writes back)."""
+    return _INT_SUFFIX.sub(r"\1", text or "")
+
+
 def identifiers(text: str) -> list[str]:
     """Every name ``text`` mentions, in order, repeats kept (``64L``, ``0.5`` are no names)."""
     return _NAME.findall(text or "")

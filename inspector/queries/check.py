@@ -4,9 +4,6 @@ sizes and which unchecked indirect loads read a table they make empty."""
 
 from __future__ import annotations
 
-import ast
-import operator
-import re
 from dataclasses import asdict, dataclass, field
 
 import inspector.graph.ids as ids
@@ -15,9 +12,11 @@ from ..explain import check as say
 from ..model import Model
 from ..naming import root_symbol
 from ..package import Package
+from ..parse import expr_tree as E
 from ..parse.message import static_bound
 from ..parse.specs import (  # noqa: F401 - the user-typed specs' one home, re-exported for callers of check
     InputSpec, device_index, device_type, is_int, parse_device, parse_inputs_json, parse_spec)
+from ..parse.tokens import identifiers
 
 @dataclass
 class CheckResult:
@@ -38,37 +37,33 @@ class CheckResult:
         return asdict(self)
 
 
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
-        ast.Mod: operator.mod}
+# The arithmetic of a size or bound that `evaluate` takes: anything else (a call such as c10::div_floor_integer, a
+# comparison, a ternary, a float) is not plain arithmetic and has no value here, as before the trees
+ARITH = frozenset({"+", "-", "*", "//", "%"})
 
 
-def evaluate(expr: str, values: dict[str, int]) -> int | None:
-    """An integer size expression (``ks0 + ks1``, ``(-1) + ks0``, ``ks1*ks2``, ``64L``) with ``values``; None
-    when a name is unknown or the expression is not plain arithmetic."""
-    text = re.sub(r"(\d+)L\b", r"\1", expr or "").strip()
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
+def _plain(tree, ops: frozenset, casts: bool) -> bool:
+    for n in E.walk(tree):
+        if isinstance(n, (E.Int, E.Name)) or (isinstance(n, E.Paren) and not isinstance(n.inner, E.Tuple)):
+            continue
+        if (isinstance(n, E.BinOp) and n.op in ops) or (isinstance(n, E.UnaryOp) and n.op == "-"):
+            continue
+        if casts and isinstance(n, E.Cast):  # `static_cast<int64_t>(s70*s70)`: `E.evaluate` takes integer casts only
+            continue
+        return False
+    return True
+
+
+def evaluate(expr, values: dict[str, int], ops: frozenset = ARITH, casts: bool = False) -> int | None:
+    """An integer size expression (``ks0 + ks1``, ``(-1) + ks0``, ``ks1*ks2``, ``64L``; text or a typed tree) with
+    ``values``; None when a name is unknown or the expression is not plain arithmetic (``ops``: the binary
+    operators taken; ``casts``: integer casts too).  The typed tree's evaluation: C's ``/`` and ``%``."""
+    tree = expr if isinstance(expr, E.Node) else E.parse_expr((expr or "").strip())
+    if not _plain(tree, ops, casts):
         return None
-
-    def ev(n):
-        if isinstance(n, ast.Expression):
-            return ev(n.body)
-        if isinstance(n, ast.Constant) and isinstance(n.value, int):
-            return n.value
-        if isinstance(n, ast.Name):
-            if n.id not in values:
-                raise KeyError(n.id)
-            return values[n.id]
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
-            return -ev(n.operand)
-        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
-            return _OPS[type(n.op)](ev(n.left), ev(n.right))
-        raise ValueError(ast.dump(n))
-
     try:
-        return ev(tree)
-    except (KeyError, ValueError, ZeroDivisionError):
+        return E.evaluate(tree, values)
+    except E.EvalError:
         return None
 
 
@@ -310,6 +305,12 @@ def _first_launches(m: Model) -> dict:
     return first
 
 
+def _names(expr: str) -> tuple[str, ...] | list[str]:
+    """The names a bound reads: its tree's, or its words when the grammar does not read it."""
+    tree = E.parse_expr(expr)
+    return identifiers(expr) if E.has_opaque(tree) else E.names(tree)
+
+
 def _holds_bound_args(m: Model) -> bool:
     """Whether every argument a non-constant bound reads at a kernel's first launch is a value ``m`` holds
     (a `bounds_model` holds scalars, not buffers: a bound on a buffer argument needs the slice)."""
@@ -322,7 +323,7 @@ def _holds_bound_args(m: Model) -> bool:
         if not bounds or site is None:
             continue
         args = dict(zip(call_params(m, site), site.args))
-        for n in {n for b in bounds for n in re.findall(r"[A-Za-z_]\w*", b)}:
+        for n in {n for b in bounds for n in _names(b)}:
             arg = args.get(n) if k.param(n) else None
             if arg is not None and arg.base and value_node(m, arg.base) is None:
                 return False

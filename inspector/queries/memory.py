@@ -16,14 +16,13 @@ and so does this estimate.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..naming import DTYPE_BYTES, EFFICIENT_ATTENTION, TRITON_DTYPES, calls_cublas, calls_cudnn_conv
 from ..parse.buffers import (allocation, extern_outputs, first_pointer_type, handed_out, int_arrays, launcher_param_names,
                              numel_local, releases, storage_share, view_of)
-from ..parse.tokens import call_args, identifiers
-from .check import evaluate
+from ..parse.tokens import call_args, identifiers, without_int_suffix
+from .check import ARITH, evaluate
 
 ROUND = 512  # the CUDA caching allocator's block granularity
 # cuBLAS's workspace (torch's default on sm_90: CUBLAS_WORKSPACE_CONFIG :4096:8 = 32 MiB), allocated through the
@@ -38,17 +37,13 @@ CONV_WORKSPACE_FACTOR = 2
 # what else a library call may hold above that, at most (cuBLASLt's own workspace, an extern op's temporaries):
 # the most measured above the modelled figure was 0.6 MiB (BERT, batch 1, a fresh process)
 LIBRARY_SLACK = 4 << 20
-# C++ a size expression may hold that plain arithmetic does not: a cast, an integer division
-_CAST = re.compile(r"static_cast<[\w:]+>\(")
-_DIV_FLOOR = re.compile(r"c10::div_floor_integer\(")
+# A size expression is C++: its `/` is an integer division, and an integer cast (`static_cast<int64_t>(s70*s70)`)
+# is its operand; a call (`c10::div_floor_integer(…)`) leaves the size unknown
+SIZE_OPS = ARITH | {"/"}
 
 
-def _plain(expr: str) -> str:
-    """``static_cast<int64_t>(s70*s70)`` -> ``(s70*s70)``; ``a / b`` (C++'s integer division of sizes) -> ``a // b``."""
-    e = _CAST.sub("(", expr or "")
-    if _DIV_FLOOR.search(e):
-        return e  # not plain arithmetic: the size stays unknown
-    return e.replace("/", "//")
+def _size(expr: str, values: dict[str, int]) -> int | None:
+    return evaluate(expr, values, ops=SIZE_OPS, casts=True)
 
 
 @dataclass
@@ -63,9 +58,9 @@ class Allocation:
 
     def elements(self, values: dict[str, int]) -> int | None:
         if self.kind == "extern_out":
-            return evaluate(_plain(self.sizes[0]), values) if self.sizes else None
-        sizes = [evaluate(_plain(s), values) for s in self.sizes]
-        strides = [evaluate(_plain(s), values) for s in self.strides]
+            return _size(self.sizes[0], values) if self.sizes else None
+        sizes = [_size(s, values) for s in self.sizes]
+        strides = [_size(s, values) for s in self.strides]
         if any(v is None for v in sizes + strides):
             return None
         if any(v == 0 for v in sizes):
@@ -81,8 +76,8 @@ class Allocation:
     def formula(self) -> str:
         """``4 * s77*64*56*56`` (bytes; the storage of a contiguous tensor), in the wrapper's own terms."""
         item = DTYPE_BYTES.get(self.dtype or "", 4)
-        parts = [re.sub(r"(\d+)L\b", r"\1", s) for s in self.sizes]
-        body = "*".join(f"({p})" if re.search(r"[+-]", p) else p for p in parts) or "1"
+        parts = [without_int_suffix(s) for s in self.sizes]
+        body = "*".join(f"({p})" if "+" in p or "-" in p else p for p in parts) or "1"
         return f"{item}*{body}"
 
 

@@ -203,3 +203,28 @@ def test_check_evaluates_through_the_typed_tree():
     assert a.elements(v) == 1 + 15 * 3 + 2 and a.formula() == "4*static_cast<int64_t>(s70*s70)*ks0 / 3"
     assert Allocation("b", 1, None, ["c10::div_floor_integer(ks0, 2L)"], ["1L"], "alloc").elements(v) is None
     assert Allocation("b", 1, None, ["(-1) + s70", "64L"], ["64L", "1L"], "alloc").formula() == "4*((-1) + s70)*64"
+
+
+def test_repro_reads_tmp_definitions_by_their_tree():
+    """Texts as Inductor writes them (taken from the samples' kernels), read by the tree, not by substrings."""
+    from inspector.model import Expr, TmpDef
+    from inspector.parse import expr_tree as E
+    from inspector.queries import repro as R
+
+    def defs(**texts):
+        return {n: TmpDef(n, Expr(t, E.names(E.parse_expr(t))), i) for i, (n, t) in enumerate(texts.items())}
+
+    d = defs(tmp0="tl.load(in_ptr0 + (x0), xmask)", tmp1="tl.full([1], 0, tl.int64)", tmp2="tmp0 < tmp1",
+             tmp3="tl.full([XBLOCK], 64, tl.int32)", tmp4="tmp0 + tmp3", tmp5="tl.where(tmp2, tmp4, tmp0)",
+             tmp6="tl.full([1], 4, tl.int64)", tmp7='tl.where(xmask, tmp0, float("-inf"))',
+             tmp8="tl.where((tmp0 < 0) != (tmp6 < 0), tmp0 // tmp6 - 1, tmp0 // tmp6)")
+    assert [n for n in d if R._is_zero(d, n)] == ["tmp1"]
+    assert R._negative_test(d, "tmp2") == "tmp0" and R._negative_test(d, "tmp8") is None  # a floor division's sign test
+    assert R._unwrap(d, d["tmp5"]) == (True, "tmp0") and R._unwrap(d, d["tmp7"]) == (False, None)
+    assert (R._loads(d["tmp0"].expr.tree), R._loads(d["tmp6"].expr.tree)) == (True, False)  # a constant is no load
+    assert (R._computes(d["tmp4"].expr.tree), R._computes(d["tmp7"].expr.tree)) == (True, False)  # "-inf" is a string
+    c = defs(tmp0="at::vec::Vectorized<int64_t>::loadu(in_ptr0 + static_cast<int64_t>(16L*x0), static_cast<int64_t>(16))",
+             tmp1="static_cast<int64_t>(0)", tmp2="at::vec::Vectorized<int64_t>(tmp1)",
+             tmp3="at::vec::VecMask<int64_t,2>(tmp0 < tmp2)", tmp4="tmp0 < 0", tmp5="tmp4 ? tmp0 + 64L : tmp0")
+    assert R._is_zero(c, "tmp1") and R._is_zero(c, "tmp2") and R._negative_test(c, "tmp3") == "tmp0"
+    assert R._unwrap(c, c["tmp5"]) == (True, "tmp0") and R._loads(c["tmp0"].expr.tree)

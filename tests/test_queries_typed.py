@@ -172,6 +172,7 @@ def test_cmake_grammar_refusal_is_said():
     f = cmake_facts('# c\nCMAKE_MINIMUM_REQUIRED(version 3.18...3.27)\nset(F "-gencode arch=compute_80,code=sm_80")\n'
                     "Add_Library(m SHARED a.cpp) #[[ a bracket comment ]]\nembed_gpu_kernel(k k.ptx)\n")
     assert (f.cmake_min, f.library, f.gencode, f.embeds_kernels) == ("3.18...3.27", "m SHARED", ["sm_80"], True)
+    assert [c.line for c in f.commands] == [2, 3, 4, 5]
 
 
 def test_ptx_target_and_embedded_symbols_on_real_packages():

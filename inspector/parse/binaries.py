@@ -111,13 +111,12 @@ class CMakeFacts:
         return any("objcopy" in a.lower() for c in self.commands for a in (c.name, *c.args))
 
 
-@functools.lru_cache(maxsize=1)
 def _cmake_parser():
-    from lark import Lark
+    """The LALR parser of grammars/cmake.lark (`inspector.parse.grammar.parser`: its tables are cached beside the
+    index, and shipped in grammars/tables.json once ``"cmake": ("start",)`` is in grammar.STARTS)."""
+    from .grammar import parser
 
-    from .grammar import grammar_text
-
-    return Lark(grammar_text("cmake"), parser="lalr", propagate_positions=True)
+    return parser("cmake", ("start",))
 
 
 def _args(children) -> list[str]:
@@ -141,8 +140,8 @@ def cmake_facts(text: str) -> CMakeFacts:
     from lark.exceptions import UnexpectedInput
 
     try:
-        tree = _cmake_parser().parse(text)
+        tree = _cmake_parser().parse(text, start="start")
     except UnexpectedInput:
         return CMakeFacts(parsed=False)
-    return CMakeFacts([CMakeCommand(str(c.children[0]), tuple(_args(c.children[1:])), c.meta.line)
+    return CMakeFacts([CMakeCommand(str(c.children[0]), tuple(_args(c.children[1:])), c.children[0].line)
                        for c in tree.children])

@@ -18,6 +18,7 @@ from ..parse.specs import (  # noqa: F401 - the user-typed specs' one home, re-e
     InputSpec, device_index, device_type, is_int, parse_device, parse_inputs_json, parse_spec)
 from ..parse.tokens import identifiers
 
+
 @dataclass
 class CheckResult:
     package: str
@@ -43,6 +44,7 @@ ARITH = frozenset({"+", "-", "*", "//", "%"})
 
 
 def _plain(tree, ops: frozenset, casts: bool) -> bool:
+    """Whether ``tree`` is integer arithmetic of names and literals with the operators ``ops`` (and casts)."""
     for n in E.walk(tree):
         if isinstance(n, (E.Int, E.Name)) or (isinstance(n, E.Paren) and not isinstance(n.inner, E.Tuple)):
             continue

@@ -40,7 +40,8 @@ def diagnose(pkg, log: str, **kw):
 
 def check(pkg, inputs, **kw):
     """Check inputs (``InputSpec``s or ``"1=float32[0,32]@cuda"`` strings) against a package."""
-    from .queries.check import check as _check, parse_spec
+    from .parse.specs import parse_spec
+    from .queries.check import check as _check
 
     return _check(pkg, [parse_spec(x) if isinstance(x, str) else x for x in inputs], **kw)
 
@@ -48,7 +49,7 @@ def check(pkg, inputs, **kw):
 def repro(pkg, *, inputs=None, **kw):
     """Plan the case that reproduces a failure and write its script (``result.script``):
     ``inspector.queries.repro.repro`` (``log=``, ``line=``, ``kernel=`` or ``inputs=`` as strings or specs)."""
-    from .queries.check import parse_spec
+    from .parse.specs import parse_spec
     from .queries.repro import repro as _repro
 
     specs = [parse_spec(x) if isinstance(x, str) else x for x in inputs] if inputs else None

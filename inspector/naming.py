@@ -53,6 +53,53 @@ def shim_op_name(target: str) -> str:
     return _SHIM_DEVICE_PREFIX.sub("", target)
 
 
+def extern_op(target: str, device: str | None = None) -> str | None:
+    """``aoti_torch_cuda_addmm_out`` -> ``addmm``: the ATen op a device C-shim call runs, its ``_out`` dropped
+    (other overloads kept: ``scatter_reduce_two``); None when ``target`` is no C-shim call (of ``device``)."""
+    m = _SHIM_DEVICE_PREFIX.match(target)
+    if not m or (device is not None and m.group(1) != device):
+        return None
+    op, overload = split_overload(target[m.end():])
+    return op if overload in (None, "out") else f"{op}_{overload.removesuffix('_out')}"
+
+
+# The extern ops (C-shim names, `extern_op`) that call cuBLAS, and cuDNN's convolutions (on CUDA)
+CUBLAS_OPS = frozenset({"mm", "addmm", "bmm", "baddbmm", "addbmm", "addmv", "mv", "_scaled_mm", "linear"})
+CONV_OPS = frozenset({"convolution", "_convolution"})
+CONV_OP_PREFIX = "cudnn_convolution"
+EFFICIENT_ATTENTION = "aoti_torch_cuda__scaled_dot_product_efficient_attention"  # no _out overload in the shim
+
+
+def calls_cublas(target: str) -> bool:
+    """Whether a run_impl call is a CUDA extern op that calls cuBLAS (``aoti_torch_cuda_mm_out``)."""
+    return extern_op(target, "cuda") in CUBLAS_OPS
+
+
+def calls_cudnn_conv(target: str) -> bool:
+    """Whether a run_impl call is a CUDA convolution (cuDNN's: ``aoti_torch_cuda_convolution``)."""
+    op = extern_op(target, "cuda") or ""
+    return op in CONV_OPS or op.startswith(CONV_OP_PREFIX)
+
+
+_ATEN_TARGET = re.compile(r"aten\.(\w+)")
+
+
+def aten_op(target: str) -> str | None:
+    """``torch.ops.aten.gather.default`` -> ``gather``: the ATen op an FX node's target names (None: none)."""
+    m = _ATEN_TARGET.search(target or "")
+    return m.group(1) if m else None
+
+
+_FUSED_NAME = re.compile(r"^(?:cpp|triton_[a-z]+)_fused_(?P<ops>\w+?)_\d+$")
+
+
+def fused_words(kernel: str) -> set[str]:
+    """The words of a fused kernel's ops (``cpp_fused_add_gather_mul_0`` -> add, gather, mul; multi-word ops come
+    apart: `kernel_ops` keeps them); empty for a name that is no fused kernel's."""
+    m = _FUSED_NAME.match(kernel)
+    return set(m.group("ops").split("_")) if m else set()
+
+
 # Bytes per element of torch's dtypes (what an allocation of N elements costs).
 DTYPE_BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "int16": 2,
                "int8": 1, "uint8": 1, "bool": 1, "complex64": 8, "complex128": 16, "float8_e4m3fn": 1,

@@ -49,7 +49,8 @@ def add_parser(sub):
 def run(a) -> int:
     from ..errors import UsageError
     from ..package import open_package
-    from ..queries.check import check, parse_device, parse_inputs_json, parse_spec
+    from ..parse.specs import parse_device, parse_inputs_json, parse_spec
+    from ..queries.check import check
 
     specs = [parse_spec(s) for s in a.input]
     if a.inputs_json:

@@ -71,7 +71,7 @@ def add_parser(sub):
 def run(a) -> int:
 
     from ..package import open_package
-    from ..queries.check import parse_spec
+    from ..parse.specs import parse_spec
     from ..queries.doctor import doctor
 
     cpuinfo = host_cpuinfo(a.host_cpuinfo)

@@ -58,7 +58,7 @@ def run(a) -> int:
     from ..errors import UsageError
     from ..explain import repro_script as say
     from ..package import open_package
-    from ..queries.check import parse_spec
+    from ..parse.specs import parse_spec
     from ..queries.repro import repro, run_script, torch_python
     from ._io import check_output_path, write_output
 

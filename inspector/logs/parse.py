@@ -244,3 +244,21 @@ def printer_blocks(text: str) -> list[PrinterBlock]:
         elif not line.strip():
             cur = None
     return out
+
+
+@dataclass(frozen=True)
+class StackFrame:
+    """A frame of a Python stack trace (``File "build.py", line 84, in forward`` and the code line under it)."""
+
+    file: str
+    line: int
+    fn: str
+    code: str | None  # the code line under it, stripped; None when the trace shows none
+
+
+def stack_frames(text: str) -> list[StackFrame]:
+    """The frames of a Python stack trace (an exported program's ``stack_trace``, kernel_information.json's
+    ``stack_traces``, a traceback), in order."""
+    return [StackFrame(m.group("file"), int(m.group("line")), m.group("fn"),
+                       m.group("code").strip() if m.group("code") is not None else None)
+            for m in P.PYTHON_FRAME.regex.finditer(text or "")]

@@ -4,30 +4,19 @@ sizes and which unchecked indirect loads read a table they make empty."""
 
 from __future__ import annotations
 
-import ast
-import json
-import operator
-import re
 from dataclasses import asdict, dataclass, field
 
 import inspector.graph.ids as ids
 from ..errors import UsageError
+from ..explain import check as say
 from ..model import Model
-from ..naming import dtype_name, root_symbol
+from ..naming import root_symbol
 from ..package import Package
+from ..parse import expr_tree as E
 from ..parse.message import static_bound
-
-_SPEC = re.compile(r"^\s*(?P<who>[^=\s]+)\s*=\s*(?P<dtype>[A-Za-z][\w.]*)?\s*(?:\[(?P<shape>[^\]]*)\])?"
-                   r"\s*(?:stride\s*\[(?P<stride>[^\]]*)\])?\s*(?:@\s*(?P<device>[\w:]+))?\s*$")
-
-
-@dataclass
-class InputSpec:
-    who: str  # position, wrapper name or user name, as given
-    dtype: str | None = None
-    shape: list[int] | None = None
-    stride: list[int] | None = None
-    device: str | None = None
+from ..parse.specs import (  # noqa: F401 - the user-typed specs' one home, re-exported for callers of check
+    InputSpec, device_index, device_type, is_int, parse_device, parse_inputs_json, parse_spec)
+from ..parse.tokens import identifiers
 
 
 @dataclass
@@ -49,131 +38,34 @@ class CheckResult:
         return asdict(self)
 
 
-# The devices a tensor of a package can be on (torch.device's types an AOTI package is built for); anything else
-# (`@tpu`, `@gpu`) is a typo, refused as a usage error rather than checked as a device mismatch.
+# The arithmetic of a size or bound that `evaluate` takes: anything else (a call such as c10::div_floor_integer, a
+# comparison, a ternary, a float) is not plain arithmetic and has no value here, as before the trees
+ARITH = frozenset({"+", "-", "*", "//", "%"})
 
 
-def _ints(text: str | None, what: str, spec: str) -> list[int] | None:
-    if text is None:
+def _plain(tree, ops: frozenset, casts: bool) -> bool:
+    """Whether ``tree`` is integer arithmetic of names and literals with the operators ``ops`` (and casts)."""
+    for n in E.walk(tree):
+        if isinstance(n, (E.Int, E.Name)) or (isinstance(n, E.Paren) and not isinstance(n.inner, E.Tuple)):
+            continue
+        if (isinstance(n, E.BinOp) and n.op in ops) or (isinstance(n, E.UnaryOp) and n.op == "-"):
+            continue
+        if casts and isinstance(n, E.Cast):  # `static_cast<int64_t>(s70*s70)`: `E.evaluate` takes integer casts only
+            continue
+        return False
+    return True
+
+
+def evaluate(expr, values: dict[str, int], ops: frozenset = ARITH, casts: bool = False) -> int | None:
+    """An integer size expression (``ks0 + ks1``, ``(-1) + ks0``, ``ks1*ks2``, ``64L``; text or a typed tree) with
+    ``values``; None when a name is unknown or the expression is not plain arithmetic (``ops``: the binary
+    operators taken; ``casts``: integer casts too).  The typed tree's evaluation: C's ``/`` and ``%``."""
+    tree = expr if isinstance(expr, E.Node) else E.parse_expr((expr or "").strip())
+    if not _plain(tree, ops, casts):
         return None
     try:
-        vals = [int(x) for x in text.replace(" ", "").split(",") if x != ""]
-    except ValueError:
-        raise UsageError(f"--input {spec!r}: {what} must be integers, e.g. [0,32]") from None
-    _non_negative(vals, what, f"--input {spec!r}")
-    return vals
-
-
-def _non_negative(vals, what: str, where: str) -> None:
-    neg = [v for v in vals if v < 0]
-    if neg:
-        raise UsageError(f"{where}: {what} cannot be negative ({neg[0]}): a tensor's {what} are 0 or more")
-
-
-_DEVICE = re.compile(r"^(?P<type>cpu|cuda|xpu|mps|meta)(?::(?P<index>\d+))?$")
-
-
-def parse_device(text: str | None, where: str) -> str | None:
-    """``cuda`` / ``cuda:1`` / ``cpu``, checked; a device index only on a GPU type."""
-    if text is None:
-        return None
-    m = _DEVICE.match(text.strip())
-    if not m or (m.group("index") is not None and m.group("type") in ("cpu", "meta")):
-        raise UsageError(f"{where}: unknown device {text!r}; one of cpu, cuda, cuda:N (N a device index, e.g. cuda:1), "
-                         "xpu, xpu:N, mps, meta")
-    return text.strip()
-
-
-def device_index(dev: str | None) -> int | None:
-    """The GPU index a device names: ``cuda:1`` -> 1, ``cuda`` -> 0 (the current device, 0 unless set), cpu -> None."""
-    if not dev or not dev.startswith(("cuda", "xpu")):
-        return None
-    return int(dev.split(":", 1)[1]) if ":" in dev else 0
-
-
-def parse_spec(text: str) -> InputSpec:
-    """``POSITION_OR_NAME=DTYPE[d0,d1,…]stride[s0,…]@DEVICE``; every part after ``=`` is optional."""
-    m = _SPEC.match(text)
-    if not m:
-        raise UsageError(f"--input {text!r}: expected POSITION_OR_NAME=DTYPE[d0,d1,...]@DEVICE, e.g. 1=float32[0,32]@cuda")
-    dtype = m.group("dtype")
-    dtype = dtype_name(dtype)
-    _known(dtype, f"--input {text!r}")
-    return InputSpec(who=m.group("who"), dtype=dtype, shape=_ints(m.group("shape"), "sizes", text),
-                     stride=_ints(m.group("stride"), "strides", text),
-                     device=parse_device(m.group("device"), f"--input {text!r}"))
-
-
-def _known(dtype: str | None, where: str) -> None:
-    from ..naming import TORCH_DTYPES, known_dtype
-
-    if not known_dtype(dtype):
-        raise UsageError(f"{where}: unknown dtype {dtype!r}; one of {', '.join(TORCH_DTYPES)} (torch.int64, long, half… "
-                         "are accepted too)")
-
-
-def parse_inputs_json(text: str) -> list[InputSpec]:
-    """``[{"input": 1 | "name", "dtype": "float32", "shape": [0, 32], "stride": [...], "device": "cuda"}, …]``
-    or ``{"name": {...}, …}``."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise UsageError(f"--inputs-json: not JSON ({e.msg} at line {e.lineno})") from None
-    items = [dict(v, input=k) for k, v in doc.items()] if isinstance(doc, dict) else doc
-    if not isinstance(items, list):
-        raise UsageError("--inputs-json: expected a list of {input, dtype, shape, stride, device} objects")
-    out = []
-    for i, x in enumerate(items):
-        if not isinstance(x, dict):
-            raise UsageError(f"--inputs-json: item {i} is not an object")
-        _known(dtype_name(x.get("dtype")), f"--inputs-json: item {i}")
-        who = str(x.get("input", x.get("name", i)))
-        if who in [o.who for o in out]:
-            raise UsageError(f"--inputs-json: input {who} is given twice (items {[o.who for o in out].index(who)} and {i})")
-        try:
-            out.append(InputSpec(who=who,
-                                 dtype=dtype_name(x.get("dtype")),
-                                 shape=[int(v) for v in x["shape"]] if x.get("shape") is not None else None,
-                                 stride=[int(v) for v in x["stride"]] if x.get("stride") is not None else None,
-                                 device=parse_device(x.get("device"), f"--inputs-json: item {i}")))
-        except (TypeError, ValueError):
-            raise UsageError(f"--inputs-json: item {i}: shape and stride must be lists of integers") from None
-        _non_negative(out[-1].shape or [], "sizes", f"--inputs-json: item {i}")
-        _non_negative(out[-1].stride or [], "strides", f"--inputs-json: item {i}")
-    return out
-
-
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
-        ast.Mod: operator.mod}
-
-
-def evaluate(expr: str, values: dict[str, int]) -> int | None:
-    """An integer size expression (``ks0 + ks1``, ``(-1) + ks0``, ``ks1*ks2``, ``64L``) with ``values``; None
-    when a name is unknown or the expression is not plain arithmetic."""
-    text = re.sub(r"(\d+)L\b", r"\1", expr or "").strip()
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
-        return None
-
-    def ev(n):
-        if isinstance(n, ast.Expression):
-            return ev(n.body)
-        if isinstance(n, ast.Constant) and isinstance(n.value, int):
-            return n.value
-        if isinstance(n, ast.Name):
-            if n.id not in values:
-                raise KeyError(n.id)
-            return values[n.id]
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
-            return -ev(n.operand)
-        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
-            return _OPS[type(n.op)](ev(n.left), ev(n.right))
-        raise ValueError(ast.dump(n))
-
-    try:
-        return ev(tree)
-    except (KeyError, ValueError, ZeroDivisionError):
+        return E.evaluate(tree, values)
+    except E.EvalError:
         return None
 
 
@@ -184,15 +76,15 @@ def _root(m: Model, name):
 def _cite(inp, kind: str, dim: int | None = None) -> str:
     """``; wrapper.cpp line 742`` for the guard of check_input_K that says so (the package's own evidence)."""
     lines = [g.line for g in inp.guards if g.kind == kind and (dim is None or g.dim == dim)]
-    return f"; wrapper.cpp line {', '.join(map(str, lines))}" if lines else ""
+    return say.cite(lines)
 
 
 def _resolve(m: Model, spec: InputSpec, ep) -> int:
     who = spec.who
-    if re.fullmatch(r"\d+", who):
-        idx = int(who)
+    if spec.position is not None:
+        idx = spec.position
         if idx >= len(m.inputs):
-            raise UsageError(f"--input {who}: model {m.name!r} has {len(m.inputs)} inputs (0..{len(m.inputs) - 1})")
+            raise UsageError(say.no_such_position(who, m.name, len(m.inputs)))
         return idx
     inp = m.input_by_name(who)
     if inp is not None:
@@ -202,8 +94,7 @@ def _resolve(m: Model, spec: InputSpec, ep) -> int:
             if e.name == who and e.position < len(m.inputs):
                 return e.position
     names = [i.name for i in m.inputs] + ([e.name for e in ep.user_inputs] if ep else [])
-    raise UsageError(f"--input {who}: no such input; use a position (0..{len(m.inputs) - 1}) or one of: {', '.join(names)}"
-                     + ("" if ep else " (user names need an exported program: --ep FILE)"))
+    raise UsageError(say.no_such_input(who, len(m.inputs), names, ep is not None))
 
 
 def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=None, device: str | None = None
@@ -223,11 +114,11 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
         if any("user inputs" in d for d in dis):
             ep = None
     if not specs:
-        raise UsageError("give the inputs to check: --input POSITION=DTYPE[d0,...]@DEVICE (repeat) or --inputs-json FILE")
+        raise UsageError(say.NO_INPUTS)
     res = CheckResult(package=str(pkg.path), model=m.name, ok=True, verdict="")
     values: dict[str, tuple[int, int, int]] = {}  # root symbol -> (value, input, dim) of its first use
     dims: dict[tuple[int, int], int] = {}
-    pkg_dev = (m.device or "").split(":")[0]
+    pkg_dev = device_type(m.device)
     given = set()
     unchecked: list[str] = []  # what the package does not record, so could not be checked: never "fits"
     unshaped: list[int] = []  # inputs given without a shape (`0=float32`): their sizes were not checked
@@ -235,153 +126,129 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
     for spec in specs:
         idx = _resolve(m, spec, ep)
         if idx in given:
-            raise UsageError(f"--input {spec.who}: input {idx} is given twice")
+            raise UsageError(say.given_twice(spec.who, idx))
         given.add(idx)
         if spec.device:
             on_device[idx] = spec.device
         inp = m.inputs[idx]
-        label = f"input {idx} ({inp.name}" + (f", `{ep.user_name(idx)}`" if ep and ep.user_name(idx) else "") + ")"
+        label = say.label(idx, inp.name, ep.user_name(idx) if ep else None)
         res.checked.append({"input": idx, "name": inp.name, "user_name": ep.user_name(idx) if ep else None,
                             "spec": asdict(spec)})
 
         def bad(kind, detail):
-            res.violations.append({"input": idx, "kind": kind, "detail": f"{label}: {detail}"})
+            res.violations.append({"input": idx, "kind": kind, "detail": say.detail(label, detail)})
 
-        want_dev = (inp.device or pkg_dev or "").split(":")[0]
-        if spec.device and want_dev and spec.device.split(":")[0] != want_dev:
-            bad("device", f"is on {spec.device}; the package was compiled for {want_dev} (AOTI_DEVICE_KEY "
-                          f"{m.device!r}{_cite(inp, 'device')}): move it with .to('{want_dev}')")
+        want_dev = device_type(inp.device or pkg_dev)
+        if spec.device and want_dev and device_type(spec.device) != want_dev:
+            bad("device", say.wrong_device(spec.device, want_dev, m.device, _cite(inp, 'device')))
         if spec.dtype and inp.dtype and spec.dtype != inp.dtype:
-            bad("dtype", f"is {spec.dtype}; the package expects {inp.dtype}{_cite(inp, 'dtype')}")
+            bad("dtype", say.wrong_dtype(spec.dtype, inp.dtype, _cite(inp, 'dtype')))
         # A package with no input guards (torch 2.6) records only the dims run_impl reads (`s0 = arg0_1_size[0]`):
         # its rank is unknown, so only those dims are checked, never the rank.
         rank_known = bool(inp.guards) or inp.dtype is not None
         if spec.shape is None and inp.shape:  # `0=float32`: nothing said about its sizes, so nothing checked
             unshaped.append(idx)
         if spec.shape is not None and inp.shape and not rank_known:
-            res.notes.append(f"input {idx}: the package records no rank or dtype for it (no input guards: torch 2.6); "
-                             f"only dims 0..{len(inp.shape) - 1} are checked")
-            unchecked.append(f"input {idx}'s rank and dtype")
+            res.notes.append(say.no_rank_note(idx, len(inp.shape)))
+            unchecked.append(say.rank_unchecked(idx))
         if spec.shape is not None and inp.shape:
             if len(spec.shape) != len(inp.shape) and (rank_known or len(spec.shape) < len(inp.shape)):
-                bad("rank", f"has {len(spec.shape)} dims {spec.shape}; the package expects {len(inp.shape)} "
-                            f"{list(inp.shape)}")
+                bad("rank", say.wrong_rank(spec.shape, list(inp.shape)))
             else:
                 for d, (got, want) in enumerate(zip(spec.shape, inp.shape)):  # zip: the dims both sides know
                     dims[(idx, d)] = got
                     if str(want) == "?" and ep is not None and d < len(ep.user_inputs[idx].shape):
                         want = ep.user_inputs[idx].shape[d]  # the wrapper does not say; the exported program does
-                        if str(want) not in m.symbols and not re.fullmatch(r"-?\d+", str(want)):
+                        if str(want) not in m.symbols and not is_int(want):
                             continue
-                        res.notes.append(f"input {idx} dim {d}: size {want} taken from the exported program")
+                        res.notes.append(say.size_from_ep(idx, d, want))
                     if str(want) == "?":  # no symbol names this dim: the input's own guards still bound it
                         lo = next((int(g.value) for g in inp.guards if g.kind == "min" and g.dim == d), None)
                         hi = next((int(g.value) for g in inp.guards if g.kind == "max" and g.dim == d), None)
                         if lo is None and hi is None:
-                            res.notes.append(f"input {idx} dim {d}: no symbol and no guard names it: not checked")
-                            unchecked.append(f"input {idx} dim {d}")
+                            res.notes.append(say.dim_unnamed(idx, d))
+                            unchecked.append(say.dim_unchecked(idx, d))
                         elif (lo is not None and got < lo) or (hi is not None and got > hi):
                             glines = [g.line for g in inp.guards if g.kind in ("min", "max") and g.dim == d]
-                            empty = " (an empty input)" if got == 0 else ""
-                            bad("range", f"dim {d} is {got}{empty}; the guards of check_input_{idx} allow {lo}..{hi} "
-                                         f"(wrapper.cpp lines {', '.join(map(str, glines))}, which run only with "
-                                         "AOTI_RUNTIME_CHECK_INPUTS=1)")
+                            bad("range", say.out_of_guards(d, got, idx, lo, hi, glines))
                         continue
-                    if isinstance(want, int) or re.fullmatch(r"-?\d+", str(want)):
+                    if is_int(want):
                         if got != int(want):
-                            bad("size", f"dim {d} is {got}; the package was compiled for a static {want}{_cite(inp, 'eq', d)}")
+                            bad("size", say.not_static(d, got, want, _cite(inp, 'eq', d)))
                         continue
                     sym = _root(m, want)
                     if sym is None:
                         v = evaluate(str(want), {k: x[0] for k, x in values.items()})
                         if v is not None and v != got:
-                            bad("size", f"dim {d} is {got}; the package expects {want} = {v}")
+                            bad("size", say.not_formula(d, got, want, v))
                         continue
                     lo, hi = sym.min, sym.max
                     if (lo is not None and got < lo) or (hi is not None and got > hi):
-                        empty = " (an empty input)" if got == 0 else (
-                            " (export specializes sizes 0 and 1: even a Dim with min=1 compiles to >= 2)"
-                            if got == 1 and lo == 2 else "")
                         owner = m.inputs[sym.input] if sym.input is not None and sym.input < len(m.inputs) else inp
                         glines = [g.line for g in owner.guards if g.kind in ("min", "max") and g.dim == sym.dim]
-                        cites = f", wrapper.cpp lines {', '.join(map(str, glines))}" if glines else ""
-                        bad("range", f"dim {d} is {got}{empty}; symbol {sym.name} allows {lo}..{hi} (the guards of "
-                                     f"check_input_{sym.input}{cites}, which run only with AOTI_RUNTIME_CHECK_INPUTS=1)")
+                        bad("range", say.out_of_range(d, got, sym.name, lo, hi, sym.input, glines))
                     if sym.name in values and values[sym.name][0] != got:
                         v, oi, od = values[sym.name]
-                        bad("equal", f"dim {d} is {got} but input {oi} dim {od} is {v}: both are symbol {sym.name}, so "
-                                     "they must be equal")
+                        bad("equal", say.unequal(d, got, oi, od, v, sym.name))
                     values.setdefault(sym.name, (got, idx, d))
         if spec.stride is not None and inp.stride:
             if len(spec.stride) == len(inp.stride):
                 for d, (got, want) in enumerate(zip(spec.stride, inp.stride)):
-                    w = int(want) if re.fullmatch(r"-?\d+", str(want)) else evaluate(
+                    w = int(want) if is_int(want) else evaluate(
                         str(want), {k: x[0] for k, x in values.items()})
                     if w is not None and got != w and not (spec.shape and spec.shape[d] <= 1):
-                        bad("stride", f"stride {d} is {got}; the package expects {want}"
-                                      + (f" = {w}" if str(w) != str(want) else "") + ": pass x.contiguous()")
+                        bad("stride", say.wrong_stride(d, got, want, w))
     devs: dict[str, list[int]] = {}
     for i, dev in on_device.items():
-        if dev.startswith("cuda"):
+        if device_type(dev) == "cuda":
             devs.setdefault(f"cuda:{device_index(dev)}", []).append(i)
-    loaded = device_index(device) if device and device.startswith("cuda") else None
-    if device and pkg_dev and device.split(":")[0] != pkg_dev:
-        res.violations.append({"input": None, "kind": "device", "detail": (
-            f"the package is loaded on {device}, but it was compiled for {pkg_dev} (AOTI_DEVICE_KEY {m.device!r}): "
-            "changing the device type is not supported; load it on a " + pkg_dev + " device")})
+    loaded = device_index(device) if device_type(device) == "cuda" else None
+    if device and pkg_dev and device_type(device) != pkg_dev:
+        res.violations.append({"input": None, "kind": "device",
+                               "detail": say.loaded_on_other_type(device, pkg_dev, m.device)})
     elif loaded is not None:
         for d, idxs in devs.items():
             if device_index(d) != loaded:
-                alt = (f", or load the package with device_index={device_index(d)}" if len(devs) == 1 else
-                       "; the other inputs are on " + ", ".join(x for x in devs if x != d))
+                alt = (say.load_there(device_index(d)) if len(devs) == 1 else say.others_on([x for x in devs if x != d]))
                 for i in idxs:
-                    res.violations.append({"input": i, "kind": "device", "detail": (
-                        f"input {i} ({m.inputs[i].name}): is on {d}, but the package is loaded on cuda:{loaded} "
-                        f"(aoti_load_package(path, device_index={loaded})): move the input with .to('cuda:{loaded}')"
-                        + alt)})
+                    res.violations.append({"input": i, "kind": "device",
+                                           "detail": say.not_on_loaded(i, m.inputs[i].name, d, loaded, alt)})
     elif len(devs) > 1:
         first, *others = devs
         for d in others:
             for i in devs[d]:
-                res.violations.append({"input": i, "kind": "device", "detail": (
-                    f"input {i} ({m.inputs[i].name}): is on {d} while input {devs[first][0]} is on {first}: one run "
-                    "of the model uses one device; move every input to the same GPU")})
+                res.violations.append({"input": i, "kind": "device",
+                                       "detail": say.split_devices(i, m.inputs[i].name, d, devs[first][0], first)})
     if loaded is None and len(devs) == 1 and next(iter(devs)) != "cuda:0":
         d = next(iter(devs))
-        res.notes.append(f"every given input is on {d}: load the package there, aoti_load_package(path, "
-                         f"device_index={device_index(d)}) (a runner on another GPU rejects them)")
+        res.notes.append(say.all_on(d, device_index(d)))
     missing = [i for i in range(len(m.inputs)) if i not in given]
     if missing:
-        res.notes.append(f"not given, so not checked: inputs {', '.join(map(str, missing))}")
+        res.notes.append(say.not_given(missing))
     res.notes += notes
     res.predicted_assertions = _predict(pkg, m, {k: x[0] for k, x in values.items()}, dims)
     res.may_fail = _may_fail(pkg, m.name, dims) if not res.predicted_assertions else []
     res.ok = not res.violations and not res.predicted_assertions and not res.may_fail
     if unshaped:
-        res.notes.append(f"no shape given for input(s) {', '.join(map(str, unshaped))}: their sizes were not checked")
+        res.notes.append(say.no_shape(unshaped))
     if (res.ok and (unchecked or unshaped)) or (res.may_fail and not res.violations):
         res.certainty = "possible"
     elif res.ok and any(True for _ in pkg.index(m.name).assert_sites()):
         res.certainty = "likely"  # the sizes fit; the index values, which `check` is not given, may still fail a check
-        res.notes.append("the sizes fit; the values of index inputs are not checked (the package's index checks "
-                         "still test them at run time)")
+        res.notes.append(say.VALUES_UNCHECKED)
     else:
         res.certainty = "certain"
     if res.may_fail and not res.violations:
         x = res.may_fail[0]
-        res.verdict = (f"may fail: {x['kernel']} `{x['message']}`: {x['why']}"
-                       + (f" (and {len(res.may_fail) - 1} more)" if len(res.may_fail) > 1 else ""))
+        res.verdict = say.may_fail_verdict(x["kernel"], x["message"], x["why"], len(res.may_fail) - 1)
     elif res.ok and (unchecked or unshaped):
-        parts = ([f"not checked (the package does not say): {', '.join(unchecked)}"] if unchecked else []) + (
-            [f"the shape of input(s) {', '.join(map(str, unshaped))} was not checked (none given)"] if unshaped else [])
-        res.verdict = f"no violation in what model {m.name!r} records; " + "; ".join(parts)
+        res.verdict = say.unchecked_verdict(m.name, unchecked, unshaped)
     elif res.ok:
-        res.verdict = f"the {len(given)} given input(s) fit model {m.name!r}"
+        res.verdict = say.fit_verdict(len(given), m.name)
     else:
         first = (res.violations[0]["detail"] if res.violations else
-                 f"{res.predicted_assertions[0]['kernel']} would fail `{res.predicted_assertions[0]['message']}`")
-        res.verdict = (f"{len(res.violations)} violation(s), {len(res.predicted_assertions)} predicted failure(s): "
-                       f"{first}")
+                 say.would_fail(res.predicted_assertions[0]["kernel"], res.predicted_assertions[0]["message"]))
+        res.verdict = say.violations_verdict(len(res.violations), len(res.predicted_assertions), first)
     return res
 
 
@@ -421,18 +288,13 @@ def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list
                 vals = {t.kernel_param: dims[(t.input.index, t.input.dim)] for t in terms
                         if (t.input.index, t.input.dim) in dims}
                 bound = evaluate(a.bound_expr, vals)
-                table = " * ".join(f"input {t.input.index} dim {t.input.dim}" for t in terms) or a.bound_expr
+                table = say.table_terms(terms) or a.bound_expr
             if length is None or bound is None or length - 1 + pos.past < bound:
                 continue
             top = length - 1 + pos.past
             out.append({"kernel": k.name, "message": a.message, "line": a.line, "op": pos.op,
                         "index_size": length, "bound": bound,
-                        "why": (f"its index is a position {pos.name} returns along {pos.length} ({pos.where})"
-                                + (f", which is {length} here" if pos.input is not None else "")
-                                + f", so it can reach {top}; the bound is "
-                                + (f"{table} = {bound}" if table != str(bound) else table)
-                                + f": any position ≥ {bound} "
-                                f"fails the check (sizes {length} vs {bound})")})
+                        "why": say.may_fail_why(pos, length, top, table, bound)})
     return out
 
 
@@ -443,6 +305,12 @@ def _first_launches(m: Model) -> dict:
         if c.kind == "kernel":
             first.setdefault(c.target, c)
     return first
+
+
+def _names(expr: str) -> tuple[str, ...] | list[str]:
+    """The names a bound reads: its tree's, or its words when the grammar does not read it."""
+    tree = E.parse_expr(expr)
+    return identifiers(expr) if E.has_opaque(tree) else E.names(tree)
 
 
 def _holds_bound_args(m: Model) -> bool:
@@ -457,7 +325,7 @@ def _holds_bound_args(m: Model) -> bool:
         if not bounds or site is None:
             continue
         args = dict(zip(call_params(m, site), site.args))
-        for n in {n for b in bounds for n in re.findall(r"[A-Za-z_]\w*", b)}:
+        for n in {n for b in bounds for n in _names(b)}:
             arg = args.get(n) if k.param(n) else None
             if arg is not None and arg.base and value_node(m, arg.base) is None:
                 return False
@@ -495,21 +363,16 @@ def _predict(pkg: Package, m: Model, sym_values: dict[str, int], dims: dict[tupl
                     vals[t.kernel_param] = dims[(t.input.index, t.input.dim)]
             v = evaluate(a.bound_expr, vals)
             if v is not None and v <= 0:
-                parts = ", ".join(f"{t.kernel_param} = input {t.input.index} dim {t.input.dim} = "
-                                  f"{dims[(t.input.index, t.input.dim)]}" for t in chain.terms if t.input and
-                                  (t.input.index, t.input.dim) in dims)
+                parts = say.bound_terms([t for t in chain.terms if t.input and (t.input.index, t.input.dim) in dims],
+                                        dims)
                 out.append({"kernel": k.name, "message": a.message, "line": a.line,
-                            "why": f"the bound `{a.bound_expr}` is {v} with these sizes ({parts}): every index "
-                                   f"fails `0 <= {a.index_var} < {v}` once {k.name} runs a non-empty grid"})
+                            "why": say.empty_bound_why(a.bound_expr, v, parts, a.index_var, k.name)})
     if not any(v == 0 for v in dims.values()):
         return out
     for s in model_suspects(pkg, m.name):
         t = s.get("table") or {}
         empty = [d for (i, d), v in dims.items() if i == t.get("index") and v == 0] if t.get("kind") == "input" else []
         if empty:
-            out.append({"kernel": s["kernel"], "message": f"unchecked {s['access']} {s['pointer']}[{s['address']}]",
-                        "line": s["line"], "why": f"it reads input {t['index']} ({t['name']}), empty with these sizes "
-                                                  f"(dim {empty[0]} is 0), "
-                                                  "through a data-dependent index with no bounds check: an "
-                                                  "out-of-bounds access (illegal memory access on CUDA)"})
+            out.append({"kernel": s["kernel"], "message": say.unchecked_load(s["access"], s["pointer"], s["address"]),
+                        "line": s["line"], "why": say.empty_table_why(t["index"], t["name"], empty[0])})
     return out

@@ -18,15 +18,14 @@ Headers only, by ranges; nothing is loaded, decompressed or run.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import inspector.elf as elf
 from ..dialects.members import CMAKE_PROJECT
+from ..parse.binaries import cmake_facts, embedded_kernel_symbols, ptx_target  # noqa: F401 - doctor's import
 
 # Triton's rule (triton/backends/nvidia/compiler.py, 3.x): capability >= 90 -> "sm_{cap}a".
 TRITON_ARCH_SPECIFIC_FROM = 90
-_PTX_TARGET = re.compile(rb"^\s*\.target\s+sm_(\d+)(a|f)?", re.M)
 
 
 @dataclass
@@ -89,10 +88,10 @@ def kernel_images(pkg, files, wrapper: str) -> list[KernelImage]:
     for m in files.cubins:
         if m.endswith(".ptx"):
             img = KernelImage(m, "ptx")
-            t = _PTX_TARGET.search(pkg.archive.read_range(m, 0, 8192))
+            t = ptx_target(pkg.archive.read_range(m, 0, 8192))
             if t:
-                img.ptx = [int(t.group(1))]
-                img.arch_specific = t.group(2) == b"a"
+                img.ptx = [t.sm]
+                img.arch_specific = t.suffix == "a"
             else:
                 img.error = "no .target line in its first 8 KiB"
             out.append(img)
@@ -117,20 +116,7 @@ def kernel_images(pkg, files, wrapper: str) -> list[KernelImage]:
     return out
 
 
-_EMBEDDED_LOAD = re.compile(r"loadKernel\(\s*(__\w+_start)\s*,")
-
-
-def embedded_kernel_symbols(wrapper: str) -> list[str]:
-    """The ``__<kernel>_start`` symbols the wrapper's ``loadKernel(`` calls name (embed_kernel_binary), in order."""
-    return list(dict.fromkeys(_EMBEDDED_LOAD.findall(wrapper)))
-
-
 # -- a package meant to be built with its CMakeLists.txt (package_cpp_only / compile_standalone) --------------
-_CMAKE_MIN = re.compile(r"cmake_minimum_required\s*\(\s*VERSION\s+([\d.]+)", re.I)
-_FIND_PACKAGE = re.compile(r"find_package\s*\(\s*(\w+)", re.I)
-_GENCODE = re.compile(r"-gencode\s+arch=(\w+),code=(\w+)")
-_LIBRARY = re.compile(r"add_library\s*\(\s*(\w+)\s+(STATIC|SHARED|MODULE)", re.I)
-_EMBED_CALL = re.compile(r"^\s*embed_gpu_kernel\s*\(", re.M)  # a call: the definition is `function(embed_gpu_kernel`
 
 
 @dataclass
@@ -163,10 +149,7 @@ def cpp_build(pkg, files) -> CppBuild | None:
     cm = next((m for m in files.other if m.rsplit("/", 1)[-1] == CMAKE_PROJECT), None)
     if cm is None:
         return None
-    text = pkg.archive.read_text(cm)
-    lib = _LIBRARY.search(text)
-    gencode = list(dict.fromkeys(c for _, c in _GENCODE.findall(text))) if _EMBED_CALL.search(text) else []
-    return CppBuild(cm, (m.group(1) if (m := _CMAKE_MIN.search(text)) else None),
-                    list(dict.fromkeys(_FIND_PACKAGE.findall(text))),
-                    f"{lib.group(1)} {lib.group(2).upper()}" if lib else None, gencode,
-                    "enable_language(CUDA)" in text or bool(gencode), "objcopy" in text.lower())
+    facts = cmake_facts(pkg.archive.read_text(cm))
+    gencode = facts.gencode if facts.embeds_kernels else []
+    return CppBuild(cm, facts.cmake_min, facts.packages, facts.library, gencode, facts.cuda or bool(gencode),
+                    facts.objcopy)

@@ -9,16 +9,11 @@ such a package takes a minute; tests/test_report_scale.py checks these rows equa
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..package import Package
-
-# The message of an assert statement is its last string literal: `tl.device_assert(cond, "msg")`,
-# `AOTI_TORCH_CHECK(cond, "msg");` (the grammar reads it so in parse/triton.py and parse/cpp_kernel.py).
-_STRING = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
-_TOKEN = re.compile(r"\b[A-Za-z_]\w*")
-
+from ..parse.comments import source_nodes
+from ..parse.tokens import identifiers, last_string
 
 @dataclass
 class KernelRow:
@@ -32,12 +27,10 @@ class KernelRow:
 
 
 def assert_message(text: str) -> str:
-    """The message of a scanned assert statement (its last string literal), or "" when it has none."""
-    found = _STRING.findall(text)
-    if not found:
-        return ""
-    double, single = found[-1]
-    return double or single
+    """The message of a scanned assert statement (its last string literal: `tl.device_assert(cond, "msg")`,
+    `AOTI_TORCH_CHECK(cond, "msg");`, as the grammars read it in parse/triton.py and parse/cpp_kernel.py), or ""
+    when it has none."""
+    return last_string(text)
 
 
 def kernel_rows(pkg: Package, name: str) -> list[KernelRow]:
@@ -45,7 +38,7 @@ def kernel_rows(pkg: Package, name: str) -> list[KernelRow]:
     ix = pkg.index(name)
     m = ix.eager()  # the small facts: the inputs' names
     in_names = {i.name for i in m.inputs}
-    nodes_re = ix.wmap.dialect.source_nodes_re
+    dialect = ix.wmap.dialect
     launches: dict[str, int] = {}
     inputs: dict[str, dict] = {}
     fx: dict[str, dict] = {}
@@ -53,9 +46,9 @@ def kernel_rows(pkg: Package, name: str) -> list[KernelRow]:
     pending = None  # the FX nodes the last `// Topologically Sorted Source Nodes` comment names, for the next call
     for st in ix.wmap.run:
         if st.kind == "comment":
-            found = nodes_re.search(st.text)
-            if found:
-                pending = [x.strip() for x in found.group(1).split(",") if x.strip()]
+            found = source_nodes(dialect, st.text)
+            if found is not None:
+                pending = found
             continue
         if st.line not in call_at:
             continue
@@ -64,7 +57,7 @@ def kernel_rows(pkg: Package, name: str) -> list[KernelRow]:
         if kind != "kernel":
             continue
         launches[target] = launches.get(target, 0) + 1
-        for tok in _TOKEN.findall(st.text[len(st.callee or ""):]):
+        for tok in identifiers(st.text[len(st.callee or ""):]):
             if tok in in_names:
                 inputs.setdefault(target, {})[tok] = None
         for n in nodes or ():

@@ -9,13 +9,15 @@ stack traces, the post-grad and pre-grad FX nodes), the wrapper's calls (the sca
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
-from ..logs.patterns import PYTHON_FRAME
-
-_FRAME = PYTHON_FRAME.regex
+from ..explain import locate as say
+from ..logs.parse import stack_frames
+from ..naming import aten_op, fused_words
+from ..parse.comments import is_comment, provenance_key, source_nodes
+from ..parse.specs import parse_source_line
+from ..parse.tokens import mentions
 
 
 @dataclass
@@ -47,12 +49,8 @@ class LocateResult:
         return ",".join(dict.fromkeys(x.target for x in self.found))
 
     def verdict(self) -> str:
-        if not self.found:
-            return "nothing in the package came from " + _describe(self.query)
         k = sum(1 for x in self.found if x.kind == "kernel")
-        e = len(self.found) - k
-        parts = ([f"{k} kernel(s)"] if k else []) + ([f"{e} extern call(s)"] if e else [])
-        return f"{' and '.join(parts)} came from {_describe(self.query)}"
+        return say.verdict(self.query, k, len(self.found) - k)
 
     def to_dict(self) -> dict:
         return {"package": self.package, "model": self.model, "query": self.query, "verdict": self.verdict(),
@@ -60,26 +58,14 @@ class LocateResult:
                 "printer_filter": self.printer_filter if self.found else None, "notes": self.notes}
 
 
-def _describe(q: dict) -> str:
-    if q.get("source"):
-        return f"line {q['source']}"
-    if q.get("node"):
-        return f"FX node {q['node']}"
-    if q.get("module"):
-        return f"module {q['module']}"
-    return f"kernel {q.get('kernel')}"
-
-
 def parse_source(spec: str) -> tuple[str, int]:
     """``model.py:84`` -> ("model.py", 84); a usage error otherwise."""
-    m = re.fullmatch(r"(.+):(\d+)", spec.strip())
-    if not m:
-        raise UsageError(f"--source {spec!r}: give FILE:LINE, e.g. model.py:84 (the file's name or a path suffix)")
-    return m.group(1), int(m.group(2))
+    s = parse_source_line(spec)
+    return s.file, s.line
 
 
 def _frames(stack: str) -> list[tuple[str, int, str]]:
-    return [(m.group("file"), int(m.group("line")), (m.group("code") or "").strip()) for m in _FRAME.finditer(stack)]
+    return [(f.file, f.line, f.code or "") for f in stack_frames(stack)]
 
 
 def _file_matches(path: str, want: str) -> bool:
@@ -93,7 +79,7 @@ def locate(pkg, source: str | None = None, node: str | None = None, module: str 
     program: packaged, or ``ep``) or kernel."""
     given = [x for x in (source, node, module, kernel) if x]
     if len(given) != 1:
-        raise UsageError("locate takes exactly one of --source FILE:LINE, --node FX_NODE, --module PATH, --kernel K")
+        raise UsageError(say.ONE_QUERY)
     name = pkg._name(model)
     f = pkg.files(name)
     ix = pkg.index(name)
@@ -110,15 +96,13 @@ def locate(pkg, source: str | None = None, node: str | None = None, module: str 
             info = {}
     query = {"source": source, "node": node, "module": module, "kernel": kernel}
     res = LocateResult(str(pkg.path), name, {k: v for k, v in query.items() if v}, [],
-                       "kernel_information.json" if info else "source nodes comments")
+                       say.FROM_PROVENANCE if info else say.FROM_COMMENTS)
     if not info:
-        res.notes.append("the package has no kernel_information.json (built without provenance tracking): "
-                         "matched on the wrapper's Source Nodes comments, which name FX nodes but no user lines")
+        res.notes.append(say.NO_PROVENANCE)
     want_file, want_line = parse_source(source) if source else (None, None)
     module_nodes = _module_nodes(pkg, name, module, ep) if module else None
     if module and module_nodes is None:
-        raise UsageError("--module needs the package's exported program (models/<name>.json) or --ep; "
-                         "this package carries none")
+        raise UsageError(say.MODULE_NEEDS_EP)
     found: dict[tuple, Located] = {}
     handles = _provenance_lines(ix) if info else {}
     for key, entry in info.items():
@@ -131,15 +115,15 @@ def locate(pkg, source: str | None = None, node: str | None = None, module: str 
         frames = [fr for s in stacks for fr in _frames(s)]
         why = []
         if source:
-            why = [f"{fl.rsplit('/', 1)[-1]}:{ln}" + (f" {code}" if code else "") for fl, ln, code in frames
+            why = [say.line_match(fl, ln, code) for fl, ln, code in frames
                    if ln == want_line and _file_matches(fl, want_file)]
         elif node:
-            why = [f"FX node {node}"] if node in nodes or node in pre else []
+            why = [say.node_match(node)] if node in nodes or node in pre else []
         elif module:
             hit = sorted(set(nodes + pre) & module_nodes)
-            why = [f"FX node {n} of module {module}" for n in hit[:6]]
+            why = [say.module_node(n, module) for n in hit[:6]]
         elif kernel:
-            why = ["the kernel asked for"] if target == kernel else []
+            why = [say.KERNEL_ASKED] if target == kernel else []
         if not why:
             continue
         at = [handles[key]] if key in handles else lines.get(target, [])
@@ -149,8 +133,7 @@ def locate(pkg, source: str | None = None, node: str | None = None, module: str 
                 target, kinds.get(target) or ("extern" if target.startswith("aoti_") else "kernel"), at, [], [], [])
         loc.why += [w for w in why if w not in loc.why]
         loc.nodes += [n for n in nodes if n not in loc.nodes]
-        loc.frames += [f"{fl.rsplit('/', 1)[-1]}:{ln}: {code}" for fl, ln, code in frames
-                       if f"{fl.rsplit('/', 1)[-1]}:{ln}: {code}" not in loc.frames]
+        loc.frames += [say.frame(fl, ln, code) for fl, ln, code in frames if say.frame(fl, ln, code) not in loc.frames]
     if not info:
         line_nodes: set[str] = set()
         if source:  # the exported program's stack traces name the FX nodes of that line
@@ -158,74 +141,61 @@ def locate(pkg, source: str | None = None, node: str | None = None, module: str 
 
             e = ep or packaged_ep(pkg, name)
             if e is not None:
-                res.source = "exported program + source nodes comments"
+                res.source = say.FROM_EP_AND_COMMENTS
                 line_nodes = {n.name for n in e.nodes.values() for loc in n.locations()
                               if loc.line == want_line and _file_matches(loc.file, want_file)}
             else:
-                res.notes.append("no exported program either: a user line cannot be matched (rebuild with "
-                                 "provenance tracking, or pass --ep)")
+                res.notes.append(say.NO_EP_FOR_LINE)
         commented = set()
         for target, call_line, fx in _source_nodes(ix):
             commented.add((target, call_line))
             why = []
             if source:
-                why = [f"FX node {n} of line {source}" for n in sorted(set(fx) & line_nodes)[:6]]
+                why = [say.line_node(n, source) for n in sorted(set(fx) & line_nodes)[:6]]
             elif kernel:
-                why = ["the kernel asked for"] if target == kernel else []
+                why = [say.KERNEL_ASKED] if target == kernel else []
             elif node:
-                why = [f"FX node {node}"] if node in fx else []
+                why = [say.node_match(node)] if node in fx else []
             elif module:
-                why = [f"FX node {n} of module {module}" for n in sorted(set(fx) & module_nodes)[:6]]
+                why = [say.module_node(n, module) for n in sorted(set(fx) & module_nodes)[:6]]
             if why:
                 loc = found.setdefault((target, call_line), Located(target, kinds.get(target, "kernel"), [call_line], []))
                 loc.why += [w for w in why if w not in loc.why]
                 loc.nodes += [n for n in fx if n not in loc.nodes]
         if source and line_nodes and e is not None:  # kernels with no comment (CPU): the ops their name fuses
-            ops = {m.group(1) for n in line_nodes if n in e.nodes
-                   for m in [re.search(r"aten\.(\w+)", e.nodes[n].target)] if m}
+            ops = {op for n in line_nodes if n in e.nodes for op in [aten_op(e.nodes[n].target)] if op}
             for st, target, kind in ix.calls():
-                words = _fused_words(target) if kind == "kernel" and (target, st.line) not in commented else set()
+                words = fused_words(target) if kind == "kernel" and (target, st.line) not in commented else set()
                 hit = sorted(words & ops)
                 if hit:
                     loc = found.setdefault((target, st.line), Located(target, kind, [st.line], []))
-                    loc.why.append(f"its name fuses {', '.join(hit)}, ops of line {source} (no Source Nodes comment: "
-                                   "matched by name)")
+                    loc.why.append(say.fused_match(hit, source))
         if kernel and kernel in lines and not found:
-            found[(kernel,)] = Located(kernel, kinds[kernel], lines[kernel], ["the kernel asked for"])
+            found[(kernel,)] = Located(kernel, kinds[kernel], lines[kernel], [say.KERNEL_ASKED])
     if kernel and not found:
         names = sorted(lines)
-        raise UsageError(f"no kernel or extern call {kernel!r} in model {name!r}; it has: "
-                         + ", ".join(names[:30]) + (f" … ({len(names)} in all)" if len(names) > 30 else ""))
+        raise UsageError(say.no_such_kernel(kernel, name, names))
     res.found = sorted(found.values(), key=lambda x: (x.wrapper_lines[:1] or [1 << 30], x.target))
     return res
 
 
-_FUSED = re.compile(r"^(?:cpp|triton_[a-z]+)_fused_(?P<ops>\w+?)_\d+$")
-
-
-def _fused_words(kernel: str) -> set[str]:
-    """The op names a fused kernel's name is made of (``cpp_fused_add_gather_mul_0`` -> add, gather, mul)."""
-    m = _FUSED.match(kernel)
-    return set(m.group("ops").split("_")) if m else set()
-
-
 def calls_naming(ix, name: str) -> list[tuple[object, str]]:
     """(statement, target) of every run_impl call whose arguments name ``name`` (a buffer, an input), in order."""
-    rx = re.compile(rf"\b{re.escape(name)}\b")
     lines = ix.wmap.lines  # a call read back from the index cache keeps its line, not its text
     return [(st, target) for st, target, _kind in sorted(ix.calls(), key=lambda c: c[0].line)
-            if rx.search(st.text or lines[st.line - 1])]
+            if mentions(st.text or lines[st.line - 1], name)]
 
 
-def _comments_above_calls(ix, rx) -> list[tuple[str, int, "re.Match"]]:
-    """(target, call line, match) for the last comment matching ``rx`` between the previous run_impl call and
-    each call (declarations of sizes and arrays may sit between a comment and its call)."""
+def _comments_above_calls(ix, read) -> list[tuple[str, int, object]]:
+    """(target, call line, what ``read`` made of it) for the last comment ``read`` accepts (not None) between the
+    previous run_impl call and each call (declarations of sizes and arrays may sit between a comment and its
+    call)."""
     wm = ix.wmap
     out, prev = [], 0
     for st, target, _kind in sorted(ix.calls(), key=lambda c: c[0].line):
         for i in range(st.line - 2, max(prev - 1, -1), -1):  # 0-based lines above the call, back to the last call
-            m = rx.search(wm.lines[i]) if wm.lines[i].lstrip().startswith("//") else None
-            if m:
+            m = read(wm.dialect, wm.lines[i]) if is_comment(wm.lines[i]) else None
+            if m is not None:
                 out.append((target, st.line, m))
                 break
         prev = st.line
@@ -235,13 +205,12 @@ def _comments_above_calls(ix, rx) -> list[tuple[str, int, "re.Match"]]:
 def _source_nodes(ix) -> list[tuple[str, int, list[str]]]:
     """(target, call line, FX nodes) from each call's ``// Topologically Sorted Source Nodes: [...]`` comment (the
     dialect's pattern; on CPU builds only extern ops get one)."""
-    return [(t, line, [n.strip() for n in m.group(1).split(",") if n.strip()])
-            for t, line, m in _comments_above_calls(ix, ix.wmap.dialect.source_nodes_re)]
+    return _comments_above_calls(ix, source_nodes)
 
 
 def _provenance_lines(ix) -> dict[str, int]:
     """``"<target>:<handle>"`` (kernel_information.json's key) -> the wrapper line of the call it annotates."""
-    return {m.group(1): line for _t, line, m in _comments_above_calls(ix, ix.wmap.dialect.provenance_re)}
+    return {key: line for _t, line, key in _comments_above_calls(ix, provenance_key)}
 
 
 def _module_nodes(pkg, name: str, module: str, ep=None) -> set[str] | None:

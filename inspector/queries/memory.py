@@ -16,11 +16,13 @@ and so does this estimate.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-from ..naming import DTYPE_BYTES, TRITON_DTYPES
-from .check import evaluate
+from ..naming import DTYPE_BYTES, EFFICIENT_ATTENTION, TRITON_DTYPES, calls_cublas, calls_cudnn_conv
+from ..parse.buffers import (allocation, extern_outputs, first_pointer_type, handed_out, int_arrays, launcher_param_names,
+                             numel_local, releases, storage_share, view_of)
+from ..parse.tokens import call_args, identifiers, without_int_suffix
+from .check import ARITH, evaluate
 
 ROUND = 512  # the CUDA caching allocator's block granularity
 # cuBLAS's workspace (torch's default on sm_90: CUBLAS_WORKSPACE_CONFIG :4096:8 = 32 MiB), allocated through the
@@ -35,20 +37,13 @@ CONV_WORKSPACE_FACTOR = 2
 # what else a library call may hold above that, at most (cuBLASLt's own workspace, an extern op's temporaries):
 # the most measured above the modelled figure was 0.6 MiB (BERT, batch 1, a fresh process)
 LIBRARY_SLACK = 4 << 20
-# extern ops that call cuBLAS (their names in the C shim) and cuDNN's convolution
-_CUBLAS = re.compile(r"^aoti_torch_cuda_(?:mm|addmm|bmm|baddbmm|addbmm|addmv|mv|_scaled_mm|linear)(?:_out)?$")
-_CONV = re.compile(r"^aoti_torch_cuda_(?:convolution|_convolution|cudnn_convolution\w*)(?:_out)?$")
-# C++ a size expression may hold that plain arithmetic does not: a cast, an integer division
-_CAST = re.compile(r"static_cast<[\w:]+>\(")
-_DIV_FLOOR = re.compile(r"c10::div_floor_integer\(")
+# A size expression is C++: its `/` is an integer division, and an integer cast (`static_cast<int64_t>(s70*s70)`)
+# is its operand; a call (`c10::div_floor_integer(…)`) leaves the size unknown
+SIZE_OPS = ARITH | {"/"}
 
 
-def _plain(expr: str) -> str:
-    """``static_cast<int64_t>(s70*s70)`` -> ``(s70*s70)``; ``a / b`` (C++'s integer division of sizes) -> ``a // b``."""
-    e = _CAST.sub("(", expr or "")
-    if _DIV_FLOOR.search(e):
-        return e  # not plain arithmetic: the size stays unknown
-    return e.replace("/", "//")
+def _size(expr: str, values: dict[str, int]) -> int | None:
+    return evaluate(expr, values, ops=SIZE_OPS, casts=True)
 
 
 @dataclass
@@ -63,9 +58,9 @@ class Allocation:
 
     def elements(self, values: dict[str, int]) -> int | None:
         if self.kind == "extern_out":
-            return evaluate(_plain(self.sizes[0]), values) if self.sizes else None
-        sizes = [evaluate(_plain(s), values) for s in self.sizes]
-        strides = [evaluate(_plain(s), values) for s in self.strides]
+            return _size(self.sizes[0], values) if self.sizes else None
+        sizes = [_size(s, values) for s in self.sizes]
+        strides = [_size(s, values) for s in self.strides]
         if any(v is None for v in sizes + strides):
             return None
         if any(v == 0 for v in sizes):
@@ -81,8 +76,8 @@ class Allocation:
     def formula(self) -> str:
         """``4 * s77*64*56*56`` (bytes; the storage of a contiguous tensor), in the wrapper's own terms."""
         item = DTYPE_BYTES.get(self.dtype or "", 4)
-        parts = [re.sub(r"(\d+)L\b", r"\1", s) for s in self.sizes]
-        body = "*".join(f"({p})" if re.search(r"[+-]", p) else p for p in parts) or "1"
+        parts = [without_int_suffix(s) for s in self.sizes]
+        body = "*".join(f"({p})" if "+" in p or "-" in p else p for p in parts) or "1"
         return f"{item}*{body}"
 
 
@@ -224,25 +219,25 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
         text = st.text
         if st.kind == "comment":
             continue
-        for a in d.int_array.finditer(text):
-            arrays[a.group("name")] = [x.strip() for x in a.group("items").split(",") if x.strip()]
-        n = d.numel_local.match(text)
-        if n and n.group("axis").startswith("x"):
-            numel[n.group("kernel")] = n.group("expr").strip()
-        al = d.allocation.search(text)
+        for name, items in int_arrays(d, text):
+            arrays[name] = items
+        n = numel_local(d, text)
+        if n and n[1].startswith("x"):
+            numel[n[0]] = n[2]
+        al = allocation(d, text)
         if al:
-            plan.allocations.append(Allocation(al.group("buf"), st.line, al.group("dtype"), arrays.get(al.group("sizes"), []),
-                                               arrays.get(al.group("strides"), []), "alloc"))
+            plan.allocations.append(Allocation(al.buffer, st.line, al.dtype, arrays.get(al.sizes, []),
+                                               arrays.get(al.strides, []), "alloc"))
             s = len(plan.allocations) - 1
-            take(al.group("buf"), s)
+            take(al.buffer, s)
             plan.events.append(Event(st.line, "alloc", s))
             continue
         target = wm.call_target(st.callee) if st.callee else None
-        if target and _CUBLAS.match(target):
+        if target and calls_cublas(target):
             plan.events.append(Event(st.line, "cublas", -1))
         if target and target.startswith("aoti_"):  # an extern op that fills a handle allocates its output
             sized = _attention_outputs(target, text, arrays, owner, plan.allocations)
-            for k, b in enumerate(d.extern_output.findall(text)):
+            for k, b in enumerate(extern_outputs(d, text)):
                 if b in owner:
                     continue
                 plan.allocations.append(Allocation(b, st.line, None, [], [], "extern_out"))
@@ -254,11 +249,11 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
                     plan.events.append(Event(st.line, "alloc", s))
                     continue
                 pending[b] = s
-            if _CONV.match(target):
-                outs = [owner[b] for b in d.extern_output.findall(text) if b in owner]
+            if calls_cudnn_conv(target):
+                outs = [owner[b] for b in extern_outputs(d, text) if b in owner]
                 plan.events.append(Event(st.line, "conv", outs[0] if outs else -1))
         elif target and pending:  # a launch: it sizes the extern outputs it takes
-            args = set(re.findall(r"\b\w+\b", text))
+            args = set(identifiers(text))
             for b in [b for b in pending if b in args or any(o in args for o, s in owner.items() if s == pending[b])]:
                 s = pending.pop(b)
                 a = plan.allocations[s]
@@ -269,18 +264,17 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
                     plan.events.append(Event(a.line, "alloc", s))
                 else:  # read by a launch that says no size: left out, and said
                     plan.unsized.append(b)
-        sh = d.storage_share.match(text)
+        sh = storage_share(d, text)
         if sh:
-            src = sh.group("moved") or sh.group("viewed")
-            if src in owner:
-                s = owner[src]
-                take(sh.group("name"), s)
-                if sh.group("moved"):
-                    drop(src)
-        for r in d.release.finditer(text):
-            drop(r.group("buf"), st.line)
-        for o in d.handed_out.finditer(text):
-            s = owner.pop(o.group("buf"), None)
+            if sh.source in owner:
+                s = owner[sh.source]
+                take(sh.name, s)
+                if sh.moved:
+                    drop(sh.source)
+        for buf in releases(d, text):
+            drop(buf, st.line)
+        for buf in handed_out(d, text):
+            s = owner.pop(buf, None)
             if s is not None:
                 holders[s] = holders.get(s, 1) + 1  # the caller holds it from now on
                 plan.outputs.add(s)
@@ -290,8 +284,6 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
 
 
 # efficient attention only: flash attention's outputs and arguments are laid out otherwise (left unsized)
-_ATTENTION = re.compile(r"^aoti_torch_cuda__scaled_dot_product_efficient_attention$")
-_VIEW_SIZES = re.compile(r"reinterpret_tensor_wrapper\(\s*(?P<base>\w+)\s*,\s*\d+\s*,\s*(?P<sizes>\w+)\s*,")
 
 
 def _attention_outputs(target, text, arrays, owner, allocations) -> list[tuple[str, str | None]] | None:
@@ -299,15 +291,15 @@ def _attention_outputs(target, text, arrays, owner, allocations) -> list[tuple[s
     output has the query's sizes and dtype; the logsumexp is float32 [B, H, ceil(S/32)*32] when asked for
     (compute_log_sumexp, the 5th argument) and empty otherwise; the philox seed and offset are empty without
     dropout (the 6th argument 0.0) and one int64 each with it."""
-    if not _ATTENTION.match(target):
+    if target != EFFICIENT_ATTENTION:
         return None
-    args = _split_args(text[text.index(target) + len(target):])
+    args = call_args(text[text.index(target) + len(target):])
     if len(args) < 6:
         return None
     q = args[0]
-    m = _VIEW_SIZES.search(q)
-    base = m.group("base") if m else q.strip()
-    sizes = arrays.get(m.group("sizes")) if m else (allocations[owner[base]].sizes if base in owner else None)
+    v = view_of(q)
+    base = v.base if v else q.strip()
+    sizes = arrays.get(v.sizes) if v else (allocations[owner[base]].sizes if base in owner else None)
     if not sizes or len(sizes) != 4:
         return None
     dtype = allocations[owner[base]].dtype if base in owner else None
@@ -317,26 +309,6 @@ def _attention_outputs(target, text, arrays, owner, allocations) -> list[tuple[s
     return [(f"{b}*{h}*{sq}*{dq}", dtype), (lse, "float32"), (rng, "int64"), (rng, "int64")]
 
 
-def _split_args(call: str) -> list[str]:
-    """The top-level arguments of the first call in ``call`` (``f(a, g(b, c), d)`` -> a, g(b, c), d)."""
-    _head, _, rest = call.partition("(")
-    depth, cur, args = 0, "", []
-    for ch in rest:
-        if ch in "(<[{":
-            depth += 1
-        elif ch in ")>]}":
-            if depth == 0:
-                break
-            depth -= 1
-        if ch == "," and depth == 0:
-            args.append(cur.strip())
-            cur = ""
-            continue
-        cur += ch
-    args.append(cur.strip())
-    return args
-
-
 def _numel_argument(wm, target: str, call: str) -> str | None:
     """The argument a launch passes for its kernel's ``xnumel`` (a static package writes no ``<kernel>_xnumel``
     local: `call_triton_x(buf2, arg0_1, 802816L, …)`), found by the position of that parameter in the launcher's
@@ -344,11 +316,10 @@ def _numel_argument(wm, target: str, call: str) -> str | None:
     r = wm.launchers.get(target)
     if r is None:
         return None
-    params = [ln.strip().rstrip(",").split("=")[0].split()[-1:] for ln in wm.lines[r.start + 1: r.params_end]]
-    names = [p[0].lstrip("&*") if p else "" for p in params]
+    names = launcher_param_names(wm.lines[r.start + 1: r.params_end])
     if "xnumel" not in names:
         return None
-    args = _split_args(call)
+    args = call_args(call)
     i = names.index("xnumel")
     return args[i] if i < len(args) and args[i] else None
 
@@ -361,11 +332,9 @@ def _signatures(ix) -> dict[str, str]:
     for name, r in wm.launchers.items():
         if r.triton is None:
             continue
-        for line in wm.lines[r.triton[0]: min(r.triton[1], r.triton[0] + 20)]:
-            m = wm.dialect.triton_signature.search(line)
-            if m:
-                out[name] = TRITON_DTYPES.get(m.group("t"))
-                break
+        t = first_pointer_type(wm.dialect, wm.lines[r.triton[0]: min(r.triton[1], r.triton[0] + 20)])
+        if t is not None:
+            out[name] = TRITON_DTYPES.get(t)
     return out
 
 

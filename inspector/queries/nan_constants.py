@@ -8,6 +8,15 @@ descriptors was dropped at export and the relu after it stored relu(NaN)
 
 from __future__ import annotations
 
+from ..parse import expr_tree as E
+
+
+def _nan(tree) -> bool:
+    """Whether a tmp's tree holds the NaN literal Inductor writes: ``float("nan")`` (in ``tl.full([1], float("nan"),
+    tl.float32)``)."""
+    return any(isinstance(n, E.Call) and E.dotted(n.func) == "float" and len(n.args) == 1
+               and isinstance(n.args[0], E.Str) and n.args[0].value == "nan" for n in E.walk(tree))
+
 
 def constant_nan_kernels(pkg, model: str | None = None) -> list[tuple[str, int | None]]:
     """Triton kernels that read no tensor and store a NaN constant: what they write is NaN whatever the input.
@@ -23,7 +32,7 @@ def constant_nan_kernels(pkg, model: str | None = None) -> list[tuple[str, int |
         k = ix.kernel(name)
         if k is None or not k.stores or any("load" in t.expr.names for t in k.tmps):
             continue
-        nan_tmps = {t.name for t in k.tmps if any(n in t.expr.text.replace(" ", "") for n in wm.dialect.nan_literals)}
+        nan_tmps = {t.name for t in k.tmps if _nan(t.expr.tree)}
         made = set(nan_tmps)
         for t in k.tmps:  # what is computed from a NaN stays NaN (max(0, nan) is nan in Triton)
             if made & set(t.expr.names):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..logs import PrinterBlock
+from ..parse.buffers import storage_share
 
 STATS = ("Mean value", "Min value", "Max value")
 
@@ -106,14 +107,9 @@ class _Run:
         for st in ix.wmap.run:
             if st.kind == "comment":
                 continue
-            sh = d.storage_share.match(st.text)
+            sh = storage_share(d, st.text)
             if sh:
-                src = sh.group("moved") or sh.group("viewed")
-                off = None
-                if sh.group("viewed"):
-                    vo = d.view_offset.search(st.text)
-                    off = vo.group("offset") if vo else None
-                self.root[sh.group("name")] = (src, off)
+                self.root[sh.name] = (sh.source, sh.offset)
         self._sites = None
 
     def storage(self, name: str) -> str:

@@ -18,10 +18,13 @@ from ..errors import UsageError
 from ..model import Model
 from ..naming import root_symbol
 from ..package import Package
-from .check import InputSpec, check, evaluate
+from ..parse import expr_tree as E
+from ..parse.specs import InputSpec, device_type
+from .check import check, evaluate
 
 BASE_SIZE = 4  # a dynamic dim's value when a case does not set it (clamped into the symbol's range)
 FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64"}
+ARITH_OPS = ("+", "-", "*", "/", "//", "%", "**")  # the operators that change an index on its way from the load
 
 
 @dataclass
@@ -103,39 +106,71 @@ def _tmps(defs, t) -> list[str]:
     return [n for n in t.expr.names if n in defs and n.startswith("tmp")]
 
 
+def _int(n, value: int | None = None) -> bool:
+    n = E.strip_parens(n)
+    return isinstance(n, E.Int) and (value is None or n.value == value)
+
+
+def _func(n) -> str:
+    """The name a call calls (``tl.full``, ``at::vec::Vectorized<int64_t>::loadu``); "" for any other node."""
+    return (E.dotted(n.func) or "") if isinstance(n, E.Call) else ""
+
+
 def _is_zero(defs, name: str, depth: int = 0) -> bool:
     """``0``, ``static_cast<int64_t>(0)``, ``tl.full([1], 0, tl.int64)`` or a vector of one of those."""
     t = defs.get(name)
     if t is None or depth > 4:
         return False
-    text = t.expr.text.replace(" ", "")
-    if text in ("0", "0L") or text.endswith("(0)") and not _tmps(defs, t) or ",0," in text and "full" in text:
-        return True
+    tree = E.strip_parens(t.expr.tree)
     inner = _tmps(defs, t)
-    return len(inner) == 1 and "Vectorized" in text and _is_zero(defs, inner[0], depth + 1)
+    if _int(tree, 0) or (not inner and ((isinstance(tree, E.Call) and len(tree.args) == 1 and _int(tree.args[0], 0))
+                                        or (isinstance(tree, E.Cast) and _int(tree.operand, 0)))):
+        return True
+    if isinstance(tree, E.Call) and "full" in _func(tree) and any(_int(x, 0) for x in tree.args[1:-1]):
+        return True
+    return len(inner) == 1 and any("Vectorized" in x for x in E.names(tree)) and _is_zero(defs, inner[0], depth + 1)
 
 
 def _negative_test(defs, name: str) -> str | None:
-    """The tmp a ``x < 0`` test (scalar, ``VecMask(x < zero)``) tests, when ``name`` is one."""
+    """The tmp a ``x < 0`` test tests (``tmp3 < 0``, ``tmp3 < tmp_zero``, ``VecMask<…>(tmp3 < tmp_zero)``) when
+    ``name`` is such a test, else None."""
     t = defs.get(name)
     if t is None:
         return None
-    text = t.expr.text.replace(" ", "")
-    inner = _tmps(defs, t)
-    if "<" not in text:
+    n = E.strip_parens(t.expr.tree)
+    if isinstance(n, E.Call) and len(n.args) == 1:  # a vector mask of the test
+        n = E.strip_parens(n.args[0])
+    if not (isinstance(n, E.Compare) and n.ops == ("<",)):
         return None
-    if text.endswith("<0") or text.endswith("<0)"):
-        return inner[0] if inner else None
-    zeros = [n for n in inner if _is_zero(defs, n)]
-    rest = [n for n in inner if n not in zeros]
-    return rest[0] if zeros and len(rest) == 1 else None
+    left, right = n.operands
+    tested = [x for x in E.names(left) if x in defs and x.startswith("tmp")]
+    r = E.strip_parens(right)
+    zero = _int(r, 0) or (isinstance(r, E.Name) and r.id in defs and _is_zero(defs, r.id))
+    return tested[0] if len(tested) == 1 and zero else None
+
+
+def _selects(tree) -> bool:
+    """A select anywhere in ``tree``: ``c ? a : b``, ``tl.where(c, a, b)``, ``blendv(a, b, c)``."""
+    return any(isinstance(n, E.Ternary) or _func(n).rsplit(".", 1)[-1].rsplit("::", 1)[-1] in ("where", "blendv")
+               for n in E.walk(tree))
+
+
+def _loads(tree) -> bool:
+    """A load: ``in_ptr0[x0]``, ``tl.load(in_ptr0 + x0, xmask)``, ``Vectorized<int64_t>::loadu(in_ptr0 + x0, 16)``
+    (a constant such as ``tl.full([1], 4, tl.int64)`` is none)."""
+    return any(isinstance(n, E.Index) or "load" in _func(n) for n in E.walk(tree))
+
+
+def _computes(tree) -> bool:
+    """Arithmetic on the way (a binary or unary arithmetic operator; a string's "-inf" is none)."""
+    return any((isinstance(n, E.BinOp) and n.op in ARITH_OPS) or (isinstance(n, E.UnaryOp) and n.op in ("+", "-"))
+               for n in E.walk(tree))
 
 
 def _unwrap(defs, t) -> tuple[bool, str | None]:
     """(whether ``t`` is the wrap of negatives ``c ? x + N : x`` / ``tl.where(c, x + N, x)`` / ``blendv(x, x + N, c)``,
     the unwrapped ``x``)."""
-    text = t.expr.text.replace(" ", "")
-    if not ("?" in text or "where" in text or "blendv" in text):
+    if not _selects(t.expr.tree):
         return False, None
     tmps = _tmps(defs, t)
     tested = [_negative_test(defs, n) for n in tmps]
@@ -187,14 +222,13 @@ def _unchanged(k, var: str | None, a=None) -> bool | None:
         seen.add(v)
         t = defs[v]
         tmps = _tmps(defs, t)
-        text = t.expr.text.replace(" ", "")
         if not tmps:  # the load (in_ptr0[...], tl.load(in_ptr0 + ...), loadu(in_ptr0 + ...)): reached
-            return "load" in text or "[" in text
+            return _loads(t.expr.tree)
         wrapped, inner = _unwrap(defs, t)
         if wrapped:
             v = inner
             continue
-        if len(tmps) == 1 and not any(op in text.replace("++", "").replace("->", "") for op in "+-*/%"):
+        if len(tmps) == 1 and not _computes(t.expr.tree):
             v = tmps[0]
             continue
         return False
@@ -274,10 +308,10 @@ def loader_of(pkg: Package, name: str, weights: str | None) -> tuple[dict, list[
 
 def _device(m: Model, device: str | None) -> str:
     dev = device or (m.device or "cpu")
-    base = dev.split(":")[0]
+    base = device_type(dev)
     if base not in ("cpu", "cuda"):
         raise UsageError(f"--device {dev}: cpu, cuda or cuda:N")
-    want = (m.device or "cpu").split(":")[0]
+    want = device_type(m.device or "cpu")
     if base != want:
         raise UsageError(f"--device {dev}: model {m.name!r} was compiled for {want}")
     return dev if ":" in dev or base == "cpu" else "cuda:0"

@@ -25,7 +25,8 @@ from dataclasses import asdict, dataclass, field
 from ..errors import UsageError
 from ..naming import root_symbol
 from ..package import Package
-from .check import InputSpec, check
+from ..parse.specs import InputSpec
+from .check import check
 from .repro import (Case, IndexFact, _device, expect_assert, index_facts, input_specs, loader_of, model_name, shapes,
                     sizes)
 

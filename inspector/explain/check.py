@@ -1,0 +1,204 @@
+"""The words of `check` (queries/check.py decides which inputs fit and which checks fail; this module says it):
+each violation's detail, the notes, the verdict, the predicted failures' reasons and the usage errors."""
+
+from __future__ import annotations
+
+NO_INPUTS = "give the inputs to check: --input POSITION=DTYPE[d0,...]@DEVICE (repeat) or --inputs-json FILE"
+VALUES_UNCHECKED = ("the sizes fit; the values of index inputs are not checked (the package's index checks still "
+                    "test them at run time)")
+_GUARDS_RUN = "which run only with AOTI_RUNTIME_CHECK_INPUTS=1"
+
+
+def _lines(lines) -> str:
+    return ", ".join(map(str, lines))
+
+
+def cite(lines: list[int]) -> str:
+    """``; wrapper.cpp line 742`` for the guards that say so (the package's own evidence); "" when none does."""
+    return f"; wrapper.cpp line {_lines(lines)}" if lines else ""
+
+
+def label(idx: int, name: str, user_name: str | None) -> str:
+    """``input 1 (arg1_1, `item_ids`)``."""
+    return f"input {idx} ({name}" + (f", `{user_name}`" if user_name else "") + ")"
+
+
+def detail(label_: str, what: str) -> str:
+    return f"{label_}: {what}"
+
+
+# -- usage errors -----------------------------------------------------------------------------------------------
+def no_such_position(who: str, model: str, n: int) -> str:
+    return f"--input {who}: model {model!r} has {n} inputs (0..{n - 1})"
+
+
+def no_such_input(who: str, n: int, names: list[str], has_ep: bool) -> str:
+    return (f"--input {who}: no such input; use a position (0..{n - 1}) or one of: {', '.join(names)}"
+            + ("" if has_ep else " (user names need an exported program: --ep FILE)"))
+
+
+def given_twice(who: str, idx: int) -> str:
+    return f"--input {who}: input {idx} is given twice"
+
+
+# -- one input's violations ---------------------------------------------------------------------------------------
+def wrong_device(got: str, want: str, key: str | None, cited: str) -> str:
+    return (f"is on {got}; the package was compiled for {want} (AOTI_DEVICE_KEY {key!r}{cited}): move it with "
+            f".to('{want}')")
+
+
+def wrong_dtype(got: str, want: str, cited: str) -> str:
+    return f"is {got}; the package expects {want}{cited}"
+
+
+def no_rank_note(idx: int, dims: int) -> str:
+    return (f"input {idx}: the package records no rank or dtype for it (no input guards: torch 2.6); only dims "
+            f"0..{dims - 1} are checked")
+
+
+def rank_unchecked(idx: int) -> str:
+    return f"input {idx}'s rank and dtype"
+
+
+def wrong_rank(got: list[int], want: list) -> str:
+    return f"has {len(got)} dims {got}; the package expects {len(want)} {want}"
+
+
+def size_from_ep(idx: int, dim: int, want) -> str:
+    return f"input {idx} dim {dim}: size {want} taken from the exported program"
+
+
+def dim_unnamed(idx: int, dim: int) -> str:
+    return f"input {idx} dim {dim}: no symbol and no guard names it: not checked"
+
+
+def dim_unchecked(idx: int, dim: int) -> str:
+    return f"input {idx} dim {dim}"
+
+
+def _empty(got: int) -> str:
+    return " (an empty input)" if got == 0 else ""
+
+
+def out_of_guards(dim: int, got: int, idx: int, lo, hi, lines: list[int]) -> str:
+    return (f"dim {dim} is {got}{_empty(got)}; the guards of check_input_{idx} allow {lo}..{hi} (wrapper.cpp lines "
+            f"{_lines(lines)}, {_GUARDS_RUN})")
+
+
+def not_static(dim: int, got: int, want, cited: str) -> str:
+    return f"dim {dim} is {got}; the package was compiled for a static {want}{cited}"
+
+
+def not_formula(dim: int, got: int, want, value: int) -> str:
+    return f"dim {dim} is {got}; the package expects {want} = {value}"
+
+
+def out_of_range(dim: int, got: int, symbol: str, lo, hi, owner: int | None, lines: list[int]) -> str:
+    why = _empty(got) or (" (export specializes sizes 0 and 1: even a Dim with min=1 compiles to >= 2)"
+                          if got == 1 and lo == 2 else "")
+    cites = f", wrapper.cpp lines {_lines(lines)}" if lines else ""
+    return (f"dim {dim} is {got}{why}; symbol {symbol} allows {lo}..{hi} (the guards of check_input_{owner}{cites}, "
+            f"{_GUARDS_RUN})")
+
+
+def unequal(dim: int, got: int, other: int, other_dim: int, value: int, symbol: str) -> str:
+    return (f"dim {dim} is {got} but input {other} dim {other_dim} is {value}: both are symbol {symbol}, so they must "
+            "be equal")
+
+
+def wrong_stride(dim: int, got: int, want, value) -> str:
+    return (f"stride {dim} is {got}; the package expects {want}" + (f" = {value}" if str(value) != str(want) else "")
+            + ": pass x.contiguous()")
+
+
+# -- devices across inputs -----------------------------------------------------------------------------------------
+def loaded_on_other_type(device: str, pkg_dev: str, key: str | None) -> str:
+    return (f"the package is loaded on {device}, but it was compiled for {pkg_dev} (AOTI_DEVICE_KEY {key!r}): "
+            f"changing the device type is not supported; load it on a {pkg_dev} device")
+
+
+def load_there(index: int) -> str:
+    return f", or load the package with device_index={index}"
+
+
+def others_on(devices: list[str]) -> str:
+    return "; the other inputs are on " + ", ".join(devices)
+
+
+def not_on_loaded(idx: int, name: str, dev: str, loaded: int, alt: str) -> str:
+    return (f"input {idx} ({name}): is on {dev}, but the package is loaded on cuda:{loaded} (aoti_load_package(path, "
+            f"device_index={loaded})): move the input with .to('cuda:{loaded}')" + alt)
+
+
+def split_devices(idx: int, name: str, dev: str, first_idx: int, first: str) -> str:
+    return (f"input {idx} ({name}): is on {dev} while input {first_idx} is on {first}: one run of the model uses one "
+            "device; move every input to the same GPU")
+
+
+def all_on(dev: str, index: int) -> str:
+    return (f"every given input is on {dev}: load the package there, aoti_load_package(path, device_index={index}) "
+            "(a runner on another GPU rejects them)")
+
+
+# -- what was not checked, and the verdict ----------------------------------------------------------------------------
+def not_given(missing: list[int]) -> str:
+    return f"not given, so not checked: inputs {_lines(missing)}"
+
+
+def no_shape(unshaped: list[int]) -> str:
+    return f"no shape given for input(s) {_lines(unshaped)}: their sizes were not checked"
+
+
+def may_fail_verdict(kernel: str, message: str, why: str, more: int) -> str:
+    return f"may fail: {kernel} `{message}`: {why}" + (f" (and {more} more)" if more else "")
+
+
+def unchecked_verdict(model: str, unchecked: list[str], unshaped: list[int]) -> str:
+    parts = ([f"not checked (the package does not say): {', '.join(unchecked)}"] if unchecked else []) + (
+        [f"the shape of input(s) {_lines(unshaped)} was not checked (none given)"] if unshaped else [])
+    return f"no violation in what model {model!r} records; " + "; ".join(parts)
+
+
+def fit_verdict(n: int, model: str) -> str:
+    return f"the {n} given input(s) fit model {model!r}"
+
+
+def would_fail(kernel: str, message: str) -> str:
+    return f"{kernel} would fail `{message}`"
+
+
+def violations_verdict(violations: int, predicted: int, first: str) -> str:
+    return f"{violations} violation(s), {predicted} predicted failure(s): {first}"
+
+
+# -- the checks these sizes fail or may fail ----------------------------------------------------------------------------
+def may_fail_why(pos, length: int, top: int, table: str | None, bound: int) -> str:
+    return (f"its index is a position {pos.name} returns along {pos.length} ({pos.where})"
+            + (f", which is {length} here" if pos.input is not None else "")
+            + f", so it can reach {top}; the bound is "
+            + (f"{table} = {bound}" if table != str(bound) else table)
+            + f": any position ≥ {bound} fails the check (sizes {length} vs {bound})")
+
+
+def table_terms(terms) -> str:
+    """``input 0 dim 1 * input 1 dim 0``: the sizes a bound multiplies."""
+    return " * ".join(f"input {t.input.index} dim {t.input.dim}" for t in terms)
+
+
+def bound_terms(terms, dims: dict) -> str:
+    return ", ".join(f"{t.kernel_param} = input {t.input.index} dim {t.input.dim} = "
+                     f"{dims[(t.input.index, t.input.dim)]}" for t in terms)
+
+
+def empty_bound_why(bound: str, value: int, parts: str, index_var: str, kernel: str) -> str:
+    return (f"the bound `{bound}` is {value} with these sizes ({parts}): every index fails `0 <= {index_var} < "
+            f"{value}` once {kernel} runs a non-empty grid")
+
+
+def unchecked_load(access: str, pointer: str, address: str) -> str:
+    return f"unchecked {access} {pointer}[{address}]"
+
+
+def empty_table_why(index: int, name: str, dim: int) -> str:
+    return (f"it reads input {index} ({name}), empty with these sizes (dim {dim} is 0), through a data-dependent "
+            "index with no bounds check: an out-of-bounds access (illegal memory access on CUDA)")

@@ -1,0 +1,114 @@
+"""Facts of run_impl statements and launchers about buffers and their sizes that doctor's memory estimate reads
+from the scan's statements (nothing parsed by the grammars): a view's base and size array
+(``reinterpret_tensor_wrapper(buf4, 2, int_array_2, int_array_3, 32L)``), a launcher's parameter names, a Triton
+kernel's first pointer type (its decorator's ``'signature': {'in_out_ptr0': '*fp32', …}``, the dialect's
+`triton_signature`).
+
+    >>> view_of("reinterpret_tensor_wrapper(buf4, 2, int_array_2, int_array_3, 32L)")
+    View(base='buf4', sizes='int_array_2')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .tokens import call_args
+
+VIEW_CALL = "reinterpret_tensor_wrapper("
+
+
+@dataclass(frozen=True)
+class View:
+    base: str  # the buffer viewed
+    sizes: str  # the name of its size array (`int_array_2`)
+
+
+def view_of(arg: str) -> View | None:
+    """The view an argument's text makes (``reinterpret_tensor_wrapper(base, ndim, sizes, …)``), or None."""
+    at = arg.find(VIEW_CALL)
+    if at < 0:
+        return None
+    args = call_args(arg[at:])
+    if len(args) < 4 or not (args[0].isidentifier() and args[1].isdigit() and args[2].isidentifier()):
+        return None
+    return View(args[0], args[2])
+
+
+def launcher_param_names(lines: list[str]) -> list[str]:
+    """The parameter names of a launcher's parameter lines (``const int64_t xnumel,`` -> ``xnumel``; ``&``/``*``
+    dropped; "" for a line that names none)."""
+    params = [ln.strip().rstrip(",").split("=")[0].split()[-1:] for ln in lines]
+    return [p[0].lstrip("&*") if p else "" for p in params]
+
+
+def first_pointer_type(dialect, lines: list[str]) -> str | None:
+    """Triton's element type (``fp32``) of a kernel's first pointer parameter, from its decorator lines."""
+    for line in lines:
+        m = dialect.triton_signature.search(line)
+        if m:
+            return m.group("t")
+    return None
+
+
+# -- the buffer life cycle of run_impl statements, by the dialect's patterns (`Dialect.allocation` and kin) --------
+@dataclass(frozen=True)
+class Alloc:
+    """``aoti_torch_empty_strided(4, int_array_0, int_array_1, cached_torch_dtype_float32, …, &buf0_handle)``."""
+
+    buffer: str
+    sizes: str  # the names of its size and stride arrays
+    strides: str
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Share:
+    """``auto buf4 = std::move(buf0);`` (moved) or ``auto buf5 = reinterpret_tensor_wrapper(buf3, …, 32L);`` (a view
+    at an offset): ``name`` holds ``source``'s storage."""
+
+    name: str
+    source: str
+    moved: bool
+    offset: str | None = None  # a view's storage offset as written (`32L`), None when not said
+
+
+def int_arrays(dialect, text: str) -> list[tuple[str, list[str]]]:
+    """``int64_t int_array_0[] = {s77, 64L};`` -> [("int_array_0", ["s77", "64L"])]."""
+    return [(a.group("name"), [x.strip() for x in a.group("items").split(",") if x.strip()])
+            for a in dialect.int_array.finditer(text)]
+
+
+def numel_local(dialect, text: str) -> tuple[str, str, str] | None:
+    """``int64_t triton_x_xnumel = 4*s0;`` -> ("triton_x", "x", "4*s0"): (kernel, axis, expression)."""
+    n = dialect.numel_local.match(text)
+    return (n.group("kernel"), n.group("axis"), n.group("expr").strip()) if n else None
+
+
+def allocation(dialect, text: str) -> Alloc | None:
+    al = dialect.allocation.search(text)
+    return Alloc(al.group("buf"), al.group("sizes"), al.group("strides"), al.group("dtype")) if al else None
+
+
+def extern_outputs(dialect, text: str) -> list[str]:
+    """The buffers an extern op's call fills through a handle (``&buf3_handle``), in order."""
+    return dialect.extern_output.findall(text)
+
+
+def storage_share(dialect, text: str) -> Share | None:
+    sh = dialect.storage_share.match(text)
+    if not sh:
+        return None
+    if sh.group("moved"):
+        return Share(sh.group("name"), sh.group("moved"), True)
+    vo = dialect.view_offset.search(text)
+    return Share(sh.group("name"), sh.group("viewed"), False, vo.group("offset") if vo else None)
+
+
+def releases(dialect, text: str) -> list[str]:
+    """``buf0.reset();`` -> ["buf0"]."""
+    return [r.group("buf") for r in dialect.release.finditer(text)]
+
+
+def handed_out(dialect, text: str) -> list[str]:
+    """``output_handles[0] = buf2.release();`` -> ["buf2"]."""
+    return [o.group("buf") for o in dialect.handed_out.finditer(text)]

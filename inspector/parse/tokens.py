@@ -1,0 +1,68 @@
+"""The words and literals of one statement's text, for a query that holds a statement the scan located but did
+not parse (a 20,000-kernel package is answered from its scan): the names it mentions, its string literals, the
+top-level arguments of its call.  Lexing only, C++ and Triton alike; what a statement means is the grammars'.
+
+    >>> identifiers("call_triton_x(buf2, arg0_1, 64L)"), last_string("tl.device_assert(c, 'msg')")
+    (['call_triton_x', 'buf2', 'arg0_1'], 'msg')
+    >>> call_args("f(a, g(b, c), d)")
+    ['a', 'g(b, c)', 'd']
+"""
+
+from __future__ import annotations
+
+import re
+
+# A string literal of either quote (C++ "…", Python/Triton '…' or "…"), escapes kept as written
+_STRING = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
+# A name: not the suffix of a number (`64L` holds none)
+_NAME = re.compile(r"\b[A-Za-z_]\w*")
+
+
+# C++'s `L` suffix of an integer literal as Inductor writes it (`64L`)
+_INT_SUFFIX = re.compile(r"(\d+)L\b")
+
+
+def without_int_suffix(text: str) -> str:
+    """``s0*64L`` -> ``s0*64``: the text with its integer literals' C++ ``L`` suffix dropped, spacing kept (the
+    typed tree drops it too, `inspector.parse.expr_tree.Int`, but re-spaces what it writes back)."""
+    return _INT_SUFFIX.sub(r"\1", text or "")
+
+
+def identifiers(text: str) -> list[str]:
+    """Every name ``text`` mentions, in order, repeats kept (``64L``, ``0.5`` are no names)."""
+    return _NAME.findall(text or "")
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether ``text`` mentions the name ``name`` as a whole word (``buf1`` is not in ``buf10``)."""
+    return name in text and name in identifiers(text)
+
+
+def last_string(text: str) -> str:
+    """The last string literal's content (the message of an assert statement: `tl.device_assert(cond, "msg")`,
+    `AOTI_TORCH_CHECK(cond, "msg");`), or "" when it has none."""
+    found = _STRING.findall(text)
+    if not found:
+        return ""
+    double, single = found[-1]
+    return double or single
+
+
+def call_args(call: str) -> list[str]:
+    """The top-level arguments of the first call in ``call`` (``f(a, g(b, c), d)`` -> a, g(b, c), d)."""
+    _head, _, rest = call.partition("(")
+    depth, cur, args = 0, "", []
+    for ch in rest:
+        if ch in "(<[{":
+            depth += 1
+        elif ch in ")>]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            args.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    args.append(cur.strip())
+    return args

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..dialects.members import PICKLED_WEIGHTS_DIR
 from . import device_index_fix, device_index_words
 from .diagnose import load_from_disk_call
-
-# the members and wrapper features the sentences name (inspector.dialects.members spells the members' names)
-PICKLED_WEIGHTS_DIR = "data/weights/"
 
 
 @dataclass(frozen=True)

@@ -2,24 +2,28 @@
 
 Findings, each with its evidence (member, wrapper line, symbol) and what to do, most serious first:
 
-- ``gpu_arch``: the SM target of every cubin (ELF header) against ``gpu`` ("sm_80", or what
+- ``gpu_arch`` (gpu.py): the SM target of every cubin (ELF header) against ``gpu`` ("sm_80", or what
   ``nvidia-smi`` reports with ``"auto"``); Triton's cubins carry no PTX, so nothing can JIT them for another GPU.
-- ``cpu_isa``: ``AOTI_CPU_ISA`` (wrapper metadata) and the compile commands' ``-m…`` flags against the host's
+- ``cpu_isa`` (cpu.py): ``AOTI_CPU_ISA`` (wrapper metadata) and the compile commands' ``-m…`` flags against the host's
   ``/proc/cpuinfo`` flags (``host_cpuinfo``: the text, or "auto" to read this machine's); ``-march=native``.
-- ``torch_abi``: the package's undefined ``aoti_*`` symbols (ELF ``.dynsym``, never loaded) against the C-shim
+- ``torch_abi`` (abi.py): the package's undefined ``aoti_*`` symbols (ELF ``.dynsym``, never loaded) against the C-shim
   symbols each torch release exports (`inspector/data/shim_symbols.json`, made by tools/make_shim_table.py):
   the oldest release that has them all, and with ``torch="2.13"`` what that release lacks.
 - the archive's layout against an old loader (torch 2.6 wants no root folder);
-- ``glibc``: the GLIBC / GLIBCXX versions the `.so` needs (``.gnu.version_r``), against this host's glibc with
+- ``glibc`` (abi.py): the GLIBC / GLIBCXX versions the `.so` needs (``.gnu.version_r``), against this host's glibc with
   ``host_cpuinfo="auto"``.
-- ``weights``: constants compiled into the `.so` (``_binary_constants_bin_start`` … ``_end``) or left out,
+- ``weights`` (weights.py): constants compiled into the `.so` (``_binary_constants_bin_start`` … ``_end``) or left out,
   against the bytes the model's constants need; or stored beside the code (``pickle_weights``: the
   ``data/weights/`` members, sized from the zip directory), which only ``load_pt2(…, load_weights_from_disk=True)``
   loads; or one raw blob member beside the `.so` (``binary_blob``: ``<hash>.wrapper_weights.blob``), which
   aoti_load_package loads itself.
-- ``completeness``: a CPU model shipped as a CMake project (package_cpp_only: aoti_load_package compiles it;
+- ``completeness`` (completeness.py): the metadata readable; a CPU model shipped as a CMake project (package_cpp_only: aoti_load_package compiles it;
   compile_standalone: it cannot load it); every member the loader opens (the `.so`, each cubin a launcher's ``loadKernel`` names).
-- ``checks``: what the build compiled in: input guards, NaN/Inf checks, the intermediate value printer.
+- ``checks`` (guards.py): what the build compiled in: input guards, NaN/Inf checks, the intermediate value printer;
+  indirect loads with no bounds check, extern calls with no error check; kernels that store a NaN constant.
+- ``custom_op`` (guards.py): ops called through the proxy executor, and what the serving process needs for them.
+- ``device_index`` (gpu.py): the GPU index the model can be loaded on.
+- ``memory`` (footprint.py): constant bytes and the run's peak activation memory, at ``inputs``.
 
 Reads headers and tables only: never a weight, never dlopen, never unpickle.
 
@@ -52,7 +56,7 @@ CHECKS: list[Check] = [Metadata(), GpuArch(), DeviceIndex(), CpuIsa(), TorchAbi(
                        Complete(), CompiledChecks(), Unchecked(), CustomOps(), Memory(), ConstantNan(), WeightsFile()]
 
 
-def _here(gpu, host_cpuinfo, torch, weights, inputs) -> Here:
+def _here(gpu, host_cpuinfo, torch, inputs) -> Here:
     """Where it will run, from the arguments (and this host's probes, for "auto")."""
     here = Here(gpu=gpu or None, host=host_cpuinfo, release=resolve_release(torch) if torch else None,
                 inputs=tuple(inputs))
@@ -91,7 +95,7 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
     """Every finding for every model of ``pkg`` (or ``model``).  ``host_cpuinfo``: a /proc/cpuinfo text, or
     "auto" (this host).  ``weights``: a weights file or folder to check against the model's constants.
     ``inputs``: input shapes (``check``'s ``InputSpec``) the memory estimate is evaluated at."""
-    here = _here(gpu, host_cpuinfo, torch, weights, inputs)
+    here = _here(gpu, host_cpuinfo, torch, inputs)
     names = [pkg.files(model).name] if model else list(pkg.model_names)
     if weights:
         from ...weights import read_weights

@@ -39,12 +39,12 @@ class CmakeProject(Check):
     name = "cmake_project"
 
     def run(self, m: Subject, here: Here):
-        f = m.files
-        kind = cmake_project(m.pkg, m.name) if not f.shared_objects and m.readings.get("device") == "cpu" else None
+        files = m.files
+        kind = cmake_project(m.pkg, m.name) if not files.shared_objects and m.readings.get("device") == "cpu" else None
         m.readings["cmake_project"] = kind
         if kind is None:
             return []
-        about = dict(cmakelists=f.folder + CMAKE_PROJECT, folder=f.folder)
+        about = dict(cmakelists=files.folder + CMAKE_PROJECT, folder=files.folder)
         if kind == "standalone":
             return [m.finding("completeness", "error", "cmake_standalone", **about)]
         return [m.finding("completeness", "warn", "cmake_cpp_only", **about)]
@@ -56,9 +56,9 @@ def _cpp_only(m: Subject, build):
     ran), except when its kernels are loaded from ``__<k>_start`` symbols with no image in the package to embed
     them from (compile_standalone: only the CMake build turns its .ptx into fatbins and embeds them; the loader's
     own build failed at dlopen with ``undefined symbol: __gather_triton_…_start``)."""
-    f = m.files
+    files = m.files
     m.readings["cpp_build"] = build.to_dict()
-    flags = next((x for x in f.other if x.endswith("_compile_flags.json")), None)
+    flags = next((x for x in files.other if x.endswith("_compile_flags.json")), None)
     compiler = None
     if flags:
         try:
@@ -68,7 +68,7 @@ def _cpp_only(m: Subject, build):
     about = dict(cmakelists=build.cmakelists, library=build.library, flags_member=flags, compiler=compiler,
                  needs=build.needs(), cuda=build.cuda)
     embedded = embedded_kernel_symbols(m.wrapper)
-    images = {x.rsplit("/", 1)[-1] for x in f.cubins if x.endswith((".cubin", ".fatbin"))}
+    images = {x.rsplit("/", 1)[-1] for x in files.cubins if x.endswith((".cubin", ".fatbin"))}
     if embedded and not images:
         return m.finding("completeness", "error", "cpp_only_embedded", **about, embedded=embedded)
     return m.finding("completeness", "warn", "cpp_only", **about)
@@ -78,16 +78,16 @@ class Complete(Check):
     name = "complete"
 
     def run(self, m: Subject, here: Here):
-        f = m.files
+        files = m.files
         out = []
         # a CPU CMake project is CmakeProject's (package_cpp_only / compile_standalone as seen on torch 2.13)
         cmake_cpu = m.readings.get("cmake_project")
-        build = cpp_build(m.pkg, f) if not f.shared_objects and not cmake_cpu else None
+        build = cpp_build(m.pkg, files) if not files.shared_objects and not cmake_cpu else None
         if build is not None:
             out.append(_cpp_only(m, build))
-        elif not f.shared_objects and not cmake_cpu:
-            out.append(m.finding("completeness", "error", "no_so", folder=f.folder))
-        names = {x.rsplit("/", 1)[-1] for x in f.cubins}
+        elif not files.shared_objects and not cmake_cpu:
+            out.append(m.finding("completeness", "error", "no_so", folder=files.folder))
+        names = {x.rsplit("/", 1)[-1] for x in files.cubins}
         wanted = loaded_image_names(m.wrapper, m.dialect.load_kernel_marker if m.dialect else None)
         missing = sorted(wanted - names)
         m.readings["cubins_named"], m.readings["cubins_missing"] = len(wanted), len(missing)

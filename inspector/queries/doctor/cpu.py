@@ -18,14 +18,14 @@ def _compile_flags(pkg, files, wrapper: str) -> CompileFlags:
 
 def built_native(pkg, name: str) -> bool:
     """Whether a model's compile commands (the wrapper's, the kernels') hold -march=native."""
-    f = pkg.files(name)
-    return _compile_flags(pkg, f, pkg.archive.read_text(f.wrapper) if f.wrapper else "").native
+    files = pkg.files(name)
+    return _compile_flags(pkg, files, pkg.archive.read_text(files.wrapper) if files.wrapper else "").native
 
 
 def uses_amx(pkg, name: str) -> bool:
     """Whether a model's kernels have AMX tile code (tile intrinsics, AMX micro-kernels)."""
-    f = pkg.files(name)
-    return _uses_amx(pkg, f, pkg.archive.read_text(f.wrapper) if f.wrapper else "")
+    files = pkg.files(name)
+    return _uses_amx(pkg, files, pkg.archive.read_text(files.wrapper) if files.wrapper else "")
 
 
 def _uses_amx(pkg, files, wrapper: str) -> bool:
@@ -47,13 +47,13 @@ class CpuIsa(Check):
     name = "cpu_isa"
 
     def run(self, m: Subject, here: Here):
-        f = m.files
+        files = m.files
         isa = list(m.metadata.cpu_isa)
-        build = _compile_flags(m.pkg, f, m.wrapper)
+        build = _compile_flags(m.pkg, files, m.wrapper)
         need = sorted({M_FLAG_CPUINFO[x] for x in build.flags if x in M_FLAG_CPUINFO} | isa_flags(isa))
         m.readings.update(cpu_isa=" ".join(isa) or None, cpu_flags_needed=need, march_native=build.native)
-        about = dict(isa=isa, metadata_member=f.wrapper_metadata, command_member=build.member,
-                     cuda_host_code=bool(f.cubins), host=here.host, need=need)
+        about = dict(isa=isa, metadata_member=files.wrapper_metadata, command_member=build.member,
+                     cuda_host_code=bool(files.cubins), host=here.host, need=need)
         out = []
         if build.native:
             out.append(m.finding("cpu_isa", "warn", "cpu_native", **about))
@@ -65,7 +65,7 @@ class CpuIsa(Check):
         # AMX is reached only through tile intrinsics (Inductor's micro-GEMM templates), never by the compiler's own
         # vectorizing: a build whose kernels have no tile code runs without it (seen: cpu/embedding, built with
         # -mamx-tile, ran correctly on a host without AMX, torch only warning "Device information mismatch").
-        tile_code = _uses_amx(m.pkg, f, m.wrapper)
+        tile_code = _uses_amx(m.pkg, files, m.wrapper)
         fatal = [x for x in missing if not (x.startswith("amx_") and not tile_code)]
         unused = [x for x in missing if x not in fatal]
         if fatal:

@@ -66,8 +66,8 @@ class DoctorResult:
         return not self.errors
 
     def verdict(self) -> str:
-        return say.verdict([f.message for f in self.errors],
-                           [f.message for f in self.findings if f.severity == "warn"], self.unchecked)
+        return say.verdict([x.message for x in self.errors],
+                           [x.message for x in self.findings if x.severity == "warn"], self.unchecked)
 
     def to_dict(self) -> dict:
         return {"package": self.package, "models": list(self.models), "ok": self.ok, "verdict": self.verdict(),

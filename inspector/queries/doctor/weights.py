@@ -32,10 +32,10 @@ def weights_on_disk(pkg, name: str) -> tuple[str, list[str], int] | None:
     """A model whose constants are stored beside the code (package_constants_on_disk_format="pickle_weights"):
     its ``weights_config.json`` member, the archive's ``data/weights/weight_<i>`` members and their total bytes,
     from the zip directory alone (never read, never unpickled).  None when the model has no weights_config.json."""
-    f = pkg.files(name)
+    files = pkg.files(name)
     a = pkg.archive
     members = a.members()
-    config = f.folder + PICKLED_WEIGHTS_CONFIG
+    config = files.folder + PICKLED_WEIGHTS_CONFIG
     if config not in members:
         return None
     pickled = pickled_weights(members, getattr(a, "root", ""))
@@ -53,7 +53,7 @@ class Weights(Check):
     name = "weights"
 
     def run(self, m: Subject, here: Here):
-        pkg, name, f, readings = m.pkg, m.name, m.files, m.readings
+        pkg, name, files, readings = m.pkg, m.name, m.files, m.readings
         out = []
         disk = weights_on_disk(pkg, name)
         on_disk = {}
@@ -64,7 +64,7 @@ class Weights(Check):
         blob_member = weights_blob_member(pkg, name)
         if blob_member:
             readings["weights_blob_member"], readings["weights_blob_bytes"] = blob_member
-        for so in f.shared_objects[:1]:
+        for so in files.shared_objects[:1]:
             blob = weights_blob_bytes(pkg, name)
             if blob is None:
                 continue

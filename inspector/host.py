@@ -3,17 +3,20 @@
 - the GPU: what ``nvidia-smi`` reports for GPU 0, or an architecture given as ``sm_80`` / ``8.0``;
 - the CPU: the flags of a ``/proc/cpuinfo`` text (this host's, or a saved one);
 - glibc: this host's version (``confstr``), and the order of ``GLIBC_2.34``-style version names;
-- torch: a release given as ``2.13`` / ``2.13.0`` / ``2.13.0+cu128``, split into its numbers.
+- torch: whether this Python can import it (found, never imported), and a release given as ``2.13`` / ``2.13.0``
+  / ``2.13.0+cu128``, split into its numbers.
 
 Nothing here imports torch or runs anything from a package; the only process started is ``nvidia-smi``.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 CPUINFO = Path("/proc/cpuinfo")
@@ -80,6 +83,12 @@ def version_key(text: str) -> tuple[int, ...]:
 
 
 # -- torch --------------------------------------------------------------------------------------------
+
+def torch_python() -> str | None:
+    """The Python that runs pt2-inspect, when torch can be imported there (found, not imported): the one that runs
+    a package's child processes (repro, sweep)."""
+    return sys.executable if importlib.util.find_spec("torch") is not None else None
+
 
 def release_numbers(text: str) -> tuple[str, str] | None:
     """``"2.13"`` / ``"2.13.0"`` -> ("2", "13"); None when it is not a release number."""

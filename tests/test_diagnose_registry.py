@@ -144,7 +144,7 @@ def test_doctor_checks_in_their_order():
 
 
 def _finding_codes(rel: str) -> list[str]:
-    """The codes ``rel`` makes findings with: ``m.finding(kind, severity, CODE, …)`` / ``finding(severity, CODE, …)``."""
+    """The codes ``rel`` makes findings with: ``m.finding(kind, severity, CODE, …)``, ``finding(severity, CODE, …)``."""
     out = []
     for n in ast.walk(_tree(rel)):
         if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)):
@@ -179,7 +179,7 @@ def test_doctor_reads_the_one_metadata_record_and_the_one_isa_table():
             code = [ln for ln in text.splitlines() if key in ln and not ln.strip().startswith(("#", '"""'))
                     and '"' + key in ln]
             assert not code, (rel, key, code)
-        assert '"AVX512"' not in text and '"avx512f"' not in text, f"{rel}: a table of CPU features beside inspector.cpu_isa"
+        assert '"AVX512"' not in text and '"avx512f"' not in text, f"{rel}: a CPU feature table beside cpu_isa.py"
 
 
 def test_import_arrows_point_one_way():

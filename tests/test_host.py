@@ -60,6 +60,13 @@ def test_version_order_and_release_numbers():
     assert host.release_numbers("2.13.0a0") is None and host.release_numbers("two") is None
 
 
+def test_the_hosts_torch():
+    import importlib.util
+    import sys
+
+    assert host.torch_python() == (sys.executable if importlib.util.find_spec("torch") else None)
+
+
 def test_no_smi_no_gpu(monkeypatch):
     monkeypatch.setattr(host.shutil, "which", lambda name: None)
     assert host.nvidia_smi_sm() is None
@@ -84,6 +91,9 @@ def test_nothing_else_probes_the_host():
                     seen.append((rel, n.value))
             elif isinstance(n, ast.Attribute) and n.attr in ("confstr", "libc_ver"):
                 seen.append((rel, n.attr))
+            elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "find_spec"
+                  and n.args and isinstance(n.args[0], ast.Constant) and n.args[0].value == "torch"):
+                seen.append((rel, "find_spec('torch')"))  # is torch here: host.torch_python
     assert seen == []
     assert "nvidia-smi" in (PKG / "host.py").read_text()  # the test looks for what host.py does
 

@@ -83,8 +83,8 @@ def _metadata_unreadable(x):
 
 # -- gpu_arch ---------------------------------------------------------------------------------------------
 
-_FORM_WORDS = {"cubin": "cubins", "fatbin": "fatbins (emit_multi_arch_kernel)", "ptx": "PTX members (compile_standalone)",
-               "embedded": "kernel images embedded in the .so (embed_kernel_binary)",
+_FORM_WORDS = {"cubin": "cubins", "fatbin": "fatbins (emit_multi_arch_kernel)",
+               "ptx": "PTX members (compile_standalone)", "embedded": "kernel images embedded in the .so (embed_kernel_binary)",
                "embedded fatbin": "fatbins embedded in the .so"}
 _NO_IMAGE = "no kernel image is available for execution on the device"
 
@@ -131,7 +131,8 @@ def _gpu_unreadable(x):
 
 def _gpu_not_found(x):
     return (f"built for {_sm_list(x['sass_sm'], _suffix(x))}; no GPU found to compare with "
-            "(nvidia-smi is missing or reported nothing)", _sass_evidence(x), "pass --gpu sm_XX for the GPU it will run on")
+            "(nvidia-smi is missing or reported nothing)", _sass_evidence(x),
+            "pass --gpu sm_XX for the GPU it will run on")
 
 
 def _gpu_wrong_arch(x):
@@ -177,7 +178,7 @@ def _gpu_multi_arch(x):
     sms, ptx = x["sass_sm"], x["ptx_sm"]
     if x["arch_specific"]:
         msg = (f"{_have(x)}: {'both are' if sms else 'it is'} architecture-specific (Triton compiles the 'a' target "
-               f"from compute capability 9.0), so it runs only on {', '.join(f'sm_{s}' for s in sorted(set(sms) | set(ptx)))} "
+               f"from compute capability 9.0), so it runs only on {_sm_list(set(sms) | set(ptx), '')} "
                "GPUs; on a GPU of any other architecture the driver cannot JIT the PTX either and the first kernel "
                f"launch fails with `{_NO_IMAGE}`")
     else:
@@ -448,7 +449,8 @@ def _in_so(x):
 
 def _also_on_disk(x):
     return ("a copy of its constants is also stored beside the code "
-            f"(pickle_weights, {x['disk_bytes']:,} bytes): aoti_load_package uses the .so's copy", _disk_evidence(x), None)
+            f"(pickle_weights, {x['disk_bytes']:,} bytes): aoti_load_package uses the .so's copy", _disk_evidence(x),
+            None)
 
 
 def _blob_member_evidence(x) -> list[str]:
@@ -482,8 +484,8 @@ def _weights_mismatch(x):
     return (f"{x['fqn']}: {'; '.join(_weights_problem(p) for p in x['problems'])}: load_constants copies the raw bytes "
             "without checking, so the model runs and gives wrong numbers", [x["source"], f"constant {x['constant']} "
                                                                            f"(#{x['index']})"],
-            f"convert it first: tensor.to({x['dtype']}).reshape({x['shape']}).contiguous() — or re-export the package "
-            "from the model these weights belong to")
+            f"convert it first: tensor.to({x['dtype']}).reshape({x['shape']}).contiguous() — or re-export the "
+            "package from the model these weights belong to")
 
 
 def _weights_prefix(x):
@@ -504,7 +506,8 @@ def _weights_inlined(x):
 def _weights_extra(x):
     keys = x["keys"]
     return (f"{len(keys)} key(s) of the file are not constants of the package: passing them fails with "
-            f"`Constant not found: {keys[0]}`", keys[:8], "leave them out, or check that the file belongs to this model")
+            f"`Constant not found: {keys[0]}`", keys[:8],
+            "leave them out, or check that the file belongs to this model")
 
 
 def _weights_missing(x):
@@ -532,7 +535,8 @@ MEMORY_MEASURED = ("measured on an H200 (torch.cuda.max_memory_allocated above t
 
 def _memory_where(x) -> str:
     at = ", ".join(f"{k} = {v}" for k, v in x["at"])
-    return f"{'at ' + at if at else 'static shapes'}{'' if x['given'] or not at else ' (no --input: every symbol taken as 64)'}"
+    where = f"at {at}" if at else "static shapes"
+    return where + ("" if x["given"] or not at else " (no --input: every symbol taken as 64)")
 
 
 def _memory_constants(x) -> str:

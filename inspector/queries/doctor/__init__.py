@@ -12,13 +12,14 @@ Findings, each with its evidence (member, wrapper line, symbol) and what to do, 
 - the archive's layout against an old loader (torch 2.6 wants no root folder);
 - ``glibc`` (abi.py): the GLIBC / GLIBCXX versions the `.so` needs (``.gnu.version_r``), against this host's glibc with
   ``host_cpuinfo="auto"``.
-- ``weights`` (weights.py): constants compiled into the `.so` (``_binary_constants_bin_start`` … ``_end``) or left out,
-  against the bytes the model's constants need; or stored beside the code (``pickle_weights``: the
+- ``weights`` (weights.py): constants compiled into the `.so` (``_binary_constants_bin_start`` … ``_end``) or
+  left out, against the bytes the model's constants need; or stored beside the code (``pickle_weights``: the
   ``data/weights/`` members, sized from the zip directory), which only ``load_pt2(…, load_weights_from_disk=True)``
   loads; or one raw blob member beside the `.so` (``binary_blob``: ``<hash>.wrapper_weights.blob``), which
   aoti_load_package loads itself.
-- ``completeness`` (completeness.py): the metadata readable; a CPU model shipped as a CMake project (package_cpp_only: aoti_load_package compiles it;
-  compile_standalone: it cannot load it); every member the loader opens (the `.so`, each cubin a launcher's ``loadKernel`` names).
+- ``completeness`` (completeness.py): the metadata readable; a CPU model shipped as a CMake project
+  (package_cpp_only: aoti_load_package compiles it; compile_standalone: it cannot load it); every member the loader
+  opens (the `.so`, each cubin a launcher's ``loadKernel`` names).
 - ``checks`` (guards.py): what the build compiled in: input guards, NaN/Inf checks, the intermediate value printer;
   indirect loads with no bounds check, extern calls with no error check; kernels that store a NaN constant.
 - ``custom_op`` (guards.py): ops called through the proxy executor, and what the serving process needs for them.

@@ -35,7 +35,8 @@ records (results.py); the sentences are inspector.explain.doctor's, the host pro
 
 from __future__ import annotations
 
-from ... import host
+import inspector.host as host
+
 from ...dialects import sniff
 from ...errors import UsageError
 from ...explain import doctor as say

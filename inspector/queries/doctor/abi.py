@@ -12,8 +12,8 @@ from importlib import resources
 from pathlib import Path
 
 import inspector.elf as elf
+import inspector.host as host
 
-from ... import host
 from ...errors import UsageError
 from ...explain import doctor as say
 from .base import Check, Here, Subject

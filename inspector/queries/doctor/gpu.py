@@ -4,7 +4,8 @@ model can be loaded on."""
 
 from __future__ import annotations
 
-from ... import host
+import inspector.host as host
+
 from ...errors import UsageError
 from ...explain import doctor as say
 from ...parse.wrapper_text import device_index_use

@@ -242,12 +242,12 @@ def _doctor(capsys, *argv) -> dict:
 def test_doctor_says_what_it_could_not_check(capsys, monkeypatch):
     """No --gpu / --host-cpuinfo, or --gpu auto with no GPU: the headline said "nothing in the package stands
     against running it here" without having looked."""
-    import inspector.queries.doctor as doc
+    import inspector.host as host
 
     d = _doctor(capsys, CUDA_EMB)
     assert "here" not in d["verdict"] and "not checked: the GPU (no --gpu" in d["verdict"]
     assert "the host's CPU features (no --host-cpuinfo" in d["verdict"] and len(d["unchecked"]) == 2
-    monkeypatch.setattr(doc, "nvidia_smi_sm", lambda: None)
+    monkeypatch.setattr(host, "nvidia_smi_sm", lambda: None)
     d = _doctor(capsys, CUDA_EMB, "--gpu", "auto", "--host-cpuinfo", NO_AMX_CPUINFO)
     assert "no GPU found" in d["verdict"] and "here" not in d["verdict"]
     d = _doctor(capsys, CUDA_EMB, "--gpu", "sm_90", "--host-cpuinfo", NO_AMX_CPUINFO)

@@ -15,6 +15,7 @@ import os
 from dataclasses import asdict, dataclass, field
 
 from ..errors import UsageError
+from ..host import torch_python  # noqa: F401 - the host's torch, a host probe (sweep and the CLI import it here)
 from ..model import Model
 from ..naming import root_symbol
 from ..package import Package
@@ -526,14 +527,6 @@ def _result(pkg, m, dev, case: Case, violation, notes, version) -> ReproResult:
     script = say.repro_script(case.to_json(), pkg_name, say.repro_header(case.title, pkg_name, loader_words, version))
     return ReproResult(package=str(pkg.path), model=m.name, device=dev, verdict=case.title, violation=violation,
                        expect=case.expect, loader=case.loader["kind"], script=script, notes=notes, case=asdict(case))
-
-
-def torch_python() -> str | None:
-    """The Python that runs pt2-inspect, when torch can be imported there (found, not imported)."""
-    import importlib.util
-    import sys
-
-    return sys.executable if importlib.util.find_spec("torch") is not None else None
 
 
 def run_script(script_path: str, package_path: str, timeout: int = 600) -> dict:

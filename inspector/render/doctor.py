@@ -1,11 +1,12 @@
 """Rendering with rich for `doctor`: the verdict first, then one finding per line, most serious first.  Never parses
-anything."""
+anything; the words are inspector.explain.doctor's."""
 
 from __future__ import annotations
 
 from rich.console import Console
 from rich.text import Text
 
+from ..explain import doctor as say
 
 _STYLE = {"error": ("✗", "bold red"), "warn": ("!", "yellow"), "info": ("·", "dim")}
 
@@ -13,12 +14,13 @@ _STYLE = {"error": ("✗", "bold red"), "warn": ("!", "yellow"), "info": ("·", 
 def render_doctor(console: Console, r) -> None:
     mark, style = ("✗", "bold red") if not r.ok else ("✓", "bold green")
     console.print(Text.assemble((f"{mark} ", style), r.verdict()))
-    console.print(Text(f"package {r.package}: {len(r.models)} model(s)", style="dim"))
+    console.print(Text(say.package_line(r.package, len(r.models)), style="dim"))
     for f in r.findings:
         m, st = _STYLE[f.severity]
+        w = f.words
         where = f" [{f.model}]" if f.model and len(r.models) > 1 else ""
-        console.print(Text.assemble((f"{m} {f.severity:<5} ", st), (f"{f.kind}{where}: ", "bold"), f.message))
-        for e in f.evidence[:4]:
+        console.print(Text.assemble((f"{m} {f.severity:<5} ", st), (f"{f.kind}{where}: ", "bold"), w.message))
+        for e in w.evidence[:4]:
             console.print(Text(f"        {e}", style="dim"))
-        if f.fix:
-            console.print(Text(f"        → {f.fix}", style="green"))
+        if w.fix:
+            console.print(Text(f"        → {w.fix}", style="green"))

@@ -1,0 +1,80 @@
+"""The rules of `diagnose`, one per category, tried in the order of ``RULES``: the first that claims the log
+answers it.  ``CATEGORIES`` (the same order) is the one list of categories: the JSON schema's enum, the module
+docstring and the words (inspector.explain.diagnose.CATEGORY_DOC) are checked against it
+(tests/test_diagnose_registry.py).
+
+A rule reads ``Facts`` (the parsed log, the package's small facts) and fills a ``Diagnosis`` with typed parts.
+It matches no text itself (the log's patterns are named in inspector.logs.patterns) and writes no sentence
+(they are in inspector.explain.diagnose).
+
+The rules live one family per module: ``base`` (``Facts``, ``Rule``), ``cpu_isa`` (the host's CPU against the
+package's), ``traced``, ``artifact``, ``inputs``, ``device``, ``load``, ``values``, ``weights``, ``memory``,
+``unknown``; the order they are tried in is ``RULES``, here, alone.
+
+Adding a category: one ``Rule`` subclass in its family's module, placed in ``RULES``; its line patterns in
+inspector/logs/patterns.py (``PATTERNS``, with the category's name); its words in inspector/explain/diagnose.py
+(``CATEGORY_DOC`` and its verdict/steps); its name in the schema's enum (inspector/schemas/diagnose.schema.json).
+"""
+
+from __future__ import annotations
+
+from ....explain import diagnose as say
+from ....package import Package
+from ..results import Diagnosis, Step
+from .artifact import CustomOp, DeprecatedApi, TorchVersion, WrongArtifact, _deprecated_apis
+from .base import Facts, Rule
+from .device import DeviceAssert, DeviceMismatch, IllegalMemoryAccess
+from .inputs import InputCheckRule, SymbolicAssert
+from .load import Load
+from .memory import OutOfMemory
+from .traced import ExternOp, ForeignLog, IndexAssert
+from .unknown import Unknown
+from .values import NanInf, Printer
+from .weights import Constants, WeightsNotLoaded
+
+# The order rules are tried in: a located, traced check first (index_assert and extern_op exclude each other);
+# "unknown" last (it claims every log).
+RULES: list[Rule] = [IndexAssert(), ExternOp(), ForeignLog(), DeprecatedApi(), SymbolicAssert(), NanInf(), Printer(), Constants(),
+                     OutOfMemory(), CustomOp(),
+                     TorchVersion(), WrongArtifact(), InputCheckRule(), DeviceMismatch(), WeightsNotLoaded(),
+                     IllegalMemoryAccess(), DeviceAssert(), Load(), Unknown()]
+CATEGORIES: tuple[str, ...] = tuple(r.category for r in RULES)
+
+
+def _certainty(d: Diagnosis) -> str:
+    """How sure the verdict is: a trace's own certainty (its hypotheses' evidence); a runtime check's or the
+    runtime's own message about one input is certain; a category read from a log line, likely; none, possible."""
+    if d.trace is not None and getattr(d.trace, "matches", None):
+        return d.trace.certainty
+    if d.category == "unknown" or not d.evidence:
+        return "possible"
+    if d.input_check is not None:
+        return "certain"
+    if d.category == "device_assert" and d.candidates:
+        return "possible"  # the Assertion line is missing: which check fired is a ranked guess
+    return "likely"
+
+
+def diagnose(pkg: Package, log: str, model: str | None = None, ep=None, against: str | None = None,
+             log_name: str | None = None) -> Diagnosis:
+    """Classify ``log`` against ``pkg`` and say what to do next: the first rule of ``RULES`` that claims it answers.
+    ``against``: the log of a good run (the printer's output is compared kernel by kernel)."""
+    if model is not None:
+        pkg.files(model)
+    f = Facts(pkg, log, model, ep, against, log_name)
+    d = Diagnosis(package=str(pkg.path), category="unknown", verdict="")
+    d.notes += list(dict.fromkeys(say.isa_note(x) for x in f.isa))
+    if f.rep.has("old_package"):
+        d.notes.append(say.OLD_PACKAGE)
+    for rule in (RULES if not f.not_torch else RULES[-1:]):  # another program's log: only "unknown" answers
+        if rule.claims(f):
+            d.category = rule.category
+            rule.answer(f, d)
+            break
+    if d.category != DeprecatedApi.category and f.rep.has("deprecated_api"):
+        d.notes.append(say.deprecated_note(_deprecated_apis(f.rep)))
+    d.certainty = _certainty(d)
+    if not any(i.guards for m in f.models for i in m.inputs):  # torch 2.6: no check_input_K compiled in
+        d.steps = [Step(s.do + say.NO_GUARDS_COMPILED, s.env, "compile") if "AOTI_RUNTIME_CHECK_INPUTS" in s.env else s
+                   for s in d.steps]
+    return d

@@ -1,0 +1,117 @@
+"""What every rule reads and is: ``Facts`` (the log read once, the models' small facts, the trace when first
+asked) and ``Rule`` (``claims`` / ``answer``)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from ....logs import LogEvent, LogReport, parse_log
+from ....logs import patterns as P
+from ....model import Model
+from ....package import Package
+from ...doctor.guards import NOT_OPS as _NOT_OPS  # extern calls that copy or allocate: never the failing op
+from ..results import Diagnosis, Evidence, IsaFinding
+from .cpu_isa import _with_tile_code, isa_findings
+
+
+# A located check's evidence line, by ReportedAssert.kind: the pattern that found it.
+_ASSERT_PATTERN = {"cuda": P.CUDA_ASSERT.name, "cpu": P.CPU_FROM.name, "aten": P.ATEN_ASSERT.name}
+
+
+class Facts:
+    """What the rules decide on: the log read once, the models' small facts (inputs, guards, symbols,
+    metadata: ``ModelIndex.eager``; no kernel parsed), and the trace of a located check, made when first asked."""
+
+    def __init__(self, pkg: Package, log: str, model: str | None, ep, against: str | None = None,
+                 log_name: str | None = None):
+        self.pkg, self.log, self.model, self.ep, self.against = pkg, log, model, ep, against
+        self.log_name = log_name
+        self.rep: LogReport = parse_log(log or "")
+        names = [model] if model else pkg.model_names
+        # A failed assert is traced through slices; only an illegal memory access or a device assert without its
+        # line needs every kernel (the IMA rule and assert_candidates parse the whole model).
+        self.models: list[Model] = [pkg.index(n).eager() for n in names]
+        self.device = next((m.device for m in self.models if m.device), None)
+        self.isa: list[IsaFinding] = [_with_tile_code(pkg, x) for x in isa_findings(self.rep, self.models)]
+        # No line of torch's and no pattern but a crash line: another program's log (an npm run that segfaulted).
+        # No rule may read a symptom in it as this package's: a bare "Segmentation fault" names no program.
+        self.not_torch = (not self.rep.mentions("torch_said")
+                          and all(e.pattern == "segfault" for e in self.rep.events))
+
+    @cached_property
+    def located(self):
+        """The failing checks with their file and line (a Triton / CPU / ATen CUDA assert)."""
+        return [r for r in self.rep.asserts if r.kind in ("cuda", "cpu", "aten")]
+
+    @cached_property
+    def trace(self):
+        """The trace-assert answer, when the log holds a located check or an extern op's failure and it matched."""
+        from ...trace import trace_assert
+
+        rep = self.rep
+        extern_text = rep.has("exception_in_aoti_torch") and not rep.has("cublas_error") and not rep.noticed
+        cpu_extern = self.device == "cpu" and any(n.error for n in rep.noticed)
+        if not (self.located or extern_text or cpu_extern):
+            return None
+        t = trace_assert(self.pkg, log=self.log, model=self.model, ep=self.ep, log_name=self.log_name)
+        return t if t.matches else None
+
+    @cached_property
+    def weightless(self) -> list[tuple[str, int, int]]:
+        """(model, constants, bytes) of each model built without its weights (a constants blob of at most 64 bytes
+        in its .so): read once, by ranges of the .so, when a crash makes it matter."""
+        from ...doctor import weights_blob_bytes
+
+        out = []
+        for m in self.models:
+            blob = weights_blob_bytes(self.pkg, m.name)
+            if blob is not None and blob <= 64:
+                consts = self.pkg.index(m.name).constants()
+                if consts:
+                    out.append((m.name, len(consts), sum(c.nbytes or 0 for c in consts)))
+        return out
+
+    @cached_property
+    def standalone(self) -> bool:
+        """A model of the package is a compile_standalone CMake project (libtorch-free: no loader in Python runs it)."""
+        from ...doctor import cmake_project
+
+        return any(cmake_project(self.pkg, m.name) == "standalone" for m in self.models)
+
+    @cached_property
+    def crashed_at_load(self) -> bool:
+        """A segfault whose stack shows the loader and not the model's run."""
+        return self.rep.has("segfault") and self.rep.mentions("at_load") and not self.rep.mentions("at_run")
+
+    def input_check(self) -> tuple[LogEvent, str] | None:
+        """The first runtime input check in the log and its kind (``input_check_kind``)."""
+        ev = self.rep.first("input_check")
+        return (ev, input_check_kind(ev.fields.get("what", ""))) if ev is not None else None
+
+
+def input_check_kind(what: str) -> str:
+    """What a runtime input check rejected: "range" | "dtype" | "device" | "size" | "stride" | "other"."""
+    for kind, p in (("range", P.INPUT_RANGE), ("dtype", P.INPUT_DTYPE), ("device", P.INPUT_DEVICE),
+                    ("size", P.INPUT_SIZE), ("stride", P.INPUT_STRIDE)):
+        if p.search(what):
+            return kind
+    return "other"
+
+
+def _ev(events, limit: int | None = None) -> list[Evidence]:
+    return [Evidence(e.text, e.pattern) for e in events][:limit]
+
+
+class Rule:
+    """One category: ``claims`` says whether the log is this rule's, ``answer`` fills the diagnosis.
+    ``by_package``: claimed from what the package is (with a symptom such as a segfault), not from a line
+    pattern of its own."""
+
+    category: str = ""
+    by_package: bool = False
+
+    def claims(self, f: Facts) -> bool:
+        raise NotImplementedError
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        raise NotImplementedError

@@ -1,0 +1,131 @@
+"""The device: an input on the wrong one (``device_mismatch``), an illegal memory access or a crash while the model
+ran (``illegal_memory_access``), a device-side assert without its line (``device_assert``)."""
+
+from __future__ import annotations
+
+import inspector.explain as words
+
+from ....explain import diagnose as say
+from ....logs import patterns as P
+from ...candidates import assert_candidates
+from ...match import site_for_noticed
+from ..results import Diagnosis, Evidence, Step, step
+from .base import Facts, Rule, _ev
+from .inputs import _answer_runtime_check
+
+
+class DeviceMismatch(Rule):
+    category = "device_mismatch"
+
+    def claims(self, f: Facts) -> bool:
+        check = f.input_check()
+        return (check is not None and check[1] == "device") or f.rep.has("device_mismatch")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        check = f.input_check()
+        if check is not None and check[1] == "device":
+            return _answer_runtime_check(f, d, *check)
+        key = next((m.device for m in f.models if m.device), "?")
+        evs = [e for e in f.rep.events if e.pattern == "device_mismatch"]
+        d.evidence = _ev(evs, 3)
+        pair = _device_pair(evs)
+        if pair is not None:  # two GPUs of one type in one call: the indices, and which to move
+            first, second, arg, method = pair
+            d.evidence = _ev([e for e in evs if P.DEVICE_PAIR.search(e.text)], 1)
+            d.verdict = say.device_index_verdict(first, second, arg, method)
+            d.steps = [step(say.device_index_move(first, second, arg)),
+                       step(say.DEVICE_INDEX_CHECK)]
+            return
+        d.verdict = say.mismatch_verdict(key)
+        d.steps = [step(say.mismatch_move(key, f.models[0])),
+                   step(say.CONFIRM_WITH_CHECKS, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
+
+
+def _device_pair(evs) -> tuple[str, str, str | None, str | None] | None:
+    """(other tensors' device, the named argument's device, argument, method) from c10's "Expected all tensors to
+    be on the same device" text, when both are GPUs of one type with different indices."""
+    for e in evs:
+        mm = P.DEVICE_PAIR.search(e.text)
+        if not mm:
+            continue
+        g = mm.groupdict()
+        first, second = g.get("first") or g.get("first2"), g.get("second") or g.get("second2")
+        arg, method = g.get("arg") or g.get("arg2"), g.get("method") or g.get("method2")
+        if first and second and first.split(":")[0] == second.split(":")[0] != "cpu" and first != second:
+            return first, second, arg, method
+    return None
+
+
+class IllegalMemoryAccess(Rule):
+    """An illegal memory access, or a crash while the model ran: the package's unchecked indirect accesses."""
+
+    category = "illegal_memory_access"
+
+    def claims(self, f: Facts) -> bool:
+        if f.rep.has("segfault"):
+            return not f.crashed_at_load
+        return f.rep.has("illegal_memory_access")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        from ...suspects import first_kernel_names, model_suspects
+
+        pkg = f.pkg
+        d.evidence = _ev([e for e in f.rep.events
+                          if e.pattern in ("illegal_memory_access", "runner_failed", "segfault")], 3)
+        key = next((m.device for m in f.models if m.device), "cuda")
+        steps: list[Step] = []
+        if key == "cuda":
+            said = f.rep.first("illegal_memory_access")  # quote only a text the log holds
+            steps.append(step(say.ima_on_cuda(key, said.text.strip() if said else None),
+                              {"AOTI_RUNTIME_CHECK_INPUTS": "1"}))
+            steps.append(step(say.IMA_DETERMINISTIC, {"CUDA_LAUNCH_BLOCKING": "1", "PYTORCH_NO_CUDA_MEMORY_CACHING": "1"},
+                              "run"))
+        else:
+            steps.append(step(say.IMA_GDB, {"OMP_NUM_THREADS": "1"}, "run"))
+        steps.append(step(say.IMA_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3"}, "compile"))
+        d.suspects = []
+        for m in f.models:  # any unchecked load may be the one: the kernels whose text may hold one, parsed
+            for s in model_suspects(pkg, m.name):
+                d.suspects.append(dict(s, model=m.name))
+        names = list(dict.fromkeys(s["kernel"] for s in d.suspects)) or [
+            k for m in f.models for k in first_kernel_names(pkg, m.name, 8)]
+        steps.append(step(say.IMA_PRINT_SUSPECTS, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3",
+                                                   "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": ",".join(names)},
+                          "compile"))
+        if d.suspects:
+            steps.append(step(say.IMA_ASSERTS_ON, None, "compile"))
+        d.steps = steps
+        if d.suspects:
+            s = d.suspects[0]
+            d.verdict = say.ima_verdict(len(d.suspects), s, words.table_words(s["table"]), key == "cuda")
+        else:
+            d.verdict = say.ima_no_suspect_verdict(key == "cuda")
+
+
+class DeviceAssert(Rule):
+    """A device-side assert (or its symptom: a cuBLAS error, a failed call) without its Assertion line."""
+
+    category = "device_assert"
+
+    def claims(self, f: Facts) -> bool:
+        rep = f.rep
+        return (f.device != "cpu" and not rep.has("segfault")
+                and (rep.has("device_side_assert", "cublas_error") or bool(rep.noticed)))
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        rep = f.rep
+        d.evidence = _ev([e for e in rep.events if e.pattern in ("device_side_assert", "cublas_error")], 3)
+        d.evidence += [Evidence(n.text, P.NOTICED.name) for n in rep.noticed][:2]
+        d.candidates = assert_candidates(f.pkg, rep, f.model)
+        symptom = ("cublas_error" if rep.has("cublas_error") else
+                   "device_side_assert" if rep.has("device_side_assert") else "noticed")
+        target = line = None
+        for n in rep.noticed:
+            hit = site_for_noticed(f.pkg, n, f.model)
+            if hit:
+                target, line = hit[1].target, hit[1].line
+                d.notes.append(say.noticed_symptom(n.call, n.line))
+                break
+        d.verdict = say.device_assert_verdict(symptom, target, line, len(d.candidates),
+                                              d.candidates[0].kernel if d.candidates else None)
+        d.steps = [step(say.RERUN_FOR_LINE, {"CUDA_LAUNCH_BLOCKING": "1"}), step(say.CHECK_NOW)]

@@ -1,0 +1,178 @@
+"""What the inputs were checked against: the runtime input checks and the wrapper's size assert (``input_check``),
+and the wrapper's runtime assertions on symbolic sizes (``symbolic_assert``)."""
+
+from __future__ import annotations
+
+from ....explain import diagnose as say
+from ....logs import LogEvent
+from ....logs import patterns as P
+from ....model import Model
+from ....naming import C10_SCALAR_TYPES as SCALAR_TYPES
+from ..results import Diagnosis, Evidence, InputCheck, step
+from .base import Facts, Rule
+
+
+def _device_name(text: str) -> str:
+    """``11(cuda)`` -> cuda; ``0`` -> cpu (the AOTI device-type code the check prints without a name)."""
+    mm = P.DEVICE_CODE.search(text)
+    if mm:
+        return mm.group("name")
+    return {"0": "cpu"}.get(text, text)
+
+
+def _ep_for(f: Facts, m: Model):
+    """The exported program to name inputs with: --ep when it fits the model, else the packaged one."""
+    from ....parse.exported_program import packaged_ep
+
+    ep = f.ep
+    if ep is None and f.pkg is not None:
+        ep = packaged_ep(f.pkg, m.name)
+    if ep is not None and len(ep.user_inputs) != len(m.inputs):  # its inputs are not the model's
+        return None
+    return ep
+
+
+def _answer_runtime_check(f: Facts, d: Diagnosis, ev: LogEvent, kind: str) -> None:
+    """A runtime input check (AOTI_RUNTIME_CHECK_INPUTS=1) named the input: what it is, what it must be."""
+    models = f.models
+    m = models[0]
+    idx = int(ev.fields["input"])
+    what = ev.fields.get("what", "")
+    if len(models) > 1:
+        m = next((x for x in models if idx < len(x.inputs)), models[0])
+    inp = next((i for i in m.inputs if i.index == idx), None)
+    ic = InputCheck(input=idx, wrapper_name=inp.name if inp else None, message=what, kind=kind)
+    d.evidence = [Evidence(ev.text, ev.pattern)]
+    ep = _ep_for(f, m)
+    if ep is not None:
+        ic.user_name = ep.user_name(idx)
+    label = say.input_label(idx, ic.wrapper_name, ic.user_name)
+    if kind == "range":
+        mm = P.INPUT_RANGE.search(what)
+        dim, got = int(mm.group("dim")), int(mm.group("got"))
+        sym = next((s for s in m.symbols.values() if s.input == idx and s.dim == dim and not s.alias_of), None)
+        ic.dim, ic.got, ic.expected = dim, got, f"{mm.group('op')} {mm.group('limit')}"
+        if sym:
+            ic.symbol, ic.min, ic.max = sym.name, sym.min, sym.max
+        rng = f"{ic.min}..{ic.max}" if sym else ic.expected
+        ic.fix = say.range_fix(dim, got, rng, mm.group("dir") == "large", ic.max if sym else mm.group("limit"))
+        d.verdict = say.range_verdict(label, dim, ic.symbol, got, rng)
+    elif kind == "dtype":
+        mm = P.INPUT_DTYPE.search(what)
+        exp, got = int(mm.group("exp")), int(mm.group("got"))
+        ic.expected, ic.got = SCALAR_TYPES.get(exp, str(exp)), SCALAR_TYPES.get(got, str(got))
+        ic.fix = say.dtype_fix(ic.expected)
+        d.verdict = say.dtype_verdict(label, ic.got, got, ic.expected, exp)
+    elif kind == "device":
+        mm = P.INPUT_DEVICE.search(what)
+        ic.expected, ic.got = _device_name(mm.group("exp")), _device_name(mm.group("got"))
+        ic.fix = say.device_fix(m.device)
+        d.verdict = say.device_verdict(label, ic.got, mm.group("got"), ic.expected, mm.group("exp"), m.device)
+    elif kind in ("size", "stride"):
+        mm = (P.INPUT_SIZE if kind == "size" else P.INPUT_STRIDE).search(what)
+        ic.dim, ic.expected, ic.got = int(mm.group("dim")), int(mm.group("exp")), int(mm.group("got"))
+        ic.fix = say.static_fix(kind)
+        d.verdict = say.static_verdict(label, kind, ic.dim, ic.got, ic.expected)
+    else:
+        d.verdict = say.other_check_verdict(label, what)
+    d.input_check = ic
+    d.steps = [step(ic.fix or say.FIX_INPUT), step(say.CHECK_ALL_INPUTS),
+               step(say.KEEP_CHECKS_ON, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
+
+
+def _answer_size_assert(f: Facts, d: Diagnosis, ev: LogEvent) -> None:
+    """``expected size 3==4, stride 8==8 at dim=0`` names no input: the inputs whose dim shares a symbol
+    (or a static size) with another input are the candidates."""
+    dim, got, exp = int(ev.fields["dim"]), int(ev.fields["got"]), int(ev.fields["exp"])
+    cands = []
+    for m in f.models:
+        for inp in m.inputs:
+            if dim >= len(inp.shape):
+                continue
+            s = inp.shape[dim]
+            sym = m.symbols.get(str(s))
+            while sym is not None and sym.alias_of:
+                sym = m.symbols.get(sym.alias_of)
+            if sym is not None and sym.input is not None and sym.input != inp.index:
+                cands.append((inp, sym))
+            elif isinstance(s, int) and s == exp:
+                cands.append((inp, None))
+    d.evidence = [Evidence(ev.text, ev.pattern)]
+    if cands:
+        inp, sym = cands[0]
+        other = say.equal_other(sym.input if sym else None, sym.dim if sym else None)
+        d.input_check = InputCheck(
+            input=inp.index, wrapper_name=inp.name, kind="equal", dim=dim, symbol=sym.name if sym else None,
+            min=sym.min if sym else None, max=sym.max if sym else None, expected=exp, got=got, message=ev.text,
+            fix=say.equal_fix(inp.index, dim, other, exp))
+        d.verdict = say.equal_verdict(inp.index, inp.name, dim, got, other, exp, sym.name if sym else None)
+    else:
+        d.verdict = say.unnamed_size_verdict(dim, got, exp)
+    d.steps = [step(d.input_check.fix if d.input_check else say.SIZES_AGREE), step(say.CHECK_ALL_INPUTS)]
+
+
+class InputCheckRule(Rule):
+    """The runtime input checks (or the wrapper's size assert) rejected an input; one on the wrong device is
+    ``device_mismatch``'s."""
+
+    category = "input_check"
+
+    def claims(self, f: Facts) -> bool:
+        check = f.input_check()
+        return check[1] != "device" if check else f.rep.has("size_assert")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        check = f.input_check()
+        if check:
+            _answer_runtime_check(f, d, *check)
+        else:
+            _answer_size_assert(f, d, f.rep.first("size_assert"))
+
+
+def _wrapper_line_saying(f: Facts, text: str) -> int | None:
+    """The 1-based wrapper line that holds ``text`` (the runtime assertion's own message), in the first model."""
+    for m in f.models:
+        wm = f.pkg.index(m.name).wmap
+        for i, line in enumerate(wm.lines):
+            if text in line:
+                return i + 1
+    return None
+
+
+class SymbolicAssert(Rule):
+    """``Expected u0 >= 10 but received 2``: a runtime assertion the wrapper throws on a symbolic size."""
+
+    category = "symbolic_assert"
+
+    def claims(self, f: Facts) -> bool:
+        return f.rep.has("symbolic_assert")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        ev = f.rep.first("symbolic_assert")
+        cond, got = ev.fields.get("cond", ""), ev.fields.get("got", "")
+        d.evidence = [Evidence(ev.text, ev.pattern)]
+        line = _wrapper_line_saying(f, f'"Expected {cond} ')
+        syms = [m.group("symbol") for m in P.SYMBOL_NAME.regex.finditer(cond)]
+        symbol = syms[0] if syms else None
+        origin = None
+        unbacked = bool(symbol and symbol.startswith("u"))
+        if symbol and unbacked:
+            for m in f.models:
+                for st, target, _kind in f.pkg.index(m.name).calls():
+                    if f"&{symbol}_raw" in st.text or f"&{symbol})" in st.text:
+                        origin = say.unbacked_origin(target, st.line)
+                        break
+        elif symbol:
+            for m in f.models:
+                sym = m.symbols.get(symbol)
+                if sym is not None and sym.input is not None:
+                    inp = m.inputs[sym.input] if sym.input < len(m.inputs) else None
+                    label = say.input_label(sym.input, inp.name if inp else None,
+                                              f.ep.user_name(sym.input) if f.ep else None)
+                    rng = f"{sym.min if sym.min is not None else '?'}..{sym.max if sym.max is not None else '?'}"
+                    origin = say.backed_origin(label, sym.dim, rng)
+                    break
+        d.verdict = say.symbolic_verdict(cond, got, line, symbol, origin)
+        d.steps = [step(say.SYMBOLIC_FIX_UNBACKED if unbacked else say.SYMBOLIC_FIX_BACKED)]
+        if not unbacked:
+            d.steps.append(step(say.SYMBOLIC_CHECK))

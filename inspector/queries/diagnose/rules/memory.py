@@ -1,0 +1,53 @@
+"""Out of memory (``out_of_memory``): the allocation the wrapper made, its size formula, the constants' bytes."""
+
+from __future__ import annotations
+
+from ....explain import diagnose as say
+from ....logs import patterns as P
+from ..results import Diagnosis, Evidence, step
+from .base import Facts, Rule
+
+
+class OutOfMemory(Rule):
+    """``CUDA out of memory. Tried to allocate 596.05 GiB``: the allocation the wrapper made (its line in the
+    failed call), the buffer's size formula, and the package's constant bytes."""
+
+    category = "out_of_memory"
+
+    def claims(self, f: Facts) -> bool:
+        return f.rep.has("out_of_memory")
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        from ...memory import human_bytes, memory_plan
+
+        ev = f.rep.first("out_of_memory")
+        d.evidence = [Evidence(ev.text, ev.pattern)] + [Evidence(n.text, P.NOTICED.name) for n in f.rep.noticed[:1]]
+        size = ev.fields.get("size") or (human_bytes(int(ev.fields["bytes"])) if ev.fields.get("bytes") else "?")
+        alloc = None
+        consts = 0
+        lines = {n.line for n in f.rep.noticed}  # the failed allocation's wrapper line
+        for m in f.models:
+            consts += f.pkg.index(m.name).constant_totals().get("nbytes") or 0
+            if lines:
+                try:
+                    plan = memory_plan(f.pkg, m.name)
+                except Exception:  # noqa: BLE001 - the verdict stands without the buffer's formula
+                    continue
+                alloc = next((a for a in plan.allocations if a.line in lines), alloc)
+        # who refused: the caching allocator (names the size), the CPU allocator (bytes), or the CUDA runtime
+        # (cache off) / driver (a kernel's module load or launch) with no size at all
+        source = ("driver" if ev.fields.get("driver") else "runtime" if ev.fields.get("runtime") else
+                  "cublas" if ev.fields.get("cublas") else "cpu" if ev.fields.get("bytes") else "allocator")
+        if source in ("driver", "runtime", "cublas"):
+            size = None
+        if source == "cublas":  # cuBLAS's own handle / workspace: no buffer of the wrapper's
+            lines = set()
+            alloc = None
+        d.verdict = say.oom_verdict(size, ev.fields.get("free"), ev.fields.get("total"),
+                                    (alloc.buffer, alloc.line, alloc.formula()) if alloc else None,
+                                    human_bytes(consts) if consts else None, source)
+        d.steps = [step(say.OOM_SIZES), step(say.OOM_DOCTOR)]
+        if source in ("driver", "cublas", "runtime"):  # no size named: the GPU may have been full before
+            d.steps.insert(0 if source != "runtime" else 1, step(say.OOM_DRIVER))
+        if ev.fields.get("free") and ev.fields.get("size"):
+            d.steps.append(step(say.OOM_FRAGMENTATION, {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}))

@@ -1,0 +1,47 @@
+"""None of the above (``unknown``): the general first steps."""
+
+from __future__ import annotations
+
+from ....explain import diagnose as say
+from ....logs import patterns as P
+from ....model import Model
+from ..results import Diagnosis, Evidence, Step, step
+from .base import Facts, Rule, _NOT_OPS, _ev
+
+
+class Unknown(Rule):
+    """None of the above: the general first steps, and the extern calls that would fail silently."""
+
+    category = "unknown"
+    by_package = True
+
+    def claims(self, f: Facts) -> bool:
+        return True
+
+    def answer(self, f: Facts, d: Diagnosis) -> None:
+        if f.not_torch:
+            d.verdict = say.NOT_TORCH_VERDICT
+            d.evidence = _ev(f.rep.events, 3) + [Evidence(ln, P.ERROR_LINE.name)
+                                                 for ln in f.rep.lines_saying(P.ERROR_LINE.name)[:3]]
+            d.notes.append(say.not_torch_note(say.TORCH_SAID_WORDS))
+            d.steps = [step(say.NOT_TORCH_STEP)] + general_steps(f.models)
+            return
+        d.verdict = say.UNKNOWN_VERDICT
+        for m in f.models:
+            bare = [(target, st.line) for st, target, kind in f.pkg.index(m.name).calls()
+                    if kind == "extern" and st.kind != "checked_call" and not target.startswith(_NOT_OPS)]
+            if bare:
+                d.notes.append(say.bare_extern_note(m.name, bare))
+        d.evidence = [Evidence(ln, P.ERROR_LINE.name) for ln in f.rep.lines_saying(P.ERROR_LINE.name)[:5]]
+        d.steps = general_steps(f.models)
+
+
+def general_steps(models: list[Model]) -> list[Step]:
+    dev = next((m.device for m in models if m.device), "cpu")
+    out = [step(say.GENERAL_COMPARE), step(say.GENERAL_CHECKS, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
+    if dev == "cuda":
+        out.append(step(say.GENERAL_SYNC, {"CUDA_LAUNCH_BLOCKING": "1"}))
+    else:
+        out.append(step(say.GENERAL_ONE_THREAD, {"OMP_NUM_THREADS": "1"}))
+    out.append(step(say.GENERAL_CPP_STACK, {"TORCH_SHOW_CPP_STACKTRACES": "1"}))
+    return out

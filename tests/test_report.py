@@ -20,7 +20,9 @@ import pytest
 import inspector
 from inspector.cli import main
 from inspector.queries.kernels import kernel_rows
-from inspector.report import build_report, layout, trace_chain
+from inspector.cli.report import build_report
+from inspector.queries.report import trace_chain
+from inspector.render.html.layout import layout
 from inspector.queries.trace import trace_assert
 
 from _samples import SAMPLES as ALL_SAMPLES
@@ -94,7 +96,7 @@ def _evil_page(monkeypatch) -> str:
     """The jagged report with one more kernel whose name and FX node hold `</script>` and `<!--`."""
     import dataclasses
 
-    import inspector.report as report
+    import inspector.queries.report as report
 
     real = report.kernel_rows
     monkeypatch.setattr(report, "kernel_rows", lambda pkg, name: real(pkg, name) + [dataclasses.replace(
@@ -313,7 +315,7 @@ def test_script_text_in_the_data_stays_data_in_the_browser(browser, tmp_path, mo
 
 def test_large_kernel_list_pages(browser, tmp_path, monkeypatch, capsys):
     """20,000 kernels: the data is embedded, but only 100 rows are ever in the DOM."""
-    import inspector.report as report
+    import inspector.queries.report as report
 
     import dataclasses
 
@@ -357,7 +359,7 @@ def test_report_and_new_commands_import_no_torch():
     import sys
 
     out = subprocess.run([sys.executable, "-X", "importtime", "-c",
-                          "import inspector.report, inspector.cli.report, inspector.cli.source, "
+                          "import inspector.queries.report, inspector.render.html.page, inspector.cli.report, inspector.cli.source, "
                           "inspector.cli.extract, inspector.graph.export"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr

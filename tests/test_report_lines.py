@@ -9,7 +9,8 @@ import pytest
 
 from inspector.archive import Archive
 import inspector
-from inspector.report import _Lines, build_report
+from inspector.cli.report import build_report
+from inspector.queries.report import _Lines
 
 ROOT = Path(__file__).resolve().parents[1]
 CUDA_T5 = ROOT / "sample_packages/cuda/hf_t5_encoder"

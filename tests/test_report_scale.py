@@ -12,7 +12,8 @@ import pytest
 import inspector
 from inspector.package import Package
 from inspector.queries.kernels import assert_message, kernel_rows
-from inspector.report import build_report, trace_chain
+from inspector.cli.report import build_report
+from inspector.queries.report import trace_chain
 
 ROOT = Path(__file__).resolve().parents[1]
 from _samples import PACKAGES  # noqa: E402  (every AOTI package, the harvest's included)

@@ -1,4 +1,5 @@
-"""`pt2-inspect report`: one self-contained HTML file (the page itself is built by inspector.report)."""
+"""`pt2-inspect report`: one self-contained HTML file: `inspector.queries.report` computes it,
+`inspector.render.html` draws it; `build_report` is the two in one (the Python twin of the command)."""
 
 from __future__ import annotations
 
@@ -28,13 +29,26 @@ def add_parser(sub):
     return p
 
 
+def build_report(pkg, log: str | None = None, *, model: str | None = None, with_info: bool = False, ep=None):
+    """The whole report as one HTML string; with ``with_info``, ``(html, {"verdict", "traces", "kernels",
+    "looked_for", "exit"})``.  ``ep``: an exported program (``--ep``) whose user names and lines the traces use;
+    by default the one the package carries, if any."""
+    from ..queries.report import report
+    from ..render.html.page import render_report
+
+    res = report(pkg, log, model=model, ep=ep)
+    page = render_report(res)
+    if not with_info:
+        return page.html
+    return page.html, {**page.info(), "exit": res.exit_code}
+
+
 def run(a) -> int:
     import json
     import sys
 
     from ..parse.exported_program import load_ep_option
     from ..package import open_package
-    from ..report import build_report
 
     check_output_path(a.output)
     log = read_log(a.log) if a.log else None

@@ -1,5 +1,6 @@
-"""The HTML report's page as package data: report.html (the page), trace.html (one traced failure),
-report.css and report.js, filled by inspector.report.
+"""The HTML report (`pt2-inspect report`), drawn from the typed `inspector.queries.report.ReportResult`:
+`layout` places a trace chain's nodes, `svg` draws it, `page` fills the templates.  The templates are package
+data in ``templates/``: report.html (the page), trace.html (one traced failure), report.css and report.js.
 
 Slots are ``{{name}}``; every slot is filled in one pass, so text that happens to hold ``{{x}}`` is never
 filled again.  Values are HTML the caller escaped (``fill`` escapes nothing).  Data the page's script reads
@@ -8,21 +9,28 @@ goes in JSON islands (``json_island``): ``<script type="application/json">``, re
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from functools import lru_cache
 from importlib import resources
+
+
+def esc(s) -> str:
+    """``s`` as HTML text or an attribute's value."""
+    return html.escape(str(s), quote=True)
+
 
 _SLOT = re.compile(r"\{\{(\w+)\}\}")
 
 
 @lru_cache(maxsize=None)
 def load(name: str) -> str:
-    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+    return resources.files(__name__).joinpath("templates").joinpath(name).read_text(encoding="utf-8")
 
 
 def fill(template: str, **slots: str) -> str:
-    """``template`` (a file name of this package) with each ``{{name}}`` replaced by ``slots[name]``."""
+    """``template`` (a file name in ``templates/``) with each ``{{name}}`` replaced by ``slots[name]``."""
     text = load(template)
     missing = set(_SLOT.findall(text)) - set(slots)
     if missing:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from ._args import command_parser
+from ._args import MODEL_WHICH, add_ep, add_inputs, add_json, add_model, add_package, command_parser
 from ._io import console
 
 HELP = """Check inputs against what the package was compiled for, before running it:
@@ -34,15 +34,14 @@ exit codes: 0 everything fits, 1 a violation or a predicted failure, 2 usage, 3 
 def add_parser(sub):
     # No epilog: the description ends with check's own exit codes.
     p = command_parser(sub, "check", "check inputs against the package's contract", HELP, epilog=None)
-    p.add_argument("package", metavar="PKG")
-    p.add_argument("--input", action="extend", nargs="+", default=[], metavar="SPEC",
-                   help="one input or several (`--input A B` or `--input A --input B`)")
+    add_package(p)
+    add_inputs(p, "one input or several (`--input A B` or `--input A --input B`)")
     p.add_argument("--inputs-json", metavar="FILE", help='[{"input": 0, "dtype": "float32", "shape": [4, 32], "device": "cuda"}, ...]')
-    p.add_argument("--model", metavar="NAME", help="which model (default: the only one, or 'model')")
+    add_model(p, MODEL_WHICH)
     p.add_argument("--device", metavar="DEV", help="where the package is loaded: cuda:N for aoti_load_package(path, "
                                                    "device_index=N) (default: not said; inputs must share one GPU)")
-    p.add_argument("--ep", metavar="FILE", help="the exported program (torch.export.save) for user input names")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_ep(p, "user input names")
+    add_json(p)
     return p
 
 

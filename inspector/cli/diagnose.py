@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ._args import command_parser
+from ._args import add_ep, add_json, add_log, add_model, add_package, command_parser
 from ._io import console, read_log
 
 HELP = """Classify a failure from its real log text and answer with next steps that fit
@@ -49,13 +49,13 @@ examples:
 
 def add_parser(sub):
     p = command_parser(sub, "diagnose", "classify a failure log and say what to do next", HELP)
-    p.add_argument("package", metavar="PKG")
-    p.add_argument("--log", metavar="FILE", help="the log ('-' for stdin; default: stdin when piped)")
-    p.add_argument("--model", metavar="NAME", help="only this model of the package")
-    p.add_argument("--ep", metavar="FILE", help="the exported program (torch.export.save) for user names and lines")
+    add_package(p)
+    add_log(p, "the log ('-' for stdin; default: stdin when piped)")
+    add_model(p)
+    add_ep(p)
     p.add_argument("--against", metavar="FILE", help="a good run's log: the intermediate value printer's output is "
                    "compared kernel by kernel, and the first kernel whose output differs is named")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(p)
     return p
 
 

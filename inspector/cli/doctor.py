@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ._args import command_parser
+from ._args import MODEL_ONLY, add_host, add_inputs, add_json, add_model, add_package, add_wide, command_parser
 from ._io import console, host_cpuinfo
 
 HELP = """Read the contract a package carries and check it against where it will run,
@@ -52,19 +52,15 @@ exit codes: 0 no error found, 1 an error found, 2 usage, 3 unreadable package
 
 def add_parser(sub):
     p = command_parser(sub, "doctor", "will this package run here (GPU, CPU, torch, weights)?", HELP, epilog=None)
-    p.add_argument("package", metavar="PKG")
-    p.add_argument("--gpu", metavar="sm_XX|auto", help="the GPU it will run on (sm_80, 8.0) or auto (nvidia-smi)")
-    p.add_argument("--host-cpuinfo", metavar="FILE|auto", help="a saved /proc/cpuinfo of the serving host, or auto")
-    p.add_argument("--torch", metavar="X.Y", help="the torch release that will load it (2.6 ... 2.15)")
+    add_package(p)
+    add_host(p)
     p.add_argument("--weights", metavar="FILE|DIR", help="weights to check against the constants (.safetensors, "
                    "a folder of shards, or a torch.save file)")
-    p.add_argument("--model", metavar="NAME", help="only this model of the package (needed with --weights when "
-                   "it holds several)")
-    p.add_argument("--input", action="extend", nargs="+", default=[], metavar="SPEC",
-                   help="an input's shape for the memory estimate, as `check` takes it: 0=float32[64,128] "
-                   "(several: `--input A B` or `--input A --input B`)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--wide", action="store_true", help="never wrap or cut: lines as long as they need (default when piped)")
+    add_model(p, MODEL_ONLY + " (needed with --weights when it holds several)")
+    add_inputs(p, "an input's shape for the memory estimate, as `check` takes it: 0=float32[64,128] "
+                  "(several: `--input A B` or `--input A --input B`)")
+    add_json(p)
+    add_wide(p)
     return p
 
 

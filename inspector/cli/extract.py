@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ._args import command_parser
+from ._args import add_json, add_output, add_package, command_parser
 
 HELP = """Copy the package's text members (wrapper.cpp, kernel.cpp, Triton sources, metadata
 JSON) into a new folder; --all copies every member (also .so, cubins and weights:
@@ -17,10 +17,10 @@ examples:
 
 def add_parser(sub):
     p = command_parser(sub, "extract", "copy the generated sources out into a folder", HELP)
-    p.add_argument("package", metavar="PKG")
-    p.add_argument("-o", "--output", metavar="DIR", required=True, help="a folder that does not exist yet, or is empty")
+    add_package(p)
+    add_output(p, "a folder that does not exist yet, or is empty", metavar="DIR", required=True)
     p.add_argument("--all", action="store_true", help="every member, binaries included")
-    p.add_argument("--json", action="store_true", help="print the members written as one JSON object")
+    add_json(p, "print the members written as one JSON object")
     return p
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import UsageError
-from ._args import command_parser
+from ._args import MODEL_WHICH, add_json, add_model, add_output, add_package, command_parser
 from ._io import check_output_path, write_output
 
 GRAPH_HELP = """Export the package's graph (inputs, symbols, buffers, kernels, call sites, kernel
@@ -30,14 +30,14 @@ examples:
 
 def add_parser(sub):
     g = command_parser(sub, "graph", "export the graph (or --around one thing) as DOT, GraphML or JSON", GRAPH_HELP)
-    g.add_argument("package", metavar="PKG")
+    add_package(g)
     g.add_argument("--format", choices=["dot", "graphml", "json"], default="dot")
-    g.add_argument("--json", action="store_true", help="same as --format json (node-link JSON)")
+    add_json(g, "same as --format json (node-link JSON)")
     g.add_argument("--around", metavar="THING", help="only the neighbourhood of a kernel, KERNEL:LINE assertion, input, "
                    "symbol, buffer, FX node or node id")
     g.add_argument("--depth", type=int, default=2, metavar="N", help="with --around: edges away to keep (default 2)")
-    g.add_argument("--model", metavar="NAME", help="which model (default: the only one, or 'model')")
-    g.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    add_model(g, MODEL_WHICH)
+    add_output(g, "write here instead of stdout")
     return g
 
 

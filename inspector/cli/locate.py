@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ._args import command_parser
+from ._args import add_ep, add_json, add_model, add_package, add_wide, command_parser
 from ._io import console
 
 HELP = """The reverse of a trace: which kernels and extern calls came from one line of
@@ -30,16 +30,16 @@ exit codes: 0 found, 1 nothing came from it, 2 usage, 3 unreadable package
 
 def add_parser(sub):
     p = command_parser(sub, "locate", "which kernels came from this line, FX node or module", HELP, epilog=None)
-    p.add_argument("package", metavar="PKG")
+    add_package(p)
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--source", metavar="FILE:LINE", help="a line of your code (file name or a path suffix)")
     g.add_argument("--node", metavar="FX_NODE", help="an FX node (post-grad or pre-grad name)")
     g.add_argument("--module", metavar="PATH", help="a module path (blocks.0.attn): every node inside it")
     g.add_argument("--kernel", metavar="K", help="a kernel or extern op: where it came from")
-    p.add_argument("--model", metavar="NAME", help="only this model of the package")
-    p.add_argument("--ep", metavar="FILE", help="the exported program (torch.export.save) for --module")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--wide", action="store_true", help="never wrap or cut: lines as long as they need (default when piped)")
+    add_model(p)
+    add_ep(p, "--module")
+    add_json(p)
+    add_wide(p)
     return p
 
 

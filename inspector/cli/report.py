@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ._args import command_parser
+from ._args import add_ep, add_json, add_log, add_model, add_output, add_package, command_parser
 from ._io import check_output_path, read_log, write_output
 
 HELP = """Write one self-contained HTML report: the package summary, every kernel with its
@@ -20,12 +20,12 @@ examples:
 
 def add_parser(sub):
     p = command_parser(sub, "report", "write a self-contained HTML report", HELP)
-    p.add_argument("package", metavar="PKG")
-    p.add_argument("--log", metavar="FILE", help="a log holding the error: trace it into the report ('-' for stdin)")
-    p.add_argument("--model", metavar="NAME", help="only this model of the package")
-    p.add_argument("--ep", metavar="FILE", help="an exported program (torch.export.save) for user names and lines")
-    p.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
-    p.add_argument("--json", action="store_true", help="print what was written as one JSON object")
+    add_package(p)
+    add_log(p, "a log holding the error: trace it into the report ('-' for stdin)")
+    add_model(p)
+    add_ep(p)
+    add_output(p, "the HTML file to write", required=True)
+    add_json(p, "print what was written as one JSON object")
     return p
 
 

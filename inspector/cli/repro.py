@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import os
 
-from ._args import command_parser
+from ._args import (
+    MODEL_WHICH, add_inputs, add_json, add_log, add_model, add_output, add_package, add_run, add_run_device,
+    add_weights, command_parser
+)
 from ._io import console, read_log
 
 HELP = """Write one standalone Python script that reproduces a failure with the smallest
@@ -40,17 +43,17 @@ exit codes: 0 written (with --run: reproduced), 1 with --run: not reproduced,
 
 def add_parser(sub):
     p = command_parser(sub, "repro", "write a script that reproduces a failure", HELP, epilog=None)
-    p.add_argument("package", metavar="PKG")
-    p.add_argument("--log", metavar="FILE", help="the error as printed ('-' for stdin)")
+    add_package(p)
+    add_log(p, "the error as printed ('-' for stdin)")
     p.add_argument("--line", type=int, metavar="N", help="the assertion's line")
     p.add_argument("--kernel", metavar="K", help="the assertion's kernel")
-    p.add_argument("--input", action="append", default=[], metavar="SPEC", help="an input, as `check` takes it (repeat)")
-    p.add_argument("--model", metavar="NAME", help="which model of a multi-model package")
-    p.add_argument("--weights", metavar="FILE", help="constants for a package built without them (torch.save of a dict)")
-    p.add_argument("--device", metavar="cpu|cuda|cuda:N", help="where to run (default: the package's device)")
-    p.add_argument("-o", "--output", metavar="FILE", default="repro.py", help="the script to write (default repro.py)")
-    p.add_argument("--run", dest="run_it", action="store_true", help="write the script and run it (needs torch here)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_inputs(p, "an input, as `check` takes it (repeat)", one_per_flag=True)
+    add_model(p, MODEL_WHICH)
+    add_weights(p)
+    add_run_device(p)
+    add_output(p, "the script to write (default repro.py)", default="repro.py")
+    add_run(p, "write the script and run it (needs torch here)")
+    add_json(p)
     return p
 
 

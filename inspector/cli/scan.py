@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ._args import command_parser
+from ._args import add_host, add_json, add_output, command_parser
 from ._io import check_output_path, console, host_cpuinfo, write_output
 
 HELP = """Run doctor on every .pt2 under the given folders (and the given files, URLs and
@@ -38,17 +38,15 @@ scheduler cannot be reached, 4 an internal error on some package
 def add_parser(sub):
     p = command_parser(sub, "scan", "doctor over many packages (a model registry)", HELP, epilog=None)
     p.add_argument("paths", nargs="+", metavar="DIR|FILE|URL")
-    p.add_argument("--gpu", metavar="sm_XX|auto", help="the GPU they will run on")
-    p.add_argument("--host-cpuinfo", metavar="FILE|auto", help="a saved /proc/cpuinfo of the serving host, or auto")
-    p.add_argument("--torch", metavar="X.Y", help="the torch release that will load them")
+    add_host(p, many=True)
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="packages read at once (default: CPU count)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask distributed cluster")
     p.add_argument("--time-limit", type=float, default=None, metavar="S",
                    help="seconds one package may take (default 600); past it the package is a row with that error")
-    p.add_argument("--json", action="store_true", help="JSON lines: one object per package, then {\"summary\": …}")
+    add_json(p, "JSON lines: one object per package, then {\"summary\": …}")
     p.add_argument("--format", choices=["text", "json", "junit"], default=None,
                    help="text (default), json (as --json) or junit (a JUnit XML report; use -o)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the answer here instead of stdout")
+    add_output(p, "write the answer here instead of stdout")
     return p
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ._args import command_parser
+from ._args import add_ep, add_json, add_model, add_package, add_wide, command_parser
 from ._io import console
 
 SHOW_HELP = """Summarize a package: first its models (device, inputs, kernels, kernels with
@@ -24,11 +24,11 @@ examples:
 
 def add_parser(sub):
     s = command_parser(sub, "show", "what the package is", SHOW_HELP)
-    s.add_argument("package", metavar="PKG")
-    s.add_argument("--model", help="only this model (a package can hold several)")
-    s.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
-    s.add_argument("--ep", metavar="FILE", help="an exported program (torch.export.save) for user input names")
-    s.add_argument("--wide", action="store_true", help="never wrap or cut: lines as long as they need (default when piped)")
+    add_package(s)
+    add_model(s)
+    add_json(s, "print one JSON object instead of tables")
+    add_ep(s, "user input names")
+    add_wide(s)
     s.add_argument("--all-kernels", action="store_true",
                    help="a row for every kernel (by default the table shows 60, those with assertions first; "
                         "--json always lists all)")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ._args import command_parser
+from ._args import MODEL_WHICH, add_json, add_model, add_package, command_parser
 
 HELP = """Print generated code with its line numbers: a kernel (in the numbering its errors
 use: the Triton .py line, or the kernel.cpp line) or wrapper.cpp lines.
@@ -18,14 +18,14 @@ examples:
 
 def add_parser(sub):
     p = command_parser(sub, "source", "print a kernel's or the wrapper's lines with numbers", HELP)
-    p.add_argument("package", metavar="PKG")
+    add_package(p)
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--kernel", metavar="NAME", help="a kernel's source")
     what.add_argument("--wrapper", action="store_true", help="wrapper.cpp")
     p.add_argument("--line", type=int, metavar="N", help="centre on line N and mark it (default: the whole text)")
     p.add_argument("--context", type=int, default=10, metavar="C", help="with --line: lines either side (default 10)")
-    p.add_argument("--model", metavar="NAME", help="which model (default: the only one, or 'model')")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_model(p, MODEL_WHICH)
+    add_json(p)
     return p
 
 

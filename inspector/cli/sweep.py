@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import sys
 
-from ._args import command_parser
+from ._args import (
+    MODEL_WHICH, add_json, add_model, add_package, add_run, add_run_device, add_weights, add_wide,
+    command_parser
+)
 from ._io import console
 
 HELP = """The debugging guide's edge cases, generated from the package's contract:
@@ -36,17 +39,17 @@ exit codes: 0 planned, or run and every row agrees; 1 a row disagrees;
 def add_parser(sub):
     p = command_parser(sub, "sweep", "run the contract's edge cases and compare them with the predictions", HELP,
                        epilog=None)
-    p.add_argument("package", metavar="PKG")
-    p.add_argument("--model", metavar="NAME", help="which model of a multi-model package")
-    p.add_argument("--device", metavar="cpu|cuda|cuda:N", help="where to run (default: the package's device)")
-    p.add_argument("--weights", metavar="FILE", help="constants for a package built without them")
-    p.add_argument("--run", dest="run_it", action="store_true", help="run every case (needs torch here)")
+    add_package(p)
+    add_model(p, MODEL_WHICH)
+    add_run_device(p)
+    add_weights(p)
+    add_run(p, "run every case (needs torch here)")
     p.add_argument("--timeout", type=int, default=60, metavar="S", help="seconds one case may take (default 60)")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="CUDA cases run at once (each is a fresh process; default 1); CPU cases run one by one")
     p.add_argument("--keep-logs", metavar="DIR", help="copy each case's captured output to DIR/case_NNN.log")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--wide", action="store_true", help="never wrap or cut")
+    add_json(p)
+    add_wide(p)
     return p
 
 

@@ -6,7 +6,7 @@ import json
 import sys
 
 from ..errors import NothingFound, UsageError
-from ._args import command_parser
+from ._args import add_ep, add_json, add_log, add_model, add_package, add_wide, command_parser
 from ._io import console, log_text, read_log, stdin_bytes
 
 TRACE_HELP = """Trace a failing assertion to its kernel, the kernel's size parameter ksM, the
@@ -30,15 +30,15 @@ examples:
 
 def add_parser(sub):
     t = command_parser(sub, "trace-assert", "trace a failing assertion to the model input", TRACE_HELP)
-    t.add_argument("package", metavar="PKG")
+    add_package(t)
     t.add_argument("--line", type=int, metavar="N", help="the line the error names")
     t.add_argument("--message", metavar="TEXT", help="the pasted error text, or the assertion message")
-    t.add_argument("--log", metavar="FILE", help="a log file holding the error ('-' for stdin)")
+    add_log(t, "a log file holding the error ('-' for stdin)")
     t.add_argument("--kernel", metavar="NAME", help="only assertions of this kernel")
-    t.add_argument("--model", metavar="NAME", help="only this model of the package")
-    t.add_argument("--json", action="store_true", help="print one JSON object")
-    t.add_argument("--ep", metavar="FILE", help="an exported program (torch.export.save) for user names and lines")
-    t.add_argument("--wide", action="store_true", help="never wrap or cut: lines as long as they need (default when piped)")
+    add_model(t)
+    add_json(t)
+    add_ep(t)
+    add_wide(t)
     return t
 
 

@@ -9,6 +9,8 @@ import ast
 import json
 from pathlib import Path
 
+import pytest
+
 import inspector.queries.diagnose as diagnose_pkg
 from inspector import explain
 from inspector.explain import diagnose as say
@@ -90,15 +92,31 @@ def test_log_text_is_matched_only_in_the_pattern_registry():
         assert "re" not in _imports(rel), f"{rel} imports re: name the pattern in inspector/logs/patterns.py"
 
 
-def test_rules_hold_no_sentence():
-    """Every sentence a person reads is in inspector/explain/diagnose.py: the rules' strings are names and data."""
-    tree = _tree("queries/diagnose/rules.py")
+# Modules whose strings are names and data only; their sentences live in inspector/explain/ (diagnose.py for the
+# rules, trace.py for trace-assert's walks and matching).
+NO_SENTENCE = ["queries/diagnose/rules.py", "queries/trace.py", "queries/walk.py", "queries/suspects.py",
+               "queries/match.py"]
+
+
+@pytest.mark.parametrize("rel", NO_SENTENCE)
+def test_rules_hold_no_sentence(rel):
+    """Every sentence a person reads is in inspector/explain/: the rules' (and the trace queries') strings are names
+    and data."""
+    assert not _sentences(_tree(rel)), rel
+
+
+def _sentences(tree: ast.Module) -> list[str]:
+    """The string constants of three words or more in ``tree``, docstrings aside."""
     docs = {id(n.body[0].value) for n in ast.walk(tree)
             if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
             and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
-            assert len(n.value.split()) < 3, n.value
+    return [n.value for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs and len(n.value.split()) >= 3]
+
+
+def test_the_sentence_check_can_fail():
+    src = 'def f(k):\n    """A docstring of many words."""\n    return f"{k} is never called", "a name"\n'
+    assert _sentences(ast.parse(src)) == [" is never called"]
 
 
 def test_import_arrows_point_one_way():

@@ -15,7 +15,7 @@ import inspector.graph.ids as ids
 from ..model import Assertion, CallSite, Kernel, Model
 from ..naming import root_symbol
 from ..package import Package
-from ..logs.patterns import ATEN_LAYOUT_ERRORS as LAYOUT_ERRORS
+from ..logs.patterns import ATEN_LAYOUT_ERRORS as LAYOUT_ERRORS, EXTERN_LIMIT
 from ..parse.message import static_bound
 from .fused import extern_op_name, source_nodes
 from .match import index_args
@@ -41,12 +41,32 @@ class Hypothesis:
 
 
 @dataclass
+class ExternCheck(Assertion):
+    """The check an extern ATen op makes inside ATen, as a match holds it: ``kernel`` is the extern op's call,
+    ``line`` its wrapper.cpp line; ``op`` the ATen op; ``checked``: the call is wrapped in a check (None: not
+    known).  ``checks``: "index", or "storage" | "shape" | "dtype" when its error is about a tensor's layout."""
+
+    op: str | None = None
+    checked: bool | None = None
+
+
+def assertion_dict(a: Assertion) -> dict:
+    """The assertion as the JSON answers write it (the keys and their order of ``trace-assert --json``)."""
+    d = {"message": a.message, "index_var": a.index_var, "bound_expr": a.bound_expr, "lower_bound": a.lower_bound,
+         "condition": a.condition, "wrapper_line": a.wrapper_line}
+    if isinstance(a, ExternCheck):
+        d["op"], d["checked"] = a.op, a.checked
+    d["checks"] = a.checks
+    return d
+
+
+@dataclass
 class TraceMatch:
     model: str
     kernel: str
     kernel_kind: str  # "triton" | "cpp" | "extern"
     file_line: int
-    assertion: dict
+    assertion: Assertion  # the typed check (an `ExternCheck` for an extern op); JSON: `assertion_dict`
     static_bound: int | None
     bound: BoundChain | None
     index_origin: list[IndexOrigin]
@@ -111,9 +131,7 @@ def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True,
     snippet = [(ln, k.source_line(ln)) for ln in range(max(k.line_base, lo), a.line + 3) if k.source_line(ln) is not None]
     match = TraceMatch(
         model=m.name, kernel=k.name, kernel_kind=k.kind, file_line=a.line,
-        assertion={"message": a.message, "index_var": a.index_var, "bound_expr": a.bound_expr,
-                   "lower_bound": a.lower_bound, "condition": a.condition, "wrapper_line": a.wrapper_line,
-                   "checks": a.checks},
+        assertion=a,
         static_bound=static, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
         aten_ops=aten, exact=exact, matched_by=how, call_sites=[c.line for c in sites],
         source_file=k.source_file, snippet=snippet, stack_traces=traces, post_grad_nodes=post,
@@ -134,7 +152,7 @@ def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
             from .walk import limit_words
 
             match.bound.input = match.bound.terms[0].input if match.bound.terms else match.bound.input
-            match.bound.limit = limit_words(match.assertion.get("bound_expr") or "", match.bound.terms)
+            match.bound.limit = limit_words(match.assertion.bound_expr or "", match.bound.terms)
         names = match.source_nodes
         if match.source_nodes_derived:
             # Op names, not node names: prefer the nodes of those ops that read the index's input directly.
@@ -301,19 +319,19 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
     layout = next((p.name[len("aten_"):] for p in LAYOUT_ERRORS if p.search(msg or "")), None)
     bound = None if layout else _extern_bound(m, table, site)
     if bound is None and not layout:
-        mm = re.search(r"range \[0, (\d+)\)|size (\d+)", msg or "")
+        mm = EXTERN_LIMIT.search(msg or "")
         if table and table.get("kind") == "constant" and isinstance(table.get("rows"), int):
             limit = table["rows"]
         elif mm:
             limit = int(mm.group(1) or mm.group(2))
     match = TraceMatch(
         model=m.name, kernel=site.target, kernel_kind="extern", file_line=site.line,
-        assertion={"message": msg, "index_var": ", ".join(idx_names) or None,
-                   "bound_expr": str(limit) if limit else (bound.kernel_param if bound else None),
-                   "lower_bound": "0", "condition": "", "wrapper_line": site.line, "op": extern_op_name(site.target),
-                   "checked": getattr(site, "checked", None),
-                   # "storage" | "shape" | "dtype": the op's error is about a tensor's layout, no index bound
-                   "checks": layout or "index"},
+        assertion=ExternCheck(
+            kernel=site.target, line=site.line, message=msg, index_var=", ".join(idx_names) or None,
+            bound_expr=str(limit) if limit else (bound.kernel_param if bound else None), lower_bound="0",
+            condition="", wrapper_line=site.line, op=extern_op_name(site.target), checked=getattr(site, "checked", None),
+            # "storage" | "shape" | "dtype": the op's error is about a tensor's layout, no index bound
+            checks=layout or "index"),
         static_bound=limit, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
         aten_ops=aten, exact=True, matched_by=how, call_sites=[site.line],
         source_file=m.wrapper_member or "", snippet=[], stack_traces=traces, post_grad_nodes=post, table=table)

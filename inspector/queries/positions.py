@@ -10,15 +10,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import inspector.graph.ids as ids
 from ..model import CallSite, Model
-from ..naming import root_symbol
+from ..naming import root_symbol, shim_op_name
+from ..parse.allocs import alloc_sizes
+from ..parse.message import static_bound
 
 # extern op (without the aoti_torch_<device>_ prefix and overload suffix) -> position of its `dim` argument,
 # and how far its positions go past the length (bucketize returns 0..len(boundaries): one past the end).
 _POSITION_OPS = {"topk": (2, 0), "sort": (1, 0), "sort_stable": (2, 0), "argsort": (1, 0), "argsort_stable": (2, 0),
                  "argmax": (1, 0), "argmin": (1, 0), "max_dim": (1, 0), "min_dim": (1, 0),
                  "kthvalue": (2, 0), "mode": (1, 0), "bucketize_Tensor": (None, 1), "searchsorted_Tensor": (None, 1)}
-_EXTERN = re.compile(r"^aoti_torch_(?:cpu|cuda|xpu|mps)_(\w+?)(?:_out)?$")
 
 
 @dataclass
@@ -56,10 +58,10 @@ class PositionBound:
 
 
 def _op_name(target: str) -> str | None:
-    m = _EXTERN.match(target)
-    if not m:
+    op = shim_op_name(target)
+    if op == target:  # not a device C-shim call
         return None
-    op = m.group(1)
+    op = op.removesuffix("_out")
     for suffix in ("_values", "_default"):
         if op.endswith(suffix) and op[: -len(suffix)] in _POSITION_OPS:
             op = op[: -len(suffix)]
@@ -67,12 +69,7 @@ def _op_name(target: str) -> str | None:
 
 
 def _int(text: str | None) -> int | None:
-    t = (text or "").rstrip("L")
-    return int(t) if re.fullmatch(r"-?\d+", t) else None
-
-
-_ALLOC = re.compile(r"aoti_torch_empty_strided\(\s*\d+\s*,\s*(int_array_\d+)\s*,.*&(\w+)_handle\)")
-_ARRAY = re.compile(r"int64_t\s+(int_array_\d+)\[\]\s*=\s*\{([^}]*)\}")
+    return static_bound(text) if text else None
 
 
 def buffer_shape(lines, m: Model, name: str) -> list[str] | None:
@@ -82,18 +79,9 @@ def buffer_shape(lines, m: Model, name: str) -> list[str] | None:
     b = m.buffers.get(name)
     if b is not None and callable(lines):
         lines = lines()  # read only when a buffer's size is asked for (a cached index holds no wrapper text)
-    if not lines or b is None or b.kind != "alloc" or not 0 < b.line <= len(lines):
+    if not lines or b is None or b.kind != "alloc":
         return None
-    for ln in range(b.line - 1, max(b.line - 3, 0) - 1, -1):
-        mm = _ALLOC.search(lines[ln])
-        if mm and mm.group(2) == name:
-            arr = mm.group(1)
-            for k in range(ln, max(ln - 400, 0) - 1, -1):
-                am = _ARRAY.search(lines[k])
-                if am and am.group(1) == arr:
-                    return [x.strip().rstrip("L") for x in am.group(2).split(",") if x.strip()]
-            return None
-    return None
+    return alloc_sizes(lines, name, b.line)
 
 
 def _bound_of(m: Model, site: CallSite, op: str, lines: list[str] | None = None) -> PositionBound | None:
@@ -125,15 +113,16 @@ def _bound_of(m: Model, site: CallSite, op: str, lines: list[str] | None = None)
                          max=sym.max if sym else None, past=past)
 
 
-def extern_position(m: Model, path: list[str], lines: list[str] | None = None) -> PositionBound | None:
-    """The position op an index origin's path passes through (``… buf2 <- aoti_torch_cpu_topk <- arg0_1``)."""
-    for i, step in enumerate(path):
-        op = _op_name(step)
+def extern_position(m: Model, path, lines: list[str] | None = None) -> PositionBound | None:
+    """The position op an index origin's path (`walk.Step`s) passes through (``… buf2 <- aoti_torch_cpu_topk <-
+    arg0_1``): the extern call the walk went through."""
+    for step in path:
+        if step.kind != "extern_op":
+            continue
+        op = _op_name(step.name)
         if op is None:
             continue
-        written = {p for p in path[:i] if re.fullmatch(r"buf\d+", p)}
-        site = next((c for c in m.calls if c.kind == "extern" and c.target == step and (set(c.writes) & written
-                                                                                          or not written)), None)
+        site = next((c for c in m.calls if c.kind == "extern" and ids.extern(c.line) == step.node_id), None)
         if site is not None:
             return _bound_of(m, site, op, lines)
     return None
@@ -187,13 +176,18 @@ def reduction_position(m: Model, origins) -> PositionBound | None:
     ``tmp_accN.index`` stored to ``out_ptrK``, bounded by the loop its ``argmax_combine`` runs over."""
     from ..graph.build import call_params
 
+    def writer(o, i: int) -> str | None:  # the last kernel the path went into before step i
+        return next((p.name for p in reversed(o.path[:i]) if p.kind == "kernel" and p.name in m.kernels), None)
+
     for o in origins:
-        for i, step in enumerate(o.path):
-            if re.fullmatch(r"tmp\d+|out_ptr\d+", step):  # Triton's inlined bucketize: its boundaries' size
-                kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
+        for i, s in enumerate(o.path):
+            step = s.name
+            stored = s.kind in ("store", "kernel_param") and s.role == "out"  # an out pointer the kernel stores
+            if s.kind == "tmp" or stored:  # Triton's inlined bucketize: its boundaries' size
+                kname = writer(o, i)
                 k = m.kernels.get(kname) if kname else None
                 names = [step]
-                if k is not None and step.startswith("out_ptr"):  # the value the kernel stores there
+                if k is not None and stored:  # the value the kernel stores there
                     names = [n for st in k.stores if st.ptr == step for n in re.findall(r"\btmp\d+\b", st.value.text)]
                 t = next((t for t in (k.tmps if k else []) if t.name in names), None)
                 mm = _BUCKETIZE.search(t.expr.text) if t is not None else None
@@ -203,7 +197,7 @@ def reduction_position(m: Model, origins) -> PositionBound | None:
                         b.op, b.past = "bucketize", 1
                         return b
             if step.endswith("_idx"):
-                kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
+                kname = writer(o, i)
                 site = next((c for c in m.calls if c.kind == "kernel" and c.target == kname), None)
                 if site is None:
                     continue
@@ -213,9 +207,9 @@ def reduction_position(m: Model, origins) -> PositionBound | None:
                     b = _length_of(m, kname, p, kname)
                     if b is not None:
                         return b
-            elif re.fullmatch(r"out_ptr\d+", step):
-                kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
-                kname = kname or next((k for k in m.kernels if any(k == q for q in o.path)), None)
+            elif stored:
+                kname = writer(o, i)
+                kname = kname or next((k for k in m.kernels if any(k == q.name for q in o.path)), None)
                 ks = [m.kernels[kname]] if kname else list(m.kernels.values())
                 for k in ks:
                     if k.kind != "cpp":

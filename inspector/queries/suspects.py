@@ -10,7 +10,7 @@ import re
 import inspector.graph.ids as ids
 from ..graph.build import resolve_tmp
 from ..model import Kernel, Model
-from .walk import dedupe, edges, value_table, walk_kernel
+from .walk import Step, dedupe, edges, path_names, value_table, walk_kernel
 
 _PTR = re.compile(r"\b((?:in_out_ptr|in_ptr|out_ptr)\d+)\b")
 
@@ -137,7 +137,7 @@ def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
                     if tn in checked or not _data_dependent(g, tn):
                         continue
                     origins = []
-                    walk_kernel(m, g, k, tn, site, [name], origins, set(), 0)
+                    walk_kernel(m, g, k, tn, site, [Step("tmp", name, tn)], origins, set(), 0)
                     origins = dedupe(origins)
                     bind = next(edges(g, ids.param(k.name, ptr), "binds", call_node), None) if call_node else None
                     table = value_table(m, g, bind[0], ptr, bind[1].get("arg")) if bind else None
@@ -146,7 +146,7 @@ def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
                         "address": addr.strip(), "index_var": name, "table": table,
                         "index_origin": [{"input": o.input.index if o.input else None,
                                           "input_name": o.input.name if o.input else None,
-                                          "constant": o.constant, "path": o.path, "unresolved": o.unresolved}
+                                          "constant": o.constant, "path": path_names(o.path), "unresolved": o.unresolved}
                                          for o in origins],
                         "launched_at": site.line if site else None,
                     })

@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import inspector.explain.trace as say
 import inspector.graph.ids as ids
+from ..dialects.base import Dialect
 from ..model import Assertion, CallSite, Kernel, Model
+from ..parse.names import is_loop_index
 
 
 @dataclass
@@ -41,11 +44,61 @@ class BoundChain(BoundTerm):
     limit: str | None = None
 
 
+@dataclass(frozen=True)
+class Step:
+    """One hop of an index origin's path, typed where the walk takes it (never re-derived from its name).
+
+    ``kind``: "tmp" (a tmp definition in a kernel), "loop_index" (the kernel's own loop index: no node),
+    "kernel_param" (a pointer parameter a load reads), "store" (an out/in_out parameter whose store in the same
+    kernel the walk follows back), "call_arg" (the argument a launch passes for a parameter: ``name`` is its
+    text, ``node_id`` the value it binds), "input", "constant", "buffer" (a run_impl tensor), "handle" (a buffer
+    that is a new handle to another tensor: ``aoti_torch_assign_tensors_out``, a torch.cond subgraph's input),
+    "kernel" (the launch that wrote a buffer: ``name`` is the kernel, ``node_id`` its call), "extern_op" (the
+    extern call that wrote a buffer), "value" (a name the graph has no node for, where a walk stopped).
+    ``node_id``: the graph's node (`inspector.graph.ids`), as ``graph --json`` names it; None when there is
+    none.  ``role``: a kernel parameter's role ("in", "out", "inout")."""
+
+    kind: str
+    name: str
+    node_id: str | None = None
+    role: str | None = None
+
+    def __str__(self) -> str:
+        return self.name
+
+
+# The kind of step a graph node's ``type`` is, for the values a walk reaches in run_impl.
+_VALUE_KIND = {"input": "input", "constant": "constant", "buffer": "buffer"}
+
+
+def value_step(g, v: str, name: str | None = None) -> Step:
+    """The step to run_impl value node ``v`` (named ``name``, else as the graph names it)."""
+    node = g.nodes[v] if v in g.nodes else {}
+    return Step(_VALUE_KIND.get(node.get("type"), "value"), name if name is not None else node.get("name", v),
+                v if v in g.nodes else None)
+
+
+def node_step(g, n: str) -> Step:
+    """The step to a node inside a kernel (a tmp or a parameter) as the walk reaches it."""
+    node = g.nodes[n]
+    t = node.get("type")
+    if t == "tmp":
+        return Step("tmp", node.get("name", n), n)
+    if t == "kernel_param":
+        return Step("kernel_param", node.get("name", n), n, node.get("role"))
+    return value_step(g, n)
+
+
+def path_names(path: list[Step]) -> list[str]:
+    """The path as the JSON answers write it: a list of names."""
+    return [s.name for s in path]
+
+
 @dataclass
 class IndexOrigin:
     input: InputRef | None
     constant: str | None
-    path: list[str]
+    path: list[Step]
     unresolved: str | None = None  # why the walk stopped, when it did not reach an input or constant
     computed: str | None = None  # the index reads no tensor: it is made from loop indices and sizes
 
@@ -53,7 +106,8 @@ class IndexOrigin:
     def through_buffer(self) -> bool:
         """The values pass through an intermediate buffer or a store of the same kernel (argmax, cumsum, an
         extern op's output): computed from the input, not read from it."""
-        return any(p.startswith("buf") or re.fullmatch(r"(in_)?out_ptr\d+", p) for p in self.path)
+        return any(s.kind in ("buffer", "store") or (s.kind == "kernel_param" and s.role == "inout")
+                   for s in self.path)
 
 
 def edges(g, node, kind, call=None):
@@ -124,7 +178,7 @@ def literal_bound(m: Model, site: CallSite, a: Assertion) -> int | None:
     from ..graph.build import call_params
     from ..parse.message import static_bound
 
-    if not a.bound_expr or not re.fullmatch(r"[A-Za-z_]\w*", a.bound_expr):
+    if not a.bound_expr or not a.bound_expr.isidentifier():
         return None
     names = call_params(m, site)
     if a.bound_expr not in names or names.index(a.bound_expr) >= len(site.args):
@@ -143,24 +197,23 @@ def index_origins(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -
     an = ids.assertion(k.name, a.line)
     start = next((v for v, _ in edges(g, an, "asserts_on")), None)
     if start is None:
-        if re.fullmatch(r"[xyzr]\d*(_\w+)?", a.index_var or ""):
-            return [IndexOrigin(input=None, constant=None, path=[a.index_var],
-                                computed=f"{a.index_var} is the kernel's own loop index (e.g. an arange position)")]
-        return [IndexOrigin(input=None, constant=None, path=[a.index_var or "?"],
-                            unresolved=f"no definition of {a.index_var} found in {k.name}")]
+        if is_loop_index(a.index_var):
+            return [IndexOrigin(input=None, constant=None, path=[Step("loop_index", a.index_var)],
+                                computed=say.loop_index(a.index_var))]
+        return [IndexOrigin(input=None, constant=None, path=[Step("tmp", a.index_var or "?")],
+                            unresolved=say.no_definition(a.index_var, k.name))]
     out: list[IndexOrigin] = []
     seen: set = set()
-    loads = walk_kernel(m, g, k, start, site, [g.nodes[start].get("name", "?")], out, seen, 0)
+    first = node_step(g, start)
+    loads = walk_kernel(m, g, k, start, site, [first], out, seen, 0)
     made = [x for x in seen if len(x) == 3 and x[0] == "computed"]  # a writer that computes its store
     if not out and loads and not made:  # it reads a tensor, but every trail ended without saying where: the walk gave up
-        out.append(IndexOrigin(input=None, constant=None, path=[g.nodes[start].get("name", "?")],
-                               unresolved=f"{a.index_var} reads a tensor the walk could not follow to an input, "
-                                          "a constant or a computed value"))
+        out.append(IndexOrigin(input=None, constant=None, path=[first],
+                               unresolved=say.walk_lost(a.index_var)))
     elif not out:
         span = index_span(m, g, k, a, site)
-        out.append(IndexOrigin(input=None, constant=None, path=[g.nodes[start].get("name", "?")],
-                               computed=f"{a.index_var} reads no tensor: it is computed from loop indices and sizes "
-                                        "(e.g. an arange position)" + (span_words(span) if span else "")))
+        out.append(IndexOrigin(input=None, constant=None, path=[first],
+                               computed=say.computed_index(a.index_var, span_words(span) if span else "")))
     return dedupe(out)
 
 
@@ -187,12 +240,8 @@ def index_span(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -> B
 
 def span_words(span: BoundTerm) -> str:
     """`` (0 … ks0-1, ks0 = s27: input 0 dim 1, 2 … 1024)``: what a computed index runs over."""
-    where = f"{span.kernel_param} = {span.symbol or span.call_arg}"
-    if span.input is not None and span.input.dim is not None:
-        where += f": input {span.input.index} dim {span.input.dim}"
-    if span.min is not None or span.max is not None:
-        where += f", {span.min if span.min is not None else '?'} … {span.max if span.max is not None else '?'}"
-    return f"; it runs over 0 … {span.kernel_param}-1 ({where})"
+    return say.span_words(span.kernel_param, span.symbol or span.call_arg, span.input.index if span.input else None,
+                          span.input.dim if span.input else None, span.min, span.max)
 
 
 def shape_reachable(span: BoundTerm | None, bound: int | None) -> bool:
@@ -253,7 +302,7 @@ def walk_kernel(m, g, k, start, site, path, out, seen, depth) -> int:
     A read of an ``out_ptr``/``in_out_ptr`` that this kernel stored earlier (argmax, cumsum in one kernel)
     follows that store, so the walk stays inside the kernel."""
     if depth > 40:
-        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=f"stopped after {depth} steps in {k.name}"))
+        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=say.walk_too_deep(depth, k.name)))
         return 0
     parent = {start: None}
     queue = [start]
@@ -285,19 +334,24 @@ def walk_kernel(m, g, k, start, site, path, out, seen, depth) -> int:
         chain, x = [], p
         while x is not None:
             if not x.startswith("store:"):
-                chain.append(g.nodes[x].get("name", x))
+                st = node_step(g, x)
+                if x != p and st.kind == "kernel_param":  # an out/in_out pointer reached through its store
+                    st = Step("store", st.name, st.node_id, st.role)
+                chain.append(st)
             x = parent.get(x)
         chain.reverse()
         here = path + chain[1:]
         if site is None:
-            out.append(IndexOrigin(input=None, constant=None, path=here, unresolved=f"{k.name} is never called"))
+            out.append(IndexOrigin(input=None, constant=None, path=here, unresolved=say.never_called(k.name)))
             continue
         bind = next(edges(g, p, "binds", ids.call(site.line)), None)
         if bind is None:
-            out.append(IndexOrigin(input=None, constant=None, path=here, unresolved=f"no argument for {g.nodes[p]['name']}"))
+            out.append(IndexOrigin(input=None, constant=None, path=here, unresolved=say.no_argument(g.nodes[p]["name"])))
             continue
         v, d = bind
-        follow_value(m, g, v, site.line, here + [d.get("arg", v)], out, seen, depth + 1)
+        arg = d.get("arg", v)
+        step = value_step(g, v) if arg == g.nodes[v].get("name") else Step("call_arg", arg, v)
+        follow_value(m, g, v, site.line, here + [step], out, seen, depth + 1)
     return len(loads)
 
 
@@ -305,32 +359,37 @@ def follow_value(m, g, v, before_line, path, out, seen, depth):
     t = g.nodes[v].get("type")
     if t == "input":
         out.append(IndexOrigin(input=InputRef(index=g.nodes[v]["index"], name=g.nodes[v]["name"]), constant=None,
-                               path=path + [f"input {g.nodes[v]['index']}"]))
+                               path=path + [Step("input", f"input {g.nodes[v]['index']}", v)]))
         return
     if t == "constant":
         out.append(IndexOrigin(input=None, constant=g.nodes[v].get("fqn") or g.nodes[v]["name"], path=path))
         return
     if t != "buffer" or (v, before_line) in seen or depth > 40:
-        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=f"stopped at {v}"))
+        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=say.stopped_at(v)))
         return
     seen.add((v, before_line))
     writer = last_writer(g, v, before_line)
     name = g.nodes[v]["name"]
-    if path and path[-1] != name:
-        path = path + [name]
+    step = value_step(g, v)
+    if writer is not None and g.nodes[writer[0]].get("target") in Dialect.assign_calls:
+        step = Step("handle", name, v)  # a new handle to the tensor the assign reads: no intermediate buffer
+    if path and path[-1].name != name:
+        path = path + [step]
+    elif path and path[-1].node_id == v:
+        path = path[:-1] + [step]
     if writer is None:
-        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=f"nothing writes {name} before line {before_line}"))
+        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=say.nothing_writes(name, before_line)))
         return
     wnode, wdata = writer
     target = g.nodes[wnode]["target"]
     wline = g.nodes[wnode]["line"]
-    path = path + [target]
+    path = path + [Step("extern_op" if g.nodes[wnode]["type"] == "extern_op" else "kernel", target, wnode)]
     if g.nodes[wnode]["type"] == "extern_op":
         reads = [u for u, _, d in g.in_edges(wnode, data=True) if d.get("kind") == "reads"]
         if not reads:
-            out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=f"{target} reads no tensor"))
+            out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=say.reads_no_tensor(target)))
         for u in reads:
-            follow_value(m, g, u, wline, path + [g.nodes[u].get("name", u)], out, seen, depth + 1)
+            follow_value(m, g, u, wline, path + [value_step(g, u)], out, seen, depth + 1)
         return
     k = m.kernels.get(target)
     site = next((c for c in m.calls if c.line == wline), None)
@@ -342,13 +401,14 @@ def follow_value(m, g, v, before_line, path, out, seen, depth):
                  if d.get("kind") == "reads" and g.nodes[u].get("type") in ("buffer", "input", "constant")]
         if not reads:  # nothing to follow: say so, not "reads no tensor"
             out.append(IndexOrigin(input=None, constant=None, path=path,
-                                   unresolved=f"no store of {name} found in {target} (wrapper.cpp line {wline}) "
-                                              "and it reads no tensor"))
+                                   unresolved=say.no_store(name, target, wline)))
         for u in reads:
-            follow_value(m, g, u, wline, path + [g.nodes[u].get("name", u)], out, seen, depth + 1)
+            follow_value(m, g, u, wline, path + [value_step(g, u)], out, seen, depth + 1)
         return
     for s in stores:
-        if not walk_kernel(m, g, k, s, site, path + [pname], out, seen, depth + 1):
+        pn = ids.param(target, pname)
+        if not walk_kernel(m, g, k, s, site, path + [Step("store", pname, pn, g.nodes[pn].get("role"))], out, seen,
+                           depth + 1):
             # The writer's store reads no tensor: the buffer is computed there (an arange, a fill), which
             # is an answer, not a trail the walk lost.
             seen.add(("computed", name, target))
@@ -378,9 +438,10 @@ def value_origins(m: Model, g, name: str, before_line: int) -> list[IndexOrigin]
 
     v = value_node(m, name)
     if v is None:
-        return [IndexOrigin(input=None, constant=None, path=[name], unresolved=f"{name} is not a tensor run_impl defines")]
+        return [IndexOrigin(input=None, constant=None, path=[Step("value", name)],
+                            unresolved=say.not_a_tensor(name))]
     out: list[IndexOrigin] = []
-    follow_value(m, g, v, before_line, [name], out, set(), 0)
+    follow_value(m, g, v, before_line, [value_step(g, v, name)], out, set(), 0)
     return dedupe(out)
 
 
@@ -409,8 +470,6 @@ def value_table(m: Model, g, v: str, param: str | None, arg: str | None) -> dict
 def assigned_from(g, v: str, depth: int = 0) -> str | None:
     """The node buffer ``v`` is a new handle to, when its only writer is an assign call
     (``aoti_torch_assign_tensors_out(src, &v_handle)``: a torch.cond / while_loop subgraph's input); else None."""
-    from ..dialects.base import Dialect
-
     writers = [u for u, _, d in g.in_edges(v, data=True) if d.get("kind") == "writes"]
     if len(writers) != 1 or g.nodes[writers[0]].get("target") not in Dialect.assign_calls or depth > 8:
         return None

@@ -9,15 +9,24 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from .parse import expr_tree
+from .parse.expr_tree import Node, parse_expr
 from .parse.metadata import DEVICE_KEY, WrapperMetadata
 
 
 @dataclass(frozen=True)
 class Expr:
-    """An expression as generated code wrote it: its text and the identifiers it names."""
+    """An expression as generated code wrote it: its text, the identifiers it names, and (`tree`) its typed tree."""
 
     text: str
     names: tuple[str, ...] = ()
+
+    @property
+    def tree(self) -> Node:
+        """The expression as an `inspector.parse.expr_tree` tree (`expr_tree.Opaque` when the grammar does not
+        read it), parsed on first use and shared by every `Expr` of the same text; ``expr_tree.unparse`` gives
+        ``text`` back."""
+        return parse_expr(self.text)
 
 
 @dataclass
@@ -132,6 +141,16 @@ class Assertion:
     wrapper_line: int | None = None  # where the statement sits in wrapper.cpp (Triton only)
     checks: str = "index"  # "index": a range check; "finite": a NaN/Inf check on a computed value (no bound)
 
+    @property
+    def condition_tree(self) -> Node:
+        """``condition`` as a typed tree (parsed on first use)."""
+        return parse_expr(self.condition)
+
+    @property
+    def bound_tree(self) -> Node | None:
+        """``bound_expr`` as a typed tree (``(-1) + ks0``, ``1000L`` -> `expr_tree.Int` 1000), None without one."""
+        return parse_expr(self.bound_expr) if self.bound_expr else None
+
 
 @dataclass
 class Kernel:
@@ -176,6 +195,11 @@ class CallArg:
     text: str
     base: str | None  # the buffer/input/constant/symbol the argument is made from
     names: tuple[str, ...] = ()
+
+    @property
+    def tree(self) -> Node:
+        """The argument as a typed tree (parsed on first use)."""
+        return parse_expr(self.text)
 
 
 @dataclass

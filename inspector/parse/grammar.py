@@ -18,6 +18,7 @@ from lark import Lark, Transformer
 from lark.exceptions import UnexpectedInput
 
 from ..model import Coverage, Expr
+from .expr_tree import join_tokens
 from . import INLINE_PARSERS, STATEMENTS
 
 _SOURCE_TREE = Path(__file__).resolve().parents[2] / "grammars"
@@ -65,7 +66,10 @@ def parser(name: str, starts: tuple[str, ...]) -> Lark:
 
 def _full_text(name: str) -> str:
     text = grammar_text(name)
-    return text if name == "assert_message" else grammar_text("common") + "\n" + text
+    return text if name in _STANDALONE else grammar_text("common") + "\n" + text
+
+
+_STANDALONE = ("assert_message", "expr")  # grammars that do not start with common.lark's balanced tokens
 
 
 # Every parser the tool builds: (grammar, start rules).  Their LALR tables ship in grammars/tables.json
@@ -79,6 +83,7 @@ STARTS: dict[str, tuple[str, ...]] = {
     "triton": ("def_stmt", "assign_stmt", "call_stmt", "control_stmt"),
     "cpp_kernel": ("signature", "helper_signature", "tmp_def", "check", "vec_store", "scalar_store"),
     "assert_message": ("message",),
+    "expr": ("start",),  # one expression as a typed tree (`inspector.parse.expr_tree.parse_expr`)
 }
 
 
@@ -407,16 +412,4 @@ class ExprTransformer(Transformer):
         return Expr(_join_text([it.text for it in items]), tuple(n for it in items for n in it.names))
 
 
-_TIGHT = (".", "::", "->")
-
-
-def _join_text(parts: list[str]) -> str:
-    """Re-space tokens the way the generator wrote them closely enough to read and to match."""
-    out = ""
-    prev = ""
-    for t in parts:
-        if out and not (t in _TIGHT or prev in _TIGHT or t[:1] in "([,)]" or prev[-1:] in "([" or prev in ("&", "*", "~", "!") and len(out) == len(prev)):
-            out += " "
-        out += t
-        prev = t
-    return out
+_join_text = join_tokens  # the one spacing rule, shared with `expr_tree.unparse`

@@ -19,8 +19,6 @@ ALLOWED = {
     "repro.py", "sweep.py", "show.py", "scan.py",
     # doctor
     "doctor.py",
-    # typed_walk: converted one by one on this branch, onto typed_parse's expression tree
-    "walk.py", "suspects.py", "explanation.py", "positions.py",
 }
 
 

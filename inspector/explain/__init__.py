@@ -44,21 +44,22 @@ def dim_words(inp) -> str:
     return f"{who(inp)} dim {inp.dim}"
 
 
-def table_words(table: dict | None) -> str:
+def table_words(table) -> str:
+    """What an index reads, in words: a trace's `TableRef` (inspector.queries.walk), or its JSON form (a suspect's)."""
     if not table:
         return ""
-    if table.get("kind") == "constant":
-        shape = table.get("shape") or []
+    f = table.get if isinstance(table, dict) else (lambda key: getattr(table, key, None))
+    if f("kind") == "constant":
+        shape = f("shape") or []
         along = next((d for d, n in enumerate(shape) if n != 1), None) if shape and shape[0] == 1 and len(shape) > 1 else None
         if along is not None:  # a [1, 512] buffer (position_ids, token_type_ids): its rows are 1, its length is dim 1's
-            return f"`{table.get('fqn') or table['name']}` (shape {shape}: indexed along dim {along}, {shape[along]} long)"
-        rows = f", {table['rows']} rows" if table.get("rows") is not None else ""
-        return f"`{table.get('fqn') or table['name']}`{rows}"
-    if table.get("kind") == "input":
-        return f"input {table['index']} `{table['user_name']}`" if table.get("user_name") else \
-            f"input {table['index']} ({table['name']})"
-    made = table.get("from_inputs")
-    return f"buffer {table['name']}" + (f" (made from input {', '.join(map(str, made))})" if made else "")
+            return f"`{f('fqn') or f('name')}` (shape {shape}: indexed along dim {along}, {shape[along]} long)"
+        rows = f", {f('rows')} rows" if f("rows") is not None else ""
+        return f"`{f('fqn') or f('name')}`{rows}"
+    if f("kind") == "input":
+        return f"input {f('index')} `{f('user_name')}`" if f("user_name") else f"input {f('index')} ({f('name')})"
+    made = f("from_inputs")
+    return f"buffer {f('name')}" + (f" (made from input {', '.join(map(str, made))})" if made else "")
 
 
 # ---------------------------------------------------------------------------
@@ -144,7 +145,7 @@ def _position_exceeds(t) -> bool | None:
 def position_hypothesis(t, limit: str) -> str:
     p = t.position
     if p.op == "reduction":
-        rows = (t.table or {}).get("rows")
+        rows = t.table.rows if t.table is not None else None
         return reduction_position_hypothesis(p.where, p.length, rows)
     if p.input is None and p.static is not None:
         top_v = p.static - 1 + p.past

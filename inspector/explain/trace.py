@@ -182,3 +182,29 @@ def how_line_and_message(line: int, file_name: str) -> str:
 
 
 HOW_MESSAGE = "message match"
+
+
+# ---------------------------------------------------------------------------
+# A bound in words (queries/walk.py): ``ks0 + ks1`` -> ``input 0's dim 0 + input 1's dim 0``
+# ---------------------------------------------------------------------------
+
+
+def limit_words(tree, words: dict[str, str]) -> str:
+    """An expression tree (`inspector.parse.expr_tree`) written with each name in ``words`` replaced by its words,
+    integers without their C++ suffix and a space around each operator (``8L*ks0`` -> ``8 * input 0's dim 0``)."""
+    from ..parse import expr_tree as E
+
+    def w(n) -> str:
+        if isinstance(n, E.Name):
+            return words.get(n.id, n.id)
+        if isinstance(n, E.Int):
+            return str(n.value)
+        if isinstance(n, E.BinOp):
+            return f"{w(n.left)} {n.op} {w(n.right)}"
+        if isinstance(n, E.UnaryOp):
+            return f"{n.op}{w(n.operand)}"
+        if isinstance(n, E.Paren):
+            return f"({w(n.inner)})"
+        return E.unparse(n)
+
+    return w(tree)

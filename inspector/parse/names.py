@@ -50,3 +50,11 @@ def tmp_names(text: str) -> list[str]:
     """The ``tmpN`` a kernel's text names, in order (a vectorized definition's lambda body spans lines the
     expression grammar does not read)."""
     return _TMP.findall(text)
+
+
+_ACC = re.compile(r"tmp_acc\d+\w*")
+
+
+def is_accumulator(name: str) -> bool:
+    """``tmp_acc0``, ``tmp_acc0_vec``: a CPU reduction's accumulator."""
+    return _ACC.fullmatch(name) is not None

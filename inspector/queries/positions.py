@@ -7,13 +7,15 @@ Imports only the model and the naming of symbols (below walk and match)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import inspector.graph.ids as ids
-from ..model import CallSite, Model
+from ..model import CallSite, Kernel, Model
 from ..naming import root_symbol, shim_op_name
+from ..parse import expr_tree as E
 from ..parse.allocs import alloc_sizes
+from ..parse.cpp_loops import acc_assigns, loop_headers
+from ..parse.names import is_accumulator, is_loop_index, is_tmp
 from ..parse.message import static_bound
 
 # extern op (without the aoti_torch_<device>_ prefix and overload suffix) -> position of its `dim` argument,
@@ -140,10 +142,65 @@ def index_position(m: Model, origins, lines: list[str] | None = None) -> Positio
 
 # A CPU reduction kernel's argmax/argmin: ``out_ptr0[…] = static_cast<int64_t>(tmp_acc0.index);`` after
 # ``argmax_combine_vec<…>(tmp_acc0_vec, tmp0, x1)`` inside ``for(int64_t x1=…; x1<static_cast<int64_t>(ks1); …)``.
-_BUCKETIZE = re.compile(r"bucketize_binary_search\(\s*[^,]+,\s*[^,]+,\s*(\w+)\s*,")
-_ACC_INDEX = re.compile(r"\b(out_ptr\d+)\[.*\]\s*=\s*.*\b(tmp_acc\d+)\.index\b")
-_COMBINE = r"\barg(?:max|min)_combine(?:_vec)?\s*(?:<[^>]*>)?\s*\(\s*{acc}(?:_vec)?\s*,[^,]+,\s*(x\d+)"
-_LOOP = r"for\s*\(\s*int64_t\s+{x}\s*=[^;]*;\s*{x}\s*<\s*(?:static_cast<int64_t>\()?\s*([\w]+)\s*\)?\s*;"
+_COMBINERS = ("argmax_combine", "argmax_combine_vec", "argmin_combine", "argmin_combine_vec")
+
+
+def _word(n) -> str | None:
+    """A name's id or an integer's digits (``ks1``, ``8``): the only lengths a reduction is bounded by here."""
+    n = E.strip_parens(n)
+    return n.id if isinstance(n, E.Name) else str(n.value) if isinstance(n, E.Int) else None
+
+
+def _bucketize_length(tree) -> str | None:
+    """The boundaries' length argument of Triton's inlined ``triton_helpers.bucketize_binary_search(x, in_ptr1,
+    8, …)`` (its third argument) in ``tree``."""
+    for n in E.walk(tree):
+        if isinstance(n, E.Call) and (E.dotted(n.func) or "").endswith("bucketize_binary_search") and len(n.args) > 3:
+            return _word(n.args[2])
+    return None
+
+
+def _calls(tree):
+    """(function name, arguments) of each call in ``tree``; a call with template arguments
+    (``argmax_combine_vec<float, 1, 2, true>(a, b, x1)``), which the expression grammar reads as comparisons in a
+    tuple, counts as the call it is."""
+    for n in E.walk(tree):
+        if isinstance(n, E.Call) and isinstance(n.func, E.Name):
+            yield n.func.id.split("<")[0], n.args
+        elif (isinstance(n, E.Tuple) and len(n.items) > 1 and isinstance(first := n.items[0], E.Compare)
+              and first.ops == ("<",) and isinstance(first.operands[0], E.Name) and isinstance(last := n.items[-1], E.Compare)
+              and last.ops == (">",) and isinstance(last.operands[-1], E.Paren)):
+            inner = last.operands[-1].inner
+            yield first.operands[0].id, inner.items if isinstance(inner, E.Tuple) else (inner,)
+
+
+def _combined_over(k: Kernel, acc: str) -> str | None:
+    """The loop variable an ``argmax_combine(acc, value, x1)`` of ``acc`` takes its positions from."""
+    for up in acc_assigns(k):
+        for fname, args in _calls(up.value.tree):
+            if fname in _COMBINERS and len(args) >= 3 and isinstance(args[0], E.Name) \
+                    and args[0].id in (acc, acc + "_vec") and isinstance(args[2], E.Name) and is_loop_index(args[2].id):
+                return args[2].id
+    return None
+
+
+def _loop_bound(k: Kernel, x: str) -> str | None:
+    """What the first ``for(int64_t x=…; x<BOUND; …)`` of ``k`` with a plain bound runs below (``ks1``, ``8``)."""
+    for h in loop_headers(k):
+        if h.var == x:
+            b = E.strip_parens(h.bound.tree)
+            w = _word(b.operand if isinstance(b, E.Cast) else b)
+            if w is not None:
+                return w
+    return None
+
+
+def _stored_index(st) -> str | None:
+    """The accumulator whose ``.index`` a store writes (``out_ptr0[x0] = static_cast<int64_t>(tmp_acc0.index)``)."""
+    for n in E.walk(st.value.tree):
+        if isinstance(n, E.Attr) and n.name == "index" and isinstance(n.base, E.Name) and is_accumulator(n.base.id):
+            return n.base.id
+    return None
 
 
 def _length_of(m: Model, kname: str, text: str, where: str) -> PositionBound | None:
@@ -188,11 +245,11 @@ def reduction_position(m: Model, origins) -> PositionBound | None:
                 k = m.kernels.get(kname) if kname else None
                 names = [step]
                 if k is not None and stored:  # the value the kernel stores there
-                    names = [n for st in k.stores if st.ptr == step for n in re.findall(r"\btmp\d+\b", st.value.text)]
+                    names = [n for st in k.stores if st.ptr == step for n in E.names(st.value.tree) if is_tmp(n)]
                 t = next((t for t in (k.tmps if k else []) if t.name in names), None)
-                mm = _BUCKETIZE.search(t.expr.text) if t is not None else None
-                if mm:
-                    b = _length_of(m, kname, mm.group(1), kname)
+                length = _bucketize_length(t.expr.tree) if t is not None else None
+                if length is not None:
+                    b = _length_of(m, kname, length, kname)
                     if b is not None:
                         b.op, b.past = "bucketize", 1
                         return b
@@ -214,15 +271,12 @@ def reduction_position(m: Model, origins) -> PositionBound | None:
                 for k in ks:
                     if k.kind != "cpp":
                         continue
-                    lines = k.lines()
-                    for ln in lines:
-                        mm = _ACC_INDEX.search(ln)
-                        if not mm or mm.group(1) != step:
+                    for st in k.stores:
+                        acc = _stored_index(st) if st.ptr == step else None
+                        if acc is None:
                             continue
-                        x = next((c.group(1) for c in (re.search(_COMBINE.format(acc=mm.group(2)), t) for t in lines)
-                                  if c), None)
-                        loop = next((lp.group(1) for lp in (re.search(_LOOP.format(x=x), t) for t in lines) if lp),
-                                    None) if x else None
+                        x = _combined_over(k, acc)
+                        loop = _loop_bound(k, x) if x else None
                         if loop:
                             b = _length_of(m, k.name, loop, k.name)
                             if b is not None:

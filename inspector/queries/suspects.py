@@ -5,58 +5,26 @@ bounds assert on it.  These are the illegal-memory-access suspects (packages com
 from __future__ import annotations
 
 import functools
-import re
 
 import inspector.graph.ids as ids
 from ..graph.build import resolve_tmp
 from ..model import Kernel, Model
+from ..parse import expr_tree as E
+from ..parse.accesses import accesses, names_a_pointer, tmps_assigned
+from ..parse.names import is_tmp, tmp_names
 from .walk import Step, dedupe, edges, path_names, value_table, walk_kernel
-
-_PTR = re.compile(r"\b((?:in_out_ptr|in_ptr|out_ptr)\d+)\b")
-
-
-_WS = re.compile(r"\s*")
-_PLUS = re.compile(r"\s*\+\s*(static_cast<[\w:]+>\s*)?")
-_WORD = re.compile(r"[\w.]+")
-
-
-def _balanced(text: str, i: int, open_: str, close: str) -> tuple[str, bool]:
-    """The text inside the bracket at ``i`` and whether it closes (else the rest of ``text``)."""
-    depth = 0
-    for j in range(i, len(text)):
-        c = text[j]
-        if c == open_:
-            depth += 1
-        elif c == close:
-            depth -= 1
-            if depth == 0:
-                return text[i + 1:j], True
-    return text[i + 1:], False
-
-
-def _accesses(text: str) -> list[tuple[str, str, bool]]:
-    """(pointer, address text, whether its bracket closes in ``text``) for each access `addresses` reads."""
-    out = []
-    for m in _PTR.finditer(text):
-        j = _WS.match(text, m.end()).end()
-        if j < len(text) and text[j] == "[":
-            out.append((m.group(1), *_balanced(text, j, "[", "]")))
-            continue
-        mm = _PLUS.match(text, m.end())
-        if mm:
-            j = mm.end()
-            if j < len(text) and text[j] == "(":
-                out.append((m.group(1), *_balanced(text, j, "(", ")")))
-            else:
-                tok = _WORD.match(text, j)
-                if tok:
-                    out.append((m.group(1), tok.group(0), tok.end() < len(text)))
-    return out
 
 
 def addresses(text: str) -> list[tuple[str, str]]:
-    """(pointer, address text) for each ``ptr[addr]``, ``ptr + (addr)``, ``ptr + static_cast<…>(addr)``."""
-    return [(p, a) for p, a, _ in _accesses(text)]
+    """(pointer, address text) for each ``ptr[addr]``, ``ptr + (addr)``, ``ptr + static_cast<…>(addr)``
+    (`inspector.parse.accesses`)."""
+    return [(a.pointer, a.address) for a in accesses(text)]
+
+
+def _tmps_of(address: str) -> list[str]:
+    """The tmps an address names, in order: from its tree (its text, when the grammar does not read it)."""
+    tree = E.parse_expr(address.strip())
+    return tmp_names(address) if E.has_opaque(tree) else [n for n in E.names(tree) if is_tmp(n)]
 
 
 def _data_dependent(g, node: str) -> bool:
@@ -89,8 +57,8 @@ def copies(g, v: str, k: Kernel | None = None) -> list[str]:
         if not nxt and k is not None and v.startswith("tmp:"):
             line = g.nodes[v].get("line")
             t = next((x for x in k.tmps if x.line == line), None)
-            names = {n for n in re.findall(r"\btmp\d+\b", _body(k, line)) if t is None or n != t.name}
-            if t is not None and len(names) == 1 and not _PTR.search(_body(k, line)):
+            names = {n for n in tmp_names(_body(k, line)) if t is None or n != t.name}
+            if t is not None and len(names) == 1 and not names_a_pointer(_body(k, line)):
                 d = resolve_tmp(k, names.pop(), line, t.scope)
                 nxt = [ids.tmp(k.name, d.line)] if d is not None else []
         if len(nxt) != 1 or not nxt[0].startswith("tmp:") or nxt[0] in out:
@@ -129,7 +97,7 @@ def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
                     continue
                 if how == "load" and ptr.startswith("out_ptr"):
                     continue
-                for name in dict.fromkeys(re.findall(r"\btmp\d+\b", addr)):
+                for name in dict.fromkeys(_tmps_of(addr)):
                     t = resolve_tmp(k, name, line, scope)
                     if t is None:
                         continue
@@ -143,7 +111,7 @@ def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
                     table = value_table(m, g, bind[0], ptr, bind[1].get("arg")) if bind else None
                     out.append({
                         "kernel": k.name, "kernel_kind": k.kind, "line": int(line), "access": how, "pointer": ptr,
-                        "address": addr.strip(), "index_var": name, "table": table,
+                        "address": addr.strip(), "index_var": name, "table": table.to_dict() if table else None,
                         "index_origin": [{"input": o.input.index if o.input else None,
                                           "input_name": o.input.name if o.input else None,
                                           "constant": o.constant, "path": path_names(o.path), "unresolved": o.unresolved}
@@ -160,16 +128,6 @@ def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
 
 
 # -- lazily: only the kernels whose raw text may hold an unchecked indirect access are parsed -------------
-
-_TMP = re.compile(r"\btmp\d+\b")
-_FIRST_ASSIGN = re.compile(r"(?<![=<>!])=(?!=)")
-
-
-def _assigned(line: str) -> set[str]:
-    """The tmps ``line`` may define: those it names before its first ``=`` (over-counting is safe)."""
-    m = _FIRST_ASSIGN.search(line)
-    return set(_TMP.findall(line, 0, m.start())) if m else set()
-
 
 @functools.lru_cache(maxsize=4096)
 def _assert_index_var(text: str) -> str | None:
@@ -192,16 +150,16 @@ def _triton_needs_parse(lines: list[str], assert_at: list[int]) -> bool:
     names: set[str] = set()
     for line in lines:
         if "ptr" in line and "tmp" in line:
-            for _, addr, closed in _accesses(line):
-                if not closed:
+            for acc in accesses(line):
+                if not acc.closed:
                     return True
-                names.update(_TMP.findall(addr))
+                names.update(tmp_names(acc.address))
     if not names:
         return False
     defs: dict[str, list[int]] = {}
     for i, line in enumerate(lines):
         if "=" in line and "tmp" in line:
-            for n in _assigned(line) & names:
+            for n in tmps_assigned(line) & names:
                 defs.setdefault(n, []).append(i)
     for n in names:
         at = defs.get(n, [])
@@ -229,7 +187,7 @@ def suspect_kernels(ix) -> list[str]:
         else:
             start, end, _ = ix.cpp_regions[name]
             text = " ".join(ix.cpp_lines[start:end])
-            if "tmp" in text and any(_TMP.search(addr) for _, addr in addresses(text)):
+            if "tmp" in text and any(tmp_names(a.address) for a in accesses(text)):
                 out.append(name)
     return out
 

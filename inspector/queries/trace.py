@@ -61,6 +61,7 @@ class TraceResult:
         for m, md in zip(self.matches, d["matches"], strict=True):
             md["complete"] = m.complete
             md["assertion"] = assertion_dict(m.assertion)
+            md["table"] = m.table.to_dict() if m.table is not None else None
             for o, od in zip(m.index_origin, md["index_origin"], strict=True):
                 od["path"] = path_names(o.path)
             md["snippet"] = [{"line": ln, "text": t} for ln, t in m.snippet]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import inspector.explain.trace as say
 import inspector.graph.ids as ids
 from ..dialects.base import Dialect
 from ..model import Assertion, CallSite, Kernel, Model
-from ..parse.names import is_loop_index
+from ..parse import expr_tree as E
+from ..parse.names import is_accumulator, is_loop_index, is_tmp, range_index
 
 
 @dataclass
@@ -188,9 +188,7 @@ def literal_bound(m: Model, site: CallSite, a: Assertion) -> int | None:
 
 def limit_words(expr: str, terms: list[BoundTerm]) -> str:
     """``ks0 + ks1`` -> ``input 0.size(0) + input 1.size(0)`` (user names when known)."""
-    by = {t.kernel_param: term_words(t) for t in terms}
-    out = re.sub(r"\b[A-Za-z_]\w*\b", lambda mm: by.get(mm.group(0), mm.group(0)), expr)
-    return re.sub(r"(\d+)L\b", r"\1", out).replace("*", " * ")
+    return say.limit_words(E.parse_expr(expr), {t.kernel_param: term_words(t) for t in terms})
 
 
 def index_origins(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -> list[IndexOrigin]:
@@ -217,10 +215,6 @@ def index_origins(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -
     return dedupe(out)
 
 
-_SPAN_MOD = re.compile(r"[xyzr]index\b[^%]*%\s*\(?\s*([A-Za-z_]\w*)\s*\)?\s*\)*\s*$")
-_SPAN_PLAIN = re.compile(r"^\(*\s*([xyzr])index\s*\)*$")
-
-
 def index_span(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -> BoundTerm | None:
     """For an index the kernel computes from its own loop index (``y0 = (yindex % ks0)``, ``x0 = xindex``): the
     size parameter it runs below (``ks0``; ``xnumel`` for a plain ``xindex``), traced to its symbol and input dim.
@@ -230,12 +224,26 @@ def index_span(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -> B
     t = resolve_tmp(k, a.index_var or "", a.line, a.scope)
     if t is None:
         return None
-    text = t.expr.text.strip()
-    mm = _SPAN_MOD.search(text)
-    pname = mm.group(1) if mm else (f"{p.group(1)}numel" if (p := _SPAN_PLAIN.match(text)) else None)
+    pname = _span_param(t.expr.tree)
     if not pname or k.param(pname) is None:
         return None
     return _term(m, g, ids.param(k.name, pname), ids.call(site.line) if site else None)
+
+
+def _span_param(tree) -> str | None:
+    """The size parameter a loop-index expression runs below: ``ks0`` of ``(yindex % ks0)`` or ``((xindex // 8) %
+    ks0)``, ``xnumel`` of a plain ``xindex``; None for anything else."""
+    top = E.strip_parens(tree)
+    if isinstance(top, E.Name):
+        tree_of = range_index(top.id)
+        return f"{tree_of}numel" if tree_of else None
+    if not (isinstance(top, E.BinOp) and top.op == "%" and isinstance(E.strip_parens(top.right), E.Name)):
+        return None
+    left = list(E.walk(top.left))
+    if any(isinstance(x, E.Name) and range_index(x.id) for x in left) and \
+            not any(isinstance(x, E.BinOp) and x.op == "%" for x in left):
+        return E.strip_parens(top.right).id
+    return None
 
 
 def span_words(span: BoundTerm) -> str:
@@ -262,32 +270,29 @@ def _line(g, n) -> float:
     return float(x) if isinstance(x, (int, float)) else float("inf")
 
 
-_ACC = re.compile(r"\btmp_acc\d+\w*")
-
-
 def _accumulator_edges(g, k: Kernel, store_node: str) -> list[tuple]:
     """A CPU reduction stores its accumulator (``out_ptr0[x0] = tmp_acc0.index``); the accumulator is
     updated by plain assignments the tmp grammar does not cover (``tmp_acc0_vec = argmax_combine_vec(…,
-    tmp0, x1)``).  Read those lines of the kernel before the store and link the tmps/params they use."""
+    tmp0, x1)``, `inspector.parse.cpp_loops`).  Link the tmps/params those before the store use."""
     from ..graph.build import resolve_tmp
+    from ..parse.cpp_loops import acc_assigns
 
     line = g.nodes[store_node].get("line")
     st = next((x for x in k.stores if x.line == line), None)
-    if st is None or not _ACC.search(st.value.text):
+    accs = {n.split("_vec")[0] for n in E.names(st.value.tree) if is_accumulator(n)} if st is not None else set()
+    if not accs:
         return []
-    accs = {a.split("_vec")[0] for a in _ACC.findall(st.value.text)}
     out = []
-    for ln in range(k.line_base, line):
-        text = k.source_line(ln) or ""
-        mm = re.match(r"\s*(tmp_acc\d+)\w*\s*=\s*(.+);\s*$", text)
-        if not mm or mm.group(1) not in accs:
+    for up in acc_assigns(k, before=line):
+        if up.acc not in accs:
             continue
-        for name in dict.fromkeys(re.findall(r"[A-Za-z_]\w*", mm.group(2))):
+        ln = up.line
+        for name in up.value.names:
             p = k.param(name)
             if p is not None and p.role in ("in", "inout"):
                 out.append((store_node, ids.param(k.name, name), {"kind": "loads"}))
                 continue
-            if re.fullmatch(r"tmp\d+", name):
+            if is_tmp(name):
                 scope = next((t.scope for t in k.tmps if t.name == name and t.line < ln), ())
                 t = resolve_tmp(k, name, ln, scope)
                 if t is not None:
@@ -445,25 +450,58 @@ def value_origins(m: Model, g, name: str, before_line: int) -> list[IndexOrigin]
     return dedupe(out)
 
 
-def value_table(m: Model, g, v: str, param: str | None, arg: str | None) -> dict | None:
+@dataclass
+class TableRef:
+    """The tensor an index reads (what a pointer argument binds): a constant (``fqn``, ``rows``: its dim 0,
+    ``shape``), an input (``index``, ``rows``; ``user_name`` once an exported program names it) or a buffer
+    (``from_inputs``: the inputs it is made from, when an extern op's trace asked).  ``param``/``arg``: the
+    kernel parameter and call argument it was read through.  `to_dict` writes the JSON answers' keys."""
+
+    kind: str  # "constant" | "input" | "buffer"
+    name: str
+    param: str | None = None
+    arg: str | None = None
+    fqn: str | None = None
+    rows: int | None = None
+    shape: list[int] | None = None
+    index: int | None = None
+    user_name: str | None = None
+    named: bool = False  # an exported program was asked for ``user_name`` (the JSON then has the key)
+    from_inputs: list[int] | None = None
+
+    def to_dict(self) -> dict:
+        if self.kind == "constant":
+            return {"kind": self.kind, "name": self.name, "fqn": self.fqn, "rows": self.rows, "param": self.param,
+                    "arg": self.arg, "shape": self.shape}
+        if self.kind == "input":
+            d = {"kind": self.kind, "name": self.name, "index": self.index, "rows": self.rows, "param": self.param,
+                 "arg": self.arg}
+            if self.named:
+                d["user_name"] = self.user_name
+            return d
+        d = {"kind": self.kind, "name": self.name, "param": self.param, "arg": self.arg}
+        if self.from_inputs is not None:
+            d["from_inputs"] = self.from_inputs
+        return d
+
+
+def value_table(m: Model, g, v: str, param: str | None, arg: str | None) -> TableRef | None:
     """The tensor a pointer argument binds (node ``v``): a constant, an input (rows: its dim 0) or a buffer."""
     node = g.nodes[v]
     t = node.get("type")
     if t == "constant":
         c = m.constant_by_name(node["name"]) or next(
             (c for c in m.constants if c.index == m.constant_bindings.get(node["name"])), None)
-        return {"kind": "constant", "name": node["name"], "fqn": node.get("fqn"),
-                "rows": c.shape[0] if c and c.shape else None, "param": param, "arg": arg,
-                "shape": list(c.shape) if c and c.shape else None}
+        return TableRef("constant", node["name"], param, arg, fqn=node.get("fqn"),
+                        rows=c.shape[0] if c and c.shape else None, shape=list(c.shape) if c and c.shape else None)
     if t == "input":
         inp = next(i for i in m.inputs if i.index == node["index"])
-        return {"kind": "input", "name": inp.name, "index": inp.index, "rows": inp.shape[0] if inp.shape else None,
-                "param": param, "arg": arg}
+        return TableRef("input", inp.name, param, arg, index=inp.index, rows=inp.shape[0] if inp.shape else None)
     if t == "buffer":
         src = assigned_from(g, v)
         if src is not None:  # a subgraph's handle to the caller's tensor: the table is that tensor
             return value_table(m, g, src, param, arg)
-        return {"kind": "buffer", "name": node["name"], "param": param, "arg": arg}
+        return TableRef("buffer", node["name"], param, arg)
     return None
 
 

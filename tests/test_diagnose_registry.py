@@ -129,6 +129,7 @@ def test_import_arrows_point_one_way():
             "inspector.render.common", *(f"inspector.render.common.{n}" for n in ("_Table", "_bytes", "_fmt_shape",
                                                                                    "render_candidates"))}, rel
     assert not any(m.startswith(("inspector.render.", "inspector.queries")) for m in _imports("render/common.py"))
-    for rel in ("logs/parse.py", "logs/patterns.py", "logs/__init__.py", "explain/__init__.py", "explain/diagnose.py"):
+    for rel in ("logs/parse.py", "logs/patterns.py", "logs/__init__.py", "explain/__init__.py", "explain/diagnose.py",
+                "explain/trace.py"):
         assert not any(m.startswith(("inspector.queries", "inspector.package", "inspector.render")) for m in _imports(rel)), rel
     assert not any(m.startswith("inspector.logs") for m in _imports("explain/__init__.py") | _imports("explain/diagnose.py"))

@@ -189,6 +189,13 @@ HOW_MESSAGE = "message match"
 # ---------------------------------------------------------------------------
 
 
+def term_words(index: int, dim: int | None, user_name: str | None) -> str:
+    """A size a bound is made of: ```ids`.size(0)`` (the user's name), ``input 1's dim 0``, ``input 1``."""
+    if user_name:
+        return f"`{user_name}`.size({dim})" if dim is not None else f"`{user_name}`"
+    return f"input {index}'s dim {dim}" if dim is not None else f"input {index}"
+
+
 def limit_words(tree, words: dict[str, str]) -> str:
     """An expression tree (`inspector.parse.expr_tree`) written with each name in ``words`` replaced by its words,
     integers without their C++ suffix and a space around each operator (``8L*ks0`` -> ``8 * input 0's dim 0``)."""

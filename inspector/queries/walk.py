@@ -153,11 +153,10 @@ def _term(m: Model, g, p: str, call_node: str | None) -> BoundTerm:
 
 
 def term_words(t: BoundTerm) -> str:
+    """One term of a bound in words (`inspector.explain.trace.term_words`)."""
     if t.input is None:
         return t.kernel_param
-    if t.input.user_name:
-        return f"`{t.input.user_name}`.size({t.input.dim})" if t.input.dim is not None else f"`{t.input.user_name}`"
-    return f"input {t.input.index}'s dim {t.input.dim}" if t.input.dim is not None else f"input {t.input.index}"
+    return say.term_words(t.input.index, t.input.dim, t.input.user_name)
 
 
 def bound_chain(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> BoundChain | None:

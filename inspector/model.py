@@ -129,6 +129,38 @@ class Store:
 
 
 @dataclass
+class AccUpdate:
+    """``tmp_acc0 = tmp_acc0 + tmp5;`` / ``tmp_acc0_vec = argmax_combine_vec(tmp_acc0_vec, tmp0, x1);``: a CPU
+    reduction's accumulator updated inside its kernel (the tmp grammar does not define it: it is no ``auto``)."""
+
+    acc: str  # as written: tmp_acc0_vec
+    value: Expr
+    line: int  # kernel.cpp line
+    scope: tuple[int, ...] = ()
+
+    @property
+    def base(self) -> str:
+        """The accumulator it belongs to: ``tmp_acc0`` for ``tmp_acc0_vec`` / ``tmp_acc0_arr``."""
+        rest = self.acc[len("tmp_acc"):] if self.acc.startswith("tmp_acc") else ""
+        digits = rest[: len(rest) - len(rest.lstrip("0123456789"))]
+        return "tmp_acc" + digits if digits else self.acc
+
+
+@dataclass(frozen=True)
+class Access:
+    """A load or store of a kernel pointer parameter: ``in_ptr1[tmp1 + 64L*x0]``, ``tl.load(in_ptr0 + (x0), …)``,
+    ``loadu(in_ptr0 + static_cast<int64_t>(x0))``.  ``address`` is the text as the kernel wrote it (its ``tree``
+    the typed address); ``closed``: False when the text ended inside the bracket (a statement cut short)."""
+
+    ptr: str
+    address: Expr
+    line: int | float  # the tmp's line; a store's line + 0.5 (after the tmps of its line)
+    kind: str  # "load" | "store"
+    scope: tuple[int, ...] = ()
+    closed: bool = True
+
+
+@dataclass
 class Assertion:
     kernel: str
     line: int  # Triton: the .py line a device assert reports; CPU: the kernel.cpp line
@@ -167,6 +199,7 @@ class Kernel:
     line_base: int = 0  # kernel line L is source[L - line_base]
     cubin: str | None = None  # archive member of the cubin (CUDA)
     mutated: list[str] = field(default_factory=list)
+    acc_updates: list[AccUpdate] = field(default_factory=list)  # CPU reductions: `tmp_acc0 = …;` in this kernel
     source_count: int = 0  # how many lines `source` holds, kept when the lines are not (a cached index)
     # () -> the lines, for an index read from the cache (which does not store them); never serialized
     source_loader: object = field(default=None, repr=False, compare=False)

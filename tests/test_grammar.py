@@ -17,6 +17,9 @@ from inspector.graph.build import resolve_tmp
 from inspector.parse.cpp_kernel import parse_cpp_statement, parse_kernel_cpp
 from inspector.parse.message import parse_check_message
 from inspector.parse.triton import parse_triton_source, parse_triton_statement
+from inspector.parse.statements import (
+    CallStmt, CppCheck, CppSignature, CppTmp, Decl, GuardDim, HandleDecl, LoadKernel, RaiiDecl, VecStore,
+)
 from inspector.parse.wrapper import ConstantSlot, InputSlot, Moved, SizeOf, parse_statement
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,10 +82,9 @@ def test_message_not_an_index_check(text):
 
 def test_symbol_definition():
     # cpu/jagged and cuda/jagged wrapper.cpp
-    kind, typ, name, value, tail = parse_statement("int64_t s59 = arg0_1_size[0];", "declaration")
-    assert (kind, typ, name, tail) == ("decl", "int64_t", "s59", None)
-    assert value == SizeOf(tensor="arg0_1", kind="size", dim=0)
-    assert parse_statement("int64_t s7 = arg12_1_stride[1];", "declaration")[3] == SizeOf("arg12_1", "stride", 1)
+    assert parse_statement("int64_t s59 = arg0_1_size[0];", "declaration") == Decl(
+        "int64_t", "s59", SizeOf(tensor="arg0_1", kind="size", dim=0), None)
+    assert parse_statement("int64_t s7 = arg12_1_stride[1];", "declaration").value == SizeOf("arg12_1", "stride", 1)
 
 
 @pytest.mark.parametrize("stmt, name, target", [
@@ -90,41 +92,43 @@ def test_symbol_definition():
     ("int64_t s95 = s77;", "s95", "s77"),  # real: cpu/gather_dynamic wrapper.cpp
 ])
 def test_symbol_alias(stmt, name, target):
-    kind, typ, n, expr, tail = parse_statement(stmt, "declaration")
-    assert (kind, typ, n, expr.text, expr.names, tail) == ("decl", "int64_t", name, target, (target,), None)
+    r = parse_statement(stmt, "declaration")
+    assert isinstance(r, Decl)
+    assert (r.type, r.name, r.value.text, r.value.names, r.tail) == ("int64_t", name, target, (target,), None)
 
 
 def test_input_unpacking():
-    kind, typ, name, value, tail = parse_statement("auto arg0_1 = std::move(inputs[0]);", "declaration")
-    assert (kind, typ, name, value) == ("decl", "auto", "arg0_1", InputSlot(0))
-    assert parse_statement("auto arg149_1 = std::move(inputs[12]);", "declaration")[3] == InputSlot(12)
+    assert parse_statement("auto arg0_1 = std::move(inputs[0]);", "declaration") == Decl("auto", "arg0_1", InputSlot(0))
+    assert parse_statement("auto arg149_1 = std::move(inputs[12]);", "declaration").value == InputSlot(12)
 
 
 def test_buffer_reuse_comment_is_ignored():
     # cpu/transformer wrapper.cpp
-    kind, typ, name, value, tail = parse_statement("auto buf9 = std::move(buf2);  // reuse", "declaration")
-    assert (name, value, tail) == ("buf9", Moved("buf2"), None)
+    r = parse_statement("auto buf9 = std::move(buf2);  // reuse", "declaration")
+    assert (r.name, r.value, r.tail) == ("buf9", Moved("buf2"), None)
 
 
 def test_view_with_reset_tail():
     # cpu/transformer wrapper.cpp
     s = ("auto buf8 = wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf3, 2, int_array_12, "
          "int_array_13, 0L)); buf3.reset();  // reuse")
-    kind, typ, name, value, tail = parse_statement(s, "declaration")
+    r = parse_statement(s, "declaration")
+    name, value, tail = r.name, r.value, r.tail
     assert name == "buf8"
     assert value.base == "buf3" and [a.text for a in value.args] == ["2", "int_array_12", "int_array_13", "0L"]
     assert tail is not None and tail.text == "buf3.reset()"
     # torch 2.6 (cpu-2.6/cat_index): a bare view into a handle, with an offset expression
-    _, _, name, value, tail = parse_statement(
+    r = parse_statement(
         "auto tmp_tensor_handle_1 = reinterpret_tensor_wrapper(buf2, 2, int_array_2, int_array_1, 4L*s0);", "declaration")
+    name, value, tail = r.name, r.value, r.tail
     assert (name, value.base, value.args[-1].names, tail) == ("tmp_tensor_handle_1", "buf2", ("s0",), None)
 
 
 def test_array_and_constant_declarations():
     r = parse_statement("const int64_t int_array_0[] = {s59, 8L};", "declaration")
-    assert (r[2], r[3].text, r[3].names) == ("int_array_0", "{s59, 8L}", ("s59",))
+    assert (r.name, r.value.text, r.value.names) == ("int_array_0", "{s59, 8L}", ("s59",))
     r = parse_statement("[[maybe_unused]] auto& emb_weight = constants_->at(0);", "declaration")
-    assert (r[1], r[2], r[3]) == ("auto", "emb_weight", ConstantSlot(0))
+    assert (r.type, r.name, r.value) == ("auto", "emb_weight", ConstantSlot(0))
     # a size inside a larger expression is not one of the shapes: the statement is skipped, and counted
     from inspector.model import Coverage
 
@@ -134,11 +138,11 @@ def test_array_and_constant_declarations():
 
 
 @pytest.mark.parametrize("stmt, expected", [
-    ("if (arg3_1_size[0] < 2) {", ("guard", "arg3_1_size", 0, "<", 2)),  # cpu|cuda/two_models
-    ("if (16 != arg5_1_size[1]) {", ("guard", "arg5_1_size", 1, "!=", 16)),
-    ("if (16 != arg2_1_size[1]) {", ("guard", "arg2_1_size", 1, "!=", 16)),  # real
-    ("if (1 != arg0_1_stride[1]) {", ("guard", "arg0_1_stride", 1, "!=", 1)),  # real
-    ("if (65536 < arg0_1_size[0]) {", ("guard", "arg0_1_size", 0, ">", 65536)),  # constant first: op flipped
+    ("if (arg3_1_size[0] < 2) {", GuardDim("arg3_1_size", 0, "<", 2)),  # cpu|cuda/two_models
+    ("if (16 != arg5_1_size[1]) {", GuardDim("arg5_1_size", 1, "!=", 16)),
+    ("if (16 != arg2_1_size[1]) {", GuardDim("arg2_1_size", 1, "!=", 16)),  # real
+    ("if (1 != arg0_1_stride[1]) {", GuardDim("arg0_1_stride", 1, "!=", 1)),  # real
+    ("if (65536 < arg0_1_size[0]) {", GuardDim("arg0_1_size", 0, ">", 65536)),  # constant first: op flipped
 ])
 def test_guards(stmt, expected):
     assert parse_statement(stmt, "guard") == expected
@@ -151,9 +155,11 @@ def test_guard_rejects_other_statements():
 
 def test_extern_call():
     # cpu/jagged wrapper.cpp
-    kind, callee, args, checked = parse_statement(
+    r = parse_statement(
         "AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_cumsum(arg1_1, 0L, &var_0, &buf1_handle));", "checked_call")
-    assert (kind, callee, checked) == ("call", "aoti_torch_cpu_cumsum", True)
+    assert isinstance(r, CallStmt)
+    callee, args, checked = r.callee, r.args, r.checked
+    assert (callee, checked) == ("aoti_torch_cpu_cumsum", True)
     assert [a.text for a in args] == ["arg1_1", "0L", "&var_0", "&buf1_handle"]
     assert args[3].names == ("buf1_handle",)
 
@@ -162,7 +168,8 @@ def test_triton_call_counts_args():
     # cuda/jagged wrapper.cpp
     s = ("call_triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2(buf0, arg0_1, buf1, buf2, s59, s2, "
          "8L, this->device_idx_, stream, kernels, this->cubin_dir_);")
-    kind, callee, args, checked = parse_statement(s, "call")
+    r = parse_statement(s, "call")
+    callee, args, checked = r.callee, r.args, r.checked
     assert callee == "call_triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2" and not checked
     assert len(args) == 11
     assert [a.text for a in args[:7]] == ["buf0", "arg0_1", "buf1", "buf2", "s59", "s2", "8L"]
@@ -170,17 +177,18 @@ def test_triton_call_counts_args():
 
 
 def test_triton_call_short_form():
-    kind, callee, args, _ = parse_statement(
+    r = parse_statement(
         "call_triton_poi_fused_x_2(buf0, arg0_1, buf1, buf2, s59, s2, 8L, this->device_idx_, stream, kernels, "
         "this->cubin_dir_);", "call")
-    assert (callee, len(args)) == ("call_triton_poi_fused_x_2", 11)
+    assert (r.callee, len(r.args)) == ("call_triton_poi_fused_x_2", 11)
 
 
 def test_cpp_kernel_call_with_casts():
     # cpu/jagged wrapper.cpp
     s = ("cpp_fused_ge_index_index_copy_mul_sub_where_zeros_like_0((const float*)(arg0_1.data_ptr()), "
          "(const int64_t*)(buf1.data_ptr()), (float*)(buf3.data_ptr()), (float*)(buf2.data_ptr()), s59, s2);")
-    kind, callee, args, _ = parse_statement(s, "call")
+    r = parse_statement(s, "call")
+    callee, args = r.callee, r.args
     assert callee == "cpp_fused_ge_index_index_copy_mul_sub_where_zeros_like_0"
     assert len(args) == 6
     bases = [next(n for n in a.names if n.startswith(("arg", "buf", "s"))) for a in args]
@@ -189,12 +197,12 @@ def test_cpp_kernel_call_with_casts():
 
 
 def test_constructor_facts():
-    assert parse_statement('inputs_info_[0].name = "arg3_1";', "assignment")[1:2] == (["inputs_info_", "0", "name"],)
-    assert parse_statement('inputs_info_[0].name = "arg3_1";', "assignment")[2].text == '"arg3_1"'
-    kind, toks, value = parse_statement("constants_info_[0].shape = {1000, 32};", "assignment")
-    assert (toks, value.text) == (["constants_info_", "0", "shape"], "{1000, 32}")
-    kind, toks, value = parse_statement("output_handles[0] = buf2.release();", "assignment")
-    assert (toks, value.names) == (["output_handles", "0"], ("buf2", "release"))
+    r = parse_statement('inputs_info_[0].name = "arg3_1";', "assignment")
+    assert (r.target, r.index, r.attr, r.value.text) == ("inputs_info_", 0, "name", '"arg3_1"')
+    r = parse_statement("constants_info_[0].shape = {1000, 32};", "assignment")
+    assert (r.target, r.index, r.attr, r.value.text) == ("constants_info_", 0, "shape", "{1000, 32}")
+    r = parse_statement("output_handles[0] = buf2.release();", "assignment")
+    assert (r.target, r.index, r.attr, r.value.names) == ("output_handles", 0, None, ("buf2", "release"))
 
 
 def test_in_spec_raw_string():
@@ -203,8 +211,9 @@ def test_in_spec_raw_string():
          '"builtins.tuple", "context": "null", "children_spec": [{"type": null, "context": null, "children_spec": '
          '[]}, {"type": null, "context": null, "children_spec": []}]}, {"type": "builtins.dict", "context": "[]", '
          '"children_spec": []}]}])";')
-    kind, toks, value = parse_statement(s, "assignment")
-    assert toks == ["in_spec_"]
+    r = parse_statement(s, "assignment")
+    value = r.value
+    assert (r.target, r.index, r.attr) == ("in_spec_", None, None)
     assert value.text.startswith('R"([1, {"type": "builtins.tuple"')
     assert value.text.endswith(']}])"')
     assert value.names == ()
@@ -215,8 +224,7 @@ def test_load_kernel():
     s = ('kernels_.triton_per_fused_cumsum_0 = loadKernel("/tmp/ind_jagged/corcp7fqaeso4ec57bkrg4oultimfqilev5x6hyt'
          'zw5slx2evaun/cjm5zd7hk4ovilqtd5ouihp5duykkavaxzvjqbldwjb5nxzj3iwu.cubin", "triton_per_fused_cumsum_0", 128, '
          'cubin_dir_);')
-    assert parse_statement(s, "load_kernel") == (
-        "load_kernel",
+    assert parse_statement(s, "load_kernel") == LoadKernel(
         "/tmp/ind_jagged/corcp7fqaeso4ec57bkrg4oultimfqilev5x6hytzw5slx2evaun/"
         "cjm5zd7hk4ovilqtd5ouihp5duykkavaxzvjqbldwjb5nxzj3iwu.cubin",
         "triton_per_fused_cumsum_0",
@@ -224,8 +232,8 @@ def test_load_kernel():
 
 
 def test_handle_declarations():
-    assert parse_statement("AtenTensorHandle buf0_handle;", "handle_decl") == ("handle", "buf0_handle")
-    assert parse_statement("RAIIAtenTensorHandle buf0(buf0_handle);", "handle_decl") == ("raii", "buf0", "buf0_handle")
+    assert parse_statement("AtenTensorHandle buf0_handle;", "handle_decl") == HandleDecl("buf0_handle")
+    assert parse_statement("RAIIAtenTensorHandle buf0(buf0_handle);", "handle_decl") == RaiiDecl("buf0", "buf0_handle")
 
 
 # -- Triton ------------------------------------------------------------------------------
@@ -235,7 +243,8 @@ def test_triton_def_with_constexpr():
     # cuda/jagged
     s = ("def triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2(in_ptr0, in_ptr1, out_ptr0, out_ptr1, "
          "ks0, ynumel, xnumel, YBLOCK : tl.constexpr, XBLOCK : tl.constexpr):")
-    kind, name, params = parse_triton_statement(s, "def_stmt")
+    r = parse_triton_statement(s, "def_stmt")
+    name, params = r.name, [(p.name, p.annotation) for p in r.params]
     assert name == "triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2"
     assert [p for p, _ in params] == ["in_ptr0", "in_ptr1", "out_ptr0", "out_ptr1", "ks0", "ynumel", "xnumel",
                                       "YBLOCK", "XBLOCK"]
@@ -245,23 +254,23 @@ def test_triton_def_with_constexpr():
 
 def test_triton_associative_scan_tuple_target():
     # cuda/jagged, triton_per_fused_cumsum_0
-    kind, target, value = parse_triton_statement(
-        "tmp3, = tl.associative_scan((tmp2,), 1, _triton_helper_fn_add0)", "assign_stmt")
-    assert target == "tmp3"
+    r = parse_triton_statement("tmp3, = tl.associative_scan((tmp2,), 1, _triton_helper_fn_add0)", "assign_stmt")
+    target, value = r.target, r.value
+    assert r.targets == ("tmp3",)
     assert value.text.startswith("tl.associative_scan(")
     assert "tmp2" in value.names and "_triton_helper_fn_add0" in value.names
 
 
 def test_triton_annotated_assignment():
     # cuda/jagged: `R0_BLOCK: tl.constexpr = 1024`
-    kind, target, value = parse_triton_statement("R0_BLOCK: tl.constexpr = 1024", "assign_stmt")
-    assert (target, value.text) == ("R0_BLOCK", "1024")
+    r = parse_triton_statement("R0_BLOCK: tl.constexpr = 1024", "assign_stmt")
+    assert (r.targets, r.annotated, r.value.text) == (("R0_BLOCK",), True, "1024")
 
 
 def test_triton_load_with_keyword():
     # cuda/jagged
-    kind, target, value = parse_triton_statement(
-        "tmp0 = tl.load(in_ptr0 + (y0), ymask, eviction_policy='evict_last')", "assign_stmt")
+    r = parse_triton_statement("tmp0 = tl.load(in_ptr0 + (y0), ymask, eviction_policy='evict_last')", "assign_stmt")
+    target, value = r.target, r.value
     assert target == "tmp0"
     assert "'evict_last'" in value.text
     assert {"in_ptr0", "y0", "ymask"} <= set(value.names)
@@ -269,9 +278,10 @@ def test_triton_load_with_keyword():
 
 def test_triton_device_assert():
     # cuda/jagged
-    kind, callee, args = parse_triton_statement(
+    r = parse_triton_statement(
         'tl.device_assert(((0 <= tmp9) & (tmp9 < ks0)) | ~(ymask), "index out of bounds: 0 <= tmp9 < ks0")',
         "call_stmt")
+    callee, args = r.callee, r.args
     assert callee == "tl.device_assert"
     assert len(args) == 2
     assert args[1].text.strip('"') == "index out of bounds: 0 <= tmp9 < ks0"
@@ -279,7 +289,8 @@ def test_triton_device_assert():
 
 
 def test_triton_store():
-    kind, callee, args = parse_triton_statement("tl.store(out_ptr0 + (x1 + 8*y0), tmp11, xmask & ymask)", "call_stmt")
+    r = parse_triton_statement("tl.store(out_ptr0 + (x1 + 8*y0), tmp11, xmask & ymask)", "call_stmt")
+    callee, args = r.callee, r.args
     assert callee == "tl.store"
     assert [a.names for a in args][:2] == [("out_ptr0", "x1", "y0"), ("tmp11",)]
 
@@ -414,7 +425,9 @@ def test_cpp_signature_params(crafted):
 def test_cpp_signature_roles_from_constness():
     # Names that do not say the role: `const T*` reads, `T*` writes.
     r = parse_cpp_statement('extern "C"  void  cpp_k(const float* a, float* b, const int64_t n)', "signature")
-    assert r == ("sig", "cpp_k", [("a", "float*", True), ("b", "float*", False), ("n", "int64_t", True)])
+    assert isinstance(r, CppSignature) and r.name == "cpp_k"
+    assert [(p.name, p.ctype, p.const) for p in r.params] == [("a", "float*", True), ("b", "float*", False),
+                                                              ("n", "int64_t", True)]
     text = 'extern "C"  void  cpp_k(const float* a,\n    float* b,\n    const int64_t ks3)\n{\n}\n'
     k = parse_kernel_cpp(text, "k.cpp")["cpp_k"]
     assert [(p.name, p.role) for p in k.params] == [("a", "in"), ("b", "out"), ("ks3", "size")]
@@ -481,11 +494,13 @@ def test_cpp_stores(crafted):
 
 def test_cpp_statements():
     r = parse_cpp_statement('AOTI_TORCH_CHECK(tmp6 < 128L, "index out of bounds: tmp6 < 128L");', "check")
-    assert r[0] == "check" and r[1].text == "tmp6 < 128L" and r[2] == '"index out of bounds: tmp6 < 128L"'
+    assert isinstance(r, CppCheck)
+    assert r.condition.text == "tmp6 < 128L" and r.message == "index out of bounds: tmp6 < 128L"
     r = parse_cpp_statement("auto tmp2 = int64_t(tmp0 - tmp1);", "tmp_def")
-    assert (r[1], r[2].text, r[2].names) == ("tmp2", "int64_t(tmp0 - tmp1)", ("int64_t", "tmp0", "tmp1"))
+    assert isinstance(r, CppTmp)
+    assert (r.name, r.value.text, r.value.names) == ("tmp2", "int64_t(tmp0 - tmp1)", ("int64_t", "tmp0", "tmp1"))
     r = parse_cpp_statement("tmp0.store(out_ptr0 + static_cast<int64_t>(x0));", "vec_store")
-    assert r[1] == "tmp0" and "out_ptr0" in r[2][0].names
+    assert isinstance(r, VecStore) and r.value.text == "tmp0" and "out_ptr0" in r.args[0].names
     assert parse_cpp_statement("auto tmp2 = ;", "tmp_def") is None
 
 

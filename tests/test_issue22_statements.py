@@ -98,7 +98,7 @@ def test_a_trailing_comment_is_no_part_of_the_statement():
     line = _wrapper_line(pkg, "# batch dimension for BMM")
     assert line == "idx_q = tl.program_id(1).to(INDEX_DTYPE)  # batch dimension for BMM"
     r = parse_triton_statement(line, "assign_stmt")
-    assert r[1] == "idx_q" and r[2].text == "tl.program_id(1).to(INDEX_DTYPE)"
+    assert r.target == "idx_q" and r.value.text == "tl.program_id(1).to(INDEX_DTYPE)"
 
 
 def test_defaults_and_a_hash_inside_a_string():

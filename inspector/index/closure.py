@@ -173,8 +173,8 @@ def _contract(ix, name: str):
     params = []
     for i in range(r.start + 1, r.params_end):
         p = _launcher_param(wm.lines[i].strip())
-        if p:
-            params.append(KernelParam(name=p[1], position=len(params), role=param_role(p[1]), ctype=p[2]))
+        if p:  # a `parse.statements.LauncherParam`
+            params.append(KernelParam(name=p.name, position=len(params), role=param_role(p.name), ctype=p.ctype))
     if r.triton is None:
         from ..model import Kernel
         from ..parse.regions import kernel_flavor

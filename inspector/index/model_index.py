@@ -449,7 +449,7 @@ class ModelIndex:
         if r is None or r.load_line is None:
             return None
         p = self.parse("launcher", r.load_line, self.wmap.lines[r.load_line].strip(), "load_kernel", r.load_line + 1)
-        return self._cubins.get(os.path.basename(p[1])) if p and p[1] is not None else None
+        return self._cubins.get(os.path.basename(p.member)) if p and p.member is not None else None  # a LoadKernel
 
     def _kernel_doc(self, k: Kernel) -> dict:
         return {"kernel": cache.dump(k), "params": cache.dump(self._launcher_params.get(k.name)),

@@ -12,49 +12,57 @@ from __future__ import annotations
 
 import re
 
-from ..model import Assertion, Coverage, Expr, Kernel, KernelParam, Store, TmpDef, param_role
+from ..model import AccUpdate, Assertion, Coverage, Expr, Kernel, KernelParam, Store, TmpDef, param_role
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .message import parse_check_message
 from .regions import scan_kernel_cpp
+from .statements import AccAssign, CppCheck, CppParam, CppSignature, CppTmp, ScalarStore, VecStore
 
 STARTS = GRAMMAR_STARTS["cpp_kernel"]
+# `tmp_acc0 = …;` / `tmp_acc0_vec = …;` (not `tmp_acc0_arr[i] = …`, not `==`): an accumulator's update
+_ACC_UPDATE = re.compile(r"tmp_acc\d+\w*\s*=(?!=).*;$").match
 
 
 class _CppTransformer(ExprTransformer):
+    """Statements -> the dataclasses of `inspector.parse.statements`."""
+
     def signature(self, c):
-        return ("sig", str(c[1]), [p for p in c[2:] if isinstance(p, tuple)])
+        return CppSignature(str(c[1]), tuple(p for p in c[2:] if isinstance(p, CppParam)))
 
     def cparam(self, c):
         kinds = [t.type for t in c]
         names = [str(t) for t in c if t.type == "NAME"]
         ctype = "::".join(names[:-1])  # `at::BFloat16`
-        return (names[-1], ctype + ("*" if "STAR" in kinds else ""), "CONST" in kinds)
+        return CppParam(names[-1], ctype + ("*" if "STAR" in kinds else ""), "CONST" in kinds)
 
     def helper_signature(self, c):
-        return ("sig", str(c[0]), [p for p in c[1:] if isinstance(p, tuple)])
+        return CppSignature(str(c[0]), tuple(p for p in c[1:] if isinstance(p, CppParam)), helper=True)
 
     def hparam(self, c):
         return self.cparam([t for t in c if t.type != "RESTRICT"])
 
     def tmp_def(self, c):
-        return ("tmp", str(c[0]), _joined(c[1]))
+        return CppTmp(str(c[0]), _joined(c[1]))
 
     def check(self, c):
         args = c[1]
         if len(args) < 2 or not args[-1].text.startswith('"'):
             return None  # a check without a message: not a shape we read (counted as skipped)
-        return ("check", _joined(args[:-1]), args[-1].text)
+        return CppCheck(_joined(args[:-1]), args[-1].text.strip('"'))
 
     def vec_store(self, c):
         args = next((p for p in c[1:] if isinstance(p, list)), [])  # after `[i]` (an Expr) when it has one
-        return ("store", str(c[0]), args)
+        return VecStore(Expr(str(c[0]), (str(c[0]),)), tuple(args))
 
     def vec_store_expr(self, c):
         args = c[1] if len(c) > 1 else []
-        return ("store", _joined(c[0]), args)
+        return VecStore(_joined(c[0]), tuple(args))
 
     def scalar_store(self, c):
-        return ("sstore", str(c[0]), c[1], c[2])
+        return ScalarStore(str(c[0]), c[1], c[2])
+
+    def acc_update(self, c):
+        return AccAssign(str(c[0]), _joined(c[1]))
 
 
 def _joined(parts: list[Expr]) -> Expr:
@@ -113,12 +121,12 @@ def parse_kernel_region(lines: list[str], start: int, end: int, member: str, cov
                 sig += " " + lines[j].strip()
             opened = helper and sig.endswith("{")  # `) {`: the helper's body opens on its signature's last line
             r = parse_cpp_statement(sig.rstrip("{ "), "helper_signature" if helper else "signature", cov, line)
-            if r:
-                _, name, params = r
+            if isinstance(r, CppSignature):
+                name = r.name
                 cur = Kernel(name=name, kind="cpp", flavor="cpp", source_file=member, first_line=line,
                              line_base=1, source=lines, source_count=len(lines),
-                             params=[KernelParam(name=p, position=k, role=param_role(p, t, c), ctype=t)
-                                     for k, (p, t, c) in enumerate(params)])
+                             params=[KernelParam(name=p.name, position=k, role=param_role(p.name, p.ctype, p.const),
+                                                 ctype=p.ctype) for k, p in enumerate(r.params)])
                 kernels[name] = cur
                 stack = []
                 if opened:
@@ -153,31 +161,35 @@ def parse_kernel_region(lines: list[str], start: int, end: int, member: str, cov
             continue
         if s.startswith("auto tmp"):
             r = parse_cpp_statement(s, "tmp_def", cov, line)
-            if r:
-                cur.tmps.append(TmpDef(name=r[1], expr=r[2], line=line, scope=scope))
+            if isinstance(r, CppTmp):
+                cur.tmps.append(TmpDef(name=r.name, expr=r.value, line=line, scope=scope))
         elif s.startswith(("AOTI_TORCH_CHECK(", "TORCH_CHECK(")):
             while not s.endswith(";") and i + 1 < n:  # a check over several lines (the CPP GEMM template's)
                 i += 1
                 s += " " + lines[i].strip()
             r = parse_cpp_statement(s, "check", cov, line)
-            if r:
-                msg = r[2].strip('"')
+            if isinstance(r, CppCheck):
+                msg = r.message
                 cm = parse_check_message(msg)
                 cur.assertions.append(Assertion(
                     kernel=cur.name, line=line, message=msg, index_var=cm.index_var if cm else None,
                     bound_expr=cm.bound if cm else None, lower_bound=cm.lower if cm else None,
-                    condition=r[1].text, scope=scope))
+                    condition=r.condition.text, scope=scope))
         elif ".store(" in s:
             r = parse_cpp_statement(s, "vec_store", cov, line)
-            if r and r[2]:
-                ptr = next((x for x in r[2][0].names if "ptr" in x), None)
+            if isinstance(r, VecStore) and r.args:
+                ptr = next((x for x in r.args[0].names if "ptr" in x), None)
                 if ptr:
-                    value = r[1] if isinstance(r[1], Expr) else Expr(r[1], (r[1],))
-                    cur.stores.append(Store(ptr=ptr, value=value, line=line, scope=scope))
+                    cur.stores.append(Store(ptr=ptr, value=r.value, line=line, scope=scope))
         elif re.match(r"(out_ptr|in_out_ptr)\d+\[", s):
             r = parse_cpp_statement(s, "scalar_store", cov, line)
-            if r:
-                cur.stores.append(Store(ptr=r[1], value=r[3], line=line, scope=scope))
+            if isinstance(r, ScalarStore):
+                cur.stores.append(Store(ptr=r.ptr, value=r.value, line=line, scope=scope))
+        elif s.startswith("tmp_acc") and _ACC_UPDATE(s):
+            # `tmp_acc0 = tmp_acc0 + tmp5;`: no coverage count (the kernels' figures stay what they were)
+            r = parse_cpp_statement(s, "acc_update", None, line)
+            if isinstance(r, AccAssign):
+                cur.acc_updates.append(AccUpdate(acc=r.acc, value=r.value, line=line, scope=scope))
         for ch in s:
             if ch == "{":
                 next_block += 1

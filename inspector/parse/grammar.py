@@ -81,7 +81,7 @@ STARTS: dict[str, tuple[str, ...]] = {
     "wrapper": ("declaration", "handle_decl", "assignment", "call", "checked_call", "guard", "launcher_param",
                 "load_kernel"),
     "triton": ("def_stmt", "assign_stmt", "call_stmt", "control_stmt"),
-    "cpp_kernel": ("signature", "helper_signature", "tmp_def", "check", "vec_store", "scalar_store"),
+    "cpp_kernel": ("signature", "helper_signature", "tmp_def", "check", "vec_store", "scalar_store", "acc_update"),
     "assert_message": ("message",),
     "expr": ("start",),  # one expression as a typed tree (`inspector.parse.expr_tree.parse_expr`)
 }
@@ -272,8 +272,9 @@ def _renamed(r, back: dict[str, str], done: dict | None = None):
         return Expr(_renamed(r.text, back, done), tuple([_renamed(x, back, done) for x in r.names]))
     if isinstance(r, lark.Tree):
         return lark.Tree(r.data, [_renamed(c, back, done) for c in r.children])
-    if dataclasses.is_dataclass(r):
-        return dataclasses.replace(r, **{n: _renamed(getattr(r, n), back, done) for n in _init_fields(type(r))})
+    if dataclasses.is_dataclass(r):  # every field an init field (the statements' dataclasses): built positionally
+        cls = type(r)
+        return cls(*[_renamed(getattr(r, n), back, done) for n in _init_fields(cls)])
     raise TypeError(f"a parse result of type {type(r).__name__} cannot be renamed")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -47,10 +48,38 @@ def parse_check_message(text: str) -> CheckMessage | None:
         tree = parser("assert_message", ("message",)).parse(text, start="message")
     except UnexpectedInput:
         return None
-    lower = next((str(t.children[0]) for t in tree.children if getattr(t, "data", None) == "lower"), None)
-    var = next(str(t) for t in tree.children if getattr(t, "type", None) == "NAME")
-    bound = next(str(t.children[0]) for t in tree.children if getattr(t, "data", None) == "bound").strip()
-    return CheckMessage(index_var=var, bound=bound, lower=lower)
+    return _transformer().transform(tree)
+
+
+@dataclass(frozen=True)
+class _Lower:
+    text: str
+
+
+@dataclass(frozen=True)
+class _Bound:
+    text: str
+
+
+@functools.cache
+def _transformer():
+    """grammars/assert_message.lark's rules -> `CheckMessage` (lark only when a message is parsed)."""
+    from lark import Transformer
+
+    class MessageTransformer(Transformer):
+        def lower(self, c):
+            return _Lower(str(c[0]))
+
+        def bound(self, c):
+            return _Bound(str(c[0]).strip())
+
+        def message(self, c):
+            lower = next((x.text for x in c if isinstance(x, _Lower)), None)
+            var = next(str(t) for t in c if getattr(t, "type", None) == "NAME")
+            bound = next(x.text for x in c if isinstance(x, _Bound))
+            return CheckMessage(index_var=var, bound=bound, lower=lower)
+
+    return MessageTransformer()
 
 
 # A user-defined kernel's own check (`tl.device_assert((idx >= 0) & (idx < rows), "…")`): its message is the

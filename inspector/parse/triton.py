@@ -16,6 +16,7 @@ from ..naming import is_kernel_def
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .message import parse_check_condition, parse_check_message, parse_value_check
 from .regions import _DECORATOR, kernel_flavor
+from .statements import Annotation, Control, TritonAssign, TritonCall, TritonDef, TritonParam
 
 STARTS = GRAMMAR_STARTS["triton"]
 _CONTROL = ("if ", "elif ", "else:", "for ", "while ", "return", "pass", "break", "continue")
@@ -23,28 +24,38 @@ _MUTATED = re.compile(r"'mutated_arg_names':\s*\[([^\]]*)\]")
 
 
 class _TritonTransformer(ExprTransformer):
+    """Statements -> the dataclasses of `inspector.parse.statements`."""
+
     def def_stmt(self, c):
-        return ("def", str(c[0]), [p for p in c[1:] if isinstance(p, tuple)])
+        return TritonDef(str(c[0]), tuple(p for p in c[1:] if isinstance(p, TritonParam)))
 
     def param(self, c):
         # `BLOCK_SIZE: "tl.constexpr" = 64`: the annotation (quotes dropped) is the parameter's type; a default
         # value is no graph fact.
-        ann = next((x[1] for x in c[1:] if isinstance(x, tuple) and x[0] == "annotation"), None)
-        return (str(c[0]), ann)
+        ann = next((x.text for x in c[1:] if isinstance(x, Annotation)), None)
+        return TritonParam(str(c[0]), ann)
 
     def annotation(self, c):
-        return ("annotation", ".".join(str(t) for t in c).strip("\"'"))
+        return Annotation(".".join(str(t) for t in c).strip("\"'"))
 
     def assign_stmt(self, c):
-        names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
         value = c[-1]
-        # `R0_BLOCK: tl.constexpr = 1024` names the annotation too; the target is the first name.
-        return ("assign", names[0] if ":" not in value.text else names[0], value)
+        annotation = next((x for x in c if isinstance(x, Annotation)), None)
+        targets = tuple(str(t) for t in c if getattr(t, "type", None) == "NAME")
+        op = next((str(t) for t in c if getattr(t, "type", None) == "AUGOP"), None)
+        # `R0_BLOCK: tl.constexpr = 1024` defines its first name only
+        return TritonAssign(targets, value, annotation is not None, op)
+
+    def assign_annotation(self, c):
+        return Annotation(".".join(str(t) for t in c))
 
     def call_stmt(self, c):
         callee = ".".join(str(t) for t in c if getattr(t, "type", None) == "NAME")
         args = next((x for x in c if isinstance(x, list)), [])
-        return ("call", callee, args)
+        return TritonCall(callee, tuple(args))
+
+    def control_stmt(self, c):
+        return Control(str(c[0]))  # the rule keeps its tokens: the first is the keyword
 
 
 _TRANSFORMER = _TritonTransformer()
@@ -117,18 +128,18 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
             k.mutated = [x.strip().strip("'\"") for x in m.group(1).split(",") if x.strip()]
         if s.startswith("def ") and not in_def:
             r = parse_triton_statement(s, "def_stmt", cov, first_line + idx)
-            if r and is_kernel_def(r[1], name):
-                k.params = [KernelParam(name=p, position=i, role=param_role(p, ann), ctype=ann)
-                            for i, (p, ann) in enumerate(r[2])]
+            if isinstance(r, TritonDef) and is_kernel_def(r.name, name):
+                k.params = [KernelParam(name=p.name, position=i, role=param_role(p.name, p.annotation),
+                                        ctype=p.annotation) for i, p in enumerate(r.params)]
                 in_def = True
             continue
         if not in_def or s.startswith("'''"):
             continue
         if s.startswith("tl.device_assert(") or s.startswith("tl.store(") or s.startswith("tl.atomic_"):
             r = parse_triton_statement(s, "call_stmt", cov, first_line + idx)
-            if not r:
+            if not isinstance(r, TritonCall):
                 continue
-            _, callee, args = r
+            callee, args = r.callee, r.args
             if callee == "tl.device_assert" and len(args) >= 2:
                 msg = args[1].text.strip("\"'")
                 cm = parse_check_message(msg) or parse_check_condition(args[0].text)
@@ -152,13 +163,13 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
             continue
         if "=" in s:
             r = parse_triton_statement(s, "assign_stmt", cov, first_line + idx)
-            if r:
+            if isinstance(r, TritonAssign):
                 # `tmp2_val, tmp2_idx = triton_helpers.max_with_index(…)` (argmax) defines every name on the left;
                 # `R0_BLOCK: tl.constexpr = 1024` only the first.
-                lhs = s.split("=", 1)[0]
-                names = [r[1]] if ":" in lhs else [x.strip() for x in lhs.split(",") if x.strip()]
-                for n in names:
-                    k.tmps.append(TmpDef(name=n, expr=r[2], line=kline))
+                for n in r.targets[:1] if r.annotated else r.targets:
+                    # An augmented `acc += tl.dot(a, b)` (templates) was kept under the name "acc +" (the text left of
+                    # its `=`); kept so, as the answers have it, until a query needs the update.
+                    k.tmps.append(TmpDef(name=n if r.op is None else f"{n} {r.op}", expr=r.value, line=kline))
     if k.flavor == "other":
         k.flavor = kernel_flavor(name, None)
     _roles_from_use(k)
@@ -200,15 +211,15 @@ _PLACEHOLDER = "__pt2_inspect_kernel__"
 @functools.lru_cache(maxsize=4096)
 def _def_params(text: str) -> tuple | None:
     r = parse_triton_statement(text, "def_stmt")
-    return tuple(r[2]) if r and r[1] == _PLACEHOLDER else None
+    return tuple((p.name, p.annotation) for p in r.params) if isinstance(r, TritonDef) and r.name == _PLACEHOLDER else None
 
 
 @functools.lru_cache(maxsize=4096)
 def _assert_call(text: str):
     r = parse_triton_statement(text, "call_stmt")
-    if not r or r[1] != "tl.device_assert" or len(r[2]) < 2:
+    if not isinstance(r, TritonCall) or r.callee != "tl.device_assert" or len(r.args) < 2:
         return None
-    return r[2][0].text, r[2][1].text.strip("\"'")
+    return r.args[0].text, r.args[1].text.strip("\"'")
 
 
 _check_message = functools.lru_cache(maxsize=4096)(parse_check_message)  # look-alike kernels share messages

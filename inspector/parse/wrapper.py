@@ -18,7 +18,6 @@ is skipped; only the facts found are reported.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..model import (
     BufferDef,
@@ -39,6 +38,10 @@ from ..model import (
 from ..dialects import embedded_source
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .regions import LauncherRegion, WrapperMap
+from .statements import (  # InputSlot … View: re-exported, the names the tests and the index import from here
+    Assign, CallStmt, ConstantSlot, CType, Decl, GuardDim, GuardNames, HandleDecl, InputSlot, LauncherParam, LoadKernel,
+    Moved, RaiiDecl, SizeOf, Tail, View,
+)
 from .triton import kernel_flavor, parse_triton_source
 
 STARTS = GRAMMAR_STARTS["wrapper"]
@@ -46,57 +49,15 @@ STARTS = GRAMMAR_STARTS["wrapper"]
 
 
 
-@dataclass(frozen=True)
-class InputSlot:
-    """``std::move(inputs[K])``: the K-th input the caller passes."""
-
-    index: int
-
-
-@dataclass(frozen=True)
-class ConstantSlot:
-    """``constants_->at(i)``: the i-th entry of constants_info_."""
-
-    index: int
-
-
-@dataclass(frozen=True)
-class Moved:
-    """``std::move(buf2)``: the named buffer, reused."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class SizeOf:
-    """``arg3_1_size[0]`` / ``arg3_1_stride[1]``: one dimension of a tensor's sizes or strides."""
-
-    tensor: str
-    kind: str  # "size" | "stride"
-    dim: int
-
-    @property
-    def text(self) -> str:
-        return f"{self.tensor}_{self.kind}[{self.dim}]"
-
-
-@dataclass(frozen=True)
-class View:
-    """``reinterpret_tensor_wrapper(buf3, 2, int_array_12, int_array_13, 0L)``: a view of a buffer."""
-
-    base: str
-    args: tuple[Expr, ...] = ()
-
-
 class _WrapperTransformer(ExprTransformer):
-    """Statements -> small tuples of facts (and the dataclasses above) the scanner files into the model."""
+    """Statements -> the dataclasses of `inspector.parse.statements` the scanner files into the model."""
 
     def declaration(self, c):
         names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
         value = next(e for e in c if isinstance(e, (Expr, InputSlot, ConstantSlot, Moved, SizeOf, View)))
-        tail = next((t for t in c if isinstance(t, tuple) and t and t[0] == "tail"), None)
+        tail = next((t for t in c if isinstance(t, Tail)), None)
         typ = next(str(t) for t in c if getattr(t, "type", None) == "TYPE")
-        return ("decl", typ, names[0], value, tail[1] if tail else None)
+        return Decl(typ, names[0], value, tail.expr if tail else None)
 
     def input_slot(self, c):
         return InputSlot(int(c[1]))
@@ -119,60 +80,62 @@ class _WrapperTransformer(ExprTransformer):
         return SizeOf(tensor=tensor, kind=kind, dim=int(dim.rstrip("]")))
 
     def tail(self, c):
-        return ("tail", c[0])
+        return Tail(c[0])
 
     def bare_declaration(self, c):  # `int64_t u0_raw;`: declared here, filled by the call after it
         names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
         typ = next(str(t) for t in c if getattr(t, "type", None) == "TYPE")
-        return ("decl", typ, names[0], Expr(""), None)
+        return Decl(typ, names[0], Expr(""), None)
 
     def handle_decl(self, c):
-        return ("handle", str(c[1]))
+        return HandleDecl(str(c[1]))
 
     def raii_decl(self, c):
-        return ("raii", str(c[1]), str(c[2]))
+        return RaiiDecl(str(c[1]), str(c[2]))
 
     def assignment(self, c):
-        toks = [str(t) for t in c if not isinstance(t, Expr)]
-        return ("assign", toks, c[-1])
+        target = str(c[0])
+        index = next((int(str(t).rstrip("L")) for t in c if getattr(t, "type", None) == "NUMBER"), None)
+        names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
+        return Assign(target, index, names[1] if len(names) > 1 else None, c[-1])
 
     def call(self, c):  # a `tail` (a second call on the line: the printer's `printf("\\n");`) is not a graph fact
-        return ("call", str(c[0]), c[1] if len(c) > 1 and isinstance(c[1], list) else [], False)
+        return CallStmt(str(c[0]), tuple(c[1]) if len(c) > 1 and isinstance(c[1], list) else (), False)
 
     def checked_call(self, c):
-        return ("call", str(c[0]), c[1] if len(c) > 1 else [], True)
+        return CallStmt(str(c[0]), tuple(c[1]) if len(c) > 1 else (), True)
 
     def guard(self, c):
         return c[0]
 
     def guard_dim_const(self, c):
-        return ("guard", str(c[0]), int(c[1]), str(c[2]), int(str(c[3]).rstrip("L")))
+        return GuardDim(str(c[0]), int(c[1]), str(c[2]), int(str(c[3]).rstrip("L")))
 
     def guard_const_dim(self, c):
         op = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}.get(str(c[1]), str(c[1]))
-        return ("guard", str(c[2]), int(c[3]), op, int(str(c[0]).rstrip("L")))
+        return GuardDim(str(c[2]), int(c[3]), op, int(str(c[0]).rstrip("L")))
 
     def launcher_param(self, c):
         name = next(str(t) for t in c if getattr(t, "type", None) == "NAME")
-        return ("param", name, next(x for x in c if isinstance(x, str) and not hasattr(x, "type")))
+        return LauncherParam(name, next(x.text for x in c if isinstance(x, CType)))
 
     def ctype(self, c):
         names = [x for x in c if getattr(x, "type", None) == "NAME"]
-        inner = next((x for x in c if isinstance(x, str) and not hasattr(x, "type")), None)
-        return "::".join(str(n) for n in names) + (f"<{inner}>" if inner else "")
+        inner = next((x for x in c if isinstance(x, CType)), None)
+        return CType("::".join(str(n) for n in names) + (f"<{inner.text}>" if inner else ""))
 
     def guard_names(self, c):
-        return ("guard_names", str(c[0]), str(c[1]), str(c[2]))
+        return GuardNames(str(c[0]), str(c[1]), str(c[2]))
 
     def load_kernel(self, c):
         strings = [str(t).strip('"') for t in c if getattr(t, "type", None) == "STRING"]
-        return ("load_kernel", strings[0], strings[1])
+        return LoadKernel(strings[0], strings[1])
 
     def load_kernel_embedded(self, c):
-        """-> ("load_kernel", None, mangled name, start symbol): no member to load, the image is in the .so."""
+        """No member to load: the image is in the .so, named by its start symbol."""
         names = [str(t) for t in c if getattr(t, "type", None) == "NAME"]
         strings = [str(t).strip('"') for t in c if getattr(t, "type", None) == "STRING"]
-        return ("load_kernel", None, strings[0], names[3])
+        return LoadKernel(None, strings[0], names[3])
 
 
 _TRANSFORMER = _WrapperTransformer()
@@ -214,11 +177,11 @@ def indexed_assignment(text: str, cov: Coverage | None = None, line: int = 0):
     if value is not None:
         if cov is not None:
             cov.ok()
-        return ("assign", toks, value)
+        return Assign(toks[0], int(toks[1]), toks[2], value)
     framed = parse_one("wrapper", STARTS, _TRANSFORMER, f"_[0]._ = {m.group('value')};", "assignment")
     if cov is not None:
         cov.skip(line, text) if framed is None else cov.ok()
-    return None if framed is None else ("assign", toks, framed[2])
+    return None if framed is None else Assign(toks[0], int(toks[1]), toks[2], framed.value)
 
 
 _NOT_INDEXED = object()
@@ -303,13 +266,9 @@ class WrapperScanner:
     # -- constructor ---------------------------------------------------------
     def _constructor_fact(self, idx: int, s: str, line: int):
         r = self.parse("constructor", idx, s, "assignment", line)
-        if not r:
+        if not isinstance(r, Assign):
             return
-        _, toks, value = r
-        target = toks[0]
-        idx = int(toks[1]) if len(toks) > 1 and toks[1].isdigit() else None
-        attr = toks[-1] if len(toks) > 1 and not toks[-1].isdigit() else None
-        val = value.text
+        target, idx, attr, val = r.target, r.index, r.attr, r.value.text
         if target == "inputs_info_" and attr == "name":
             self.input_names[idx] = val.strip('"')
         elif target == "outputs_info_" and attr == "name":
@@ -342,8 +301,8 @@ class WrapperScanner:
             s = self.lines[i].strip()
             if s.startswith("if ("):
                 r = self.parse("check_input", i, s, "guard", i + 1)
-                if r and r[0] == "guard":
-                    _, ref, dim, op, value = r
+                if isinstance(r, GuardDim):
+                    ref, dim, op, value = r.ref, r.dim, r.op, r.value
                     # `if (x_size[0] < 2)` rejects below 2: the allowed minimum is 2 (and `> 64` a maximum of 64).
                     kind = "stride" if ref.endswith("_stride") else {"<": "min", ">": "max"}.get(op, "eq")
                     guards.append(Guard(input=k, dim=dim, kind=kind, value=value, line=i + 1))
@@ -359,20 +318,15 @@ class WrapperScanner:
 
     # -- run_impl ----------------------------------------------------------------
     def _run_stmt(self, r, line: int):
-        kind = r[0]
-        if kind == "decl":
-            _, typ, name, expr, tail = r
-            self._declaration(typ, name, expr, line)
-        elif kind == "raii":
-            _, name, handle = r
-            if handle in self.aliases:  # RAIIAtenTensorHandle x_raii(x) where x is a view of a buffer
-                self.aliases[name] = self.aliases[handle]
-            elif name not in self.m.buffers:
-                self.m.buffers[name] = BufferDef(name=name, line=line, kind="alloc")
-        elif kind == "assign":
-            _, toks, value = r
-            if toks[0] == "output_handles":
-                idx = int(toks[1])
+        match r:
+            case Decl():
+                self._declaration(r.type, r.name, r.value, line)
+            case RaiiDecl(name=name, handle=handle):
+                if handle in self.aliases:  # RAIIAtenTensorHandle x_raii(x) where x is a view of a buffer
+                    self.aliases[name] = self.aliases[handle]
+                elif name not in self.m.buffers:
+                    self.m.buffers[name] = BufferDef(name=name, line=line, kind="alloc")
+            case Assign(target="output_handles", index=int() as idx, value=value):
                 base = self._base(value.names)
                 for o in self.m.outputs:
                     if o.index == idx:
@@ -380,19 +334,18 @@ class WrapperScanner:
                         break
                 else:
                     self.m.outputs.append(Output(index=idx, name=f"output{idx}", source=base))
-        elif kind == "call":
-            _, callee, args, checked = r
-            self._call(callee, args, line, checked)
+            case CallStmt():
+                self._call(r.callee, r.args, line, r.checked)
 
     def _size_stride(self, idx: int, stmt: str, line: int):
         """``assert_size_stride(arg3_1, {s23, s27}, {s27, 1L}, "input")``: an input's symbolic shape and stride."""
         r = self.parse("run_impl", idx, stmt, "call", line)
-        if not r or len(r[2]) < 3:
+        if not isinstance(r, CallStmt) or len(r.args) < 3:
             return
-        inp = next((x for x in self.m.inputs if x.name == r[2][0].text), None)
+        inp = next((x for x in self.m.inputs if x.name == r.args[0].text), None)
         if inp is None:
             return
-        self.size_stride[inp.index] = (_dims(r[2][1].text), _dims(r[2][2].text))
+        self.size_stride[inp.index] = (_dims(r.args[1].text), _dims(r.args[2].text))
 
     def _declaration(self, typ: str, name: str, value, line: int):
         if isinstance(value, InputSlot):
@@ -562,8 +515,8 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
     params: list[KernelParam] = []
     for i in range(r.start + 1, r.params_end):
         p = parse("launcher", i, lines[i].strip(), "launcher_param", i + 1)
-        if p:
-            params.append(KernelParam(name=p[1], position=len(params), role=param_role(p[1]), ctype=p[2]))
+        if isinstance(p, LauncherParam):
+            params.append(KernelParam(name=p.name, position=len(params), role=param_role(p.name), ctype=p.ctype))
     if r.triton is None:
         kernel = Kernel(name=r.name, kind="triton", flavor=kernel_flavor(r.name, None), source_file=wm.member)
     else:
@@ -572,8 +525,8 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
                                      line_base=d.triton_line_base, cov=parse.cov("triton"))
     if r.load_line is not None:
         p = parse("launcher", r.load_line, lines[r.load_line].strip(), "load_kernel", r.load_line + 1)
-        if p and p[1] is not None:
-            kernel.cubin = p[1]
+        if isinstance(p, LoadKernel) and p.member is not None:
+            kernel.cubin = p.member
     if not kernel.params:
         kernel.params = params
     return kernel, params

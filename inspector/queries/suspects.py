@@ -135,10 +135,10 @@ def _assert_index_var(text: str) -> str | None:
     from ..parse.message import parse_check_message
     from ..parse.triton import parse_triton_statement
 
-    r = parse_triton_statement(text, "call_stmt")  # no coverage: a probe, not the kernel's parse
-    if not r or r[1] != "tl.device_assert" or len(r[2]) < 2:
+    r = parse_triton_statement(text, "call_stmt")  # no coverage: a probe, not the kernel's parse (a TritonCall)
+    if not r or r.callee != "tl.device_assert" or len(r.args) < 2:
         return None
-    cm = parse_check_message(r[2][1].text.strip("\"'"))
+    cm = parse_check_message(r.args[1].text.strip("\"'"))
     return cm.index_var if cm else None
 
 

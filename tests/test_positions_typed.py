@@ -42,7 +42,7 @@ def test_position_bounds_from_trees(sample, want, wraps):
 
 
 def test_a_call_with_template_arguments_is_a_call():
-    """``f<float, 1, 2, true>(a, b, x1)``: the expression grammar reads a tuple of comparisons; it is one call."""
+    """``f<float, 1, 2, true>(a, b, x1)`` is a call of ``f`` (the expression grammar keeps the template in its name)."""
     tree = E.parse_expr("argmax_combine_vec<float, 1, 2, true>(tmp_acc0_vec, tmp0, x1)")
     calls = list(_calls(tree))
     assert calls and calls[0][0] == "argmax_combine_vec"

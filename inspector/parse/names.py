@@ -58,3 +58,18 @@ _ACC = re.compile(r"tmp_acc\d+\w*")
 def is_accumulator(name: str) -> bool:
     """``tmp_acc0``, ``tmp_acc0_vec``: a CPU reduction's accumulator."""
     return _ACC.fullmatch(name) is not None
+
+
+_PTR = re.compile(r"\b(?:in_out_ptr|in_ptr|out_ptr)\d+\b")
+_FIRST_ASSIGN = re.compile(r"(?<![=<>!])=(?!=)")
+
+
+def names_a_pointer(text: str) -> bool:
+    """``text`` names a kernel pointer parameter (``in_ptr0``, ``out_ptr1``, ``in_out_ptr0``)."""
+    return _PTR.search(text) is not None
+
+
+def tmps_assigned(line: str) -> set[str]:
+    """The tmps a raw line may define: those it names before its first ``=`` (over-counting is safe)."""
+    m = _FIRST_ASSIGN.search(line)
+    return set(_TMP.findall(line, 0, m.start())) if m else set()

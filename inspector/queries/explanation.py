@@ -16,6 +16,7 @@ from ..naming import root_symbol
 from ..package import Package
 from ..logs.patterns import ATEN_LAYOUT_ERRORS as LAYOUT_ERRORS, EXTERN_LIMIT
 from ..parse import expr_tree as E
+from ..parse.access import definition_text
 from ..parse.message import static_bound
 from ..parse.names import is_tmp, tmp_names
 from .fused import extern_op_name, source_nodes
@@ -236,9 +237,7 @@ def _tmps_in(expr) -> list[str]:
 
 def _uses(k: Kernel, t) -> list[str]:
     """The tmps a definition reads (a vectorized lambda's: from its lines, whose body the grammar does not read)."""
-    from .suspects import _body
-
-    return tmp_names(_body(k, t.line)) if "tmpbuf" in t.expr.text else _tmps_in(t.expr)
+    return tmp_names(definition_text(k, t.line)) if "tmpbuf" in t.expr.text else _tmps_in(t.expr)
 
 
 def negative_wrap(k: Kernel, a: Assertion) -> bool | None:

@@ -14,7 +14,7 @@ from ..model import CallSite, Kernel, Model
 from ..naming import root_symbol, shim_op_name
 from ..parse import expr_tree as E
 from ..parse.allocs import alloc_sizes
-from ..parse.cpp_loops import acc_assigns, loop_headers
+from ..parse.cpp_loops import loop_headers
 from ..parse.names import is_accumulator, is_loop_index, is_tmp
 from ..parse.message import static_bound
 
@@ -161,22 +161,17 @@ def _bucketize_length(tree) -> str | None:
 
 
 def _calls(tree):
-    """(function name, arguments) of each call in ``tree``; a call with template arguments
-    (``argmax_combine_vec<float, 1, 2, true>(a, b, x1)``), which the expression grammar reads as comparisons in a
-    tuple, counts as the call it is."""
+    """(function name, arguments) of each call in ``tree``; a template's arguments are no part of its name
+    (``argmax_combine_vec<float,1,2,true>(a, b, x1)`` is a call of ``argmax_combine_vec``)."""
     for n in E.walk(tree):
         if isinstance(n, E.Call) and isinstance(n.func, E.Name):
             yield n.func.id.split("<")[0], n.args
-        elif (isinstance(n, E.Tuple) and len(n.items) > 1 and isinstance(first := n.items[0], E.Compare)
-              and first.ops == ("<",) and isinstance(first.operands[0], E.Name) and isinstance(last := n.items[-1], E.Compare)
-              and last.ops == (">",) and isinstance(last.operands[-1], E.Paren)):
-            inner = last.operands[-1].inner
-            yield first.operands[0].id, inner.items if isinstance(inner, E.Tuple) else (inner,)
 
 
 def _combined_over(k: Kernel, acc: str) -> str | None:
-    """The loop variable an ``argmax_combine(acc, value, x1)`` of ``acc`` takes its positions from."""
-    for up in acc_assigns(k):
+    """The loop variable an ``argmax_combine(acc, value, x1)`` of ``acc`` takes its positions from
+    (``Kernel.acc_updates``)."""
+    for up in k.acc_updates:
         for fname, args in _calls(up.value.tree):
             if fname in _COMBINERS and len(args) >= 3 and isinstance(args[0], E.Name) \
                     and args[0].id in (acc, acc + "_vec") and isinstance(args[2], E.Name) and is_loop_index(args[2].id):

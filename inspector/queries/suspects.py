@@ -10,21 +10,23 @@ import inspector.graph.ids as ids
 from ..graph.build import resolve_tmp
 from ..model import Kernel, Model
 from ..parse import expr_tree as E
-from ..parse.accesses import accesses, names_a_pointer, tmps_assigned
-from ..parse.names import is_tmp, tmp_names
+from ..parse.access import accesses_in, definition_text, kernel_accesses
+from ..parse.names import is_tmp, names_a_pointer, tmp_names, tmps_assigned
 from .walk import Step, dedupe, edges, path_names, value_table, walk_kernel
+
+_body = definition_text  # a tmp definition's whole text (a vectorized one spans a lambda over several lines)
 
 
 def addresses(text: str) -> list[tuple[str, str]]:
     """(pointer, address text) for each ``ptr[addr]``, ``ptr + (addr)``, ``ptr + static_cast<…>(addr)``
-    (`inspector.parse.accesses`)."""
-    return [(a.pointer, a.address) for a in accesses(text)]
+    (`inspector.parse.access`)."""
+    return [(p, a) for p, a, _ in accesses_in(text)]
 
 
-def _tmps_of(address: str) -> list[str]:
-    """The tmps an address names, in order: from its tree (its text, when the grammar does not read it)."""
-    tree = E.parse_expr(address.strip())
-    return tmp_names(address) if E.has_opaque(tree) else [n for n in E.names(tree) if is_tmp(n)]
+def _tmps_of(address) -> list[str]:
+    """The tmps an address (an `Expr`) names, in order: from its tree (its text, when the grammar does not read it)."""
+    tree = address.tree
+    return tmp_names(address.text) if E.has_opaque(tree) else [n for n in E.names(tree) if is_tmp(n)]
 
 
 def _data_dependent(g, node: str) -> bool:
@@ -38,13 +40,6 @@ def _data_dependent(g, node: str) -> bool:
                 seen.add(v)
                 queue.append(v)
     return False
-
-
-def _body(k: Kernel, line: int) -> str:
-    """A tmp definition's whole text: vectorized ones span a lambda over several lines."""
-    starts = sorted({t.line for t in k.tmps} | {st.line for st in k.stores} | {a.line for a in k.assertions})
-    end = next((x for x in starts if x > line), line + 1)
-    return " ".join(k.source_line(ln) or "" for ln in range(line, min(end, line + 30)))
 
 
 def copies(g, v: str, k: Kernel | None = None) -> list[str]:
@@ -87,37 +82,34 @@ def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
         site = next((c for c in m.calls if c.kind == "kernel" and c.target == k.name), None)
         call_node = ids.call(site.line) if site else None
         checked = _checked(g, k)
-        # The kernel's own lines: expression texts may be cut short by the grammar (vectorized loads), and a
-        # vectorized gather spans a lambda (`auto tmp2 =\n[&]\n{ … in_ptr1[tmp1[x1_inner] + …] … }\n();`).
-        accesses = [(_body(k, t.line) + " " + t.expr.text, t.line, t.scope, "load") for t in k.tmps]
-        accesses += [(k.source_line(s.line) or "", s.line + 0.5, s.scope, "store") for s in k.stores]
-        for text, line, scope, how in accesses:
-            for ptr, addr in addresses(text):
-                if k.param(ptr) is None:
+        # The kernel's accesses, read from its own lines (`inspector.parse.access`): expression texts may be cut
+        # short (vectorized loads), and a vectorized gather spans a lambda.
+        for acc in kernel_accesses(k):
+            ptr, line, scope, how = acc.ptr, acc.line, acc.scope, acc.kind
+            p = k.param(ptr)
+            if p is None or (how == "load" and p.role == "out"):  # a load of an out pointer reads no input
+                continue
+            for name in dict.fromkeys(_tmps_of(acc.address)):
+                t = resolve_tmp(k, name, line, scope)
+                if t is None:
                     continue
-                if how == "load" and ptr.startswith("out_ptr"):
+                tn = ids.tmp(k.name, t.line)
+                if tn in checked or not _data_dependent(g, tn):
                     continue
-                for name in dict.fromkeys(_tmps_of(addr)):
-                    t = resolve_tmp(k, name, line, scope)
-                    if t is None:
-                        continue
-                    tn = ids.tmp(k.name, t.line)
-                    if tn in checked or not _data_dependent(g, tn):
-                        continue
-                    origins = []
-                    walk_kernel(m, g, k, tn, site, [Step("tmp", name, tn)], origins, set(), 0)
-                    origins = dedupe(origins)
-                    bind = next(edges(g, ids.param(k.name, ptr), "binds", call_node), None) if call_node else None
-                    table = value_table(m, g, bind[0], ptr, bind[1].get("arg")) if bind else None
-                    out.append({
-                        "kernel": k.name, "kernel_kind": k.kind, "line": int(line), "access": how, "pointer": ptr,
-                        "address": addr.strip(), "index_var": name, "table": table.to_dict() if table else None,
-                        "index_origin": [{"input": o.input.index if o.input else None,
-                                          "input_name": o.input.name if o.input else None,
-                                          "constant": o.constant, "path": path_names(o.path), "unresolved": o.unresolved}
-                                         for o in origins],
-                        "launched_at": site.line if site else None,
-                    })
+                origins = []
+                walk_kernel(m, g, k, tn, site, [Step("tmp", name, tn)], origins, set(), 0)
+                origins = dedupe(origins)
+                bind = next(edges(g, ids.param(k.name, ptr), "binds", call_node), None) if call_node else None
+                table = value_table(m, g, bind[0], ptr, bind[1].get("arg")) if bind else None
+                out.append({
+                    "kernel": k.name, "kernel_kind": k.kind, "line": int(line), "access": how, "pointer": ptr,
+                    "address": acc.address.text, "index_var": name, "table": table.to_dict() if table else None,
+                    "index_origin": [{"input": o.input.index if o.input else None,
+                                      "input_name": o.input.name if o.input else None,
+                                      "constant": o.constant, "path": path_names(o.path), "unresolved": o.unresolved}
+                                     for o in origins],
+                    "launched_at": site.line if site else None,
+                })
     uniq = {}
     for s in out:
         uniq.setdefault((s["kernel"], s["pointer"], s["index_var"], s["access"]), s)
@@ -150,10 +142,10 @@ def _triton_needs_parse(lines: list[str], assert_at: list[int]) -> bool:
     names: set[str] = set()
     for line in lines:
         if "ptr" in line and "tmp" in line:
-            for acc in accesses(line):
-                if not acc.closed:
+            for _, addr, closed in accesses_in(line):
+                if not closed:
                     return True
-                names.update(tmp_names(acc.address))
+                names.update(tmp_names(addr))
     if not names:
         return False
     defs: dict[str, list[int]] = {}
@@ -187,7 +179,7 @@ def suspect_kernels(ix) -> list[str]:
         else:
             start, end, _ = ix.cpp_regions[name]
             text = " ".join(ix.cpp_lines[start:end])
-            if "tmp" in text and any(tmp_names(a.address) for a in accesses(text)):
+            if "tmp" in text and any(tmp_names(addr) for _, addr, _ in accesses_in(text)):
                 out.append(name)
     return out
 

@@ -272,9 +272,8 @@ def _line(g, n) -> float:
 def _accumulator_edges(g, k: Kernel, store_node: str) -> list[tuple]:
     """A CPU reduction stores its accumulator (``out_ptr0[x0] = tmp_acc0.index``); the accumulator is
     updated by plain assignments the tmp grammar does not cover (``tmp_acc0_vec = argmax_combine_vec(…,
-    tmp0, x1)``, `inspector.parse.cpp_loops`).  Link the tmps/params those before the store use."""
+    tmp0, x1)``: ``Kernel.acc_updates``).  Link the tmps/params those before the store use."""
     from ..graph.build import resolve_tmp
-    from ..parse.cpp_loops import acc_assigns
 
     line = g.nodes[store_node].get("line")
     st = next((x for x in k.stores if x.line == line), None)
@@ -282,11 +281,11 @@ def _accumulator_edges(g, k: Kernel, store_node: str) -> list[tuple]:
     if not accs:
         return []
     out = []
-    for up in acc_assigns(k, before=line):
-        if up.acc not in accs:
+    for up in k.acc_updates:
+        if up.line >= line or up.base not in accs:
             continue
         ln = up.line
-        for name in up.value.names:
+        for name in (up.value.names if E.has_opaque(up.value.tree) else E.names(up.value.tree)):
             p = k.param(name)
             if p is not None and p.role in ("in", "inout"):
                 out.append((store_node, ids.param(k.name, name), {"kind": "loads"}))

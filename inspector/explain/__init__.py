@@ -392,7 +392,7 @@ def user_code(t) -> str:
     """Where the user's own code does it: ``the index comes from `ids`, used at build.py:138 `…` in `tok```."""
     loc = t.source_locations[0]
     names = [o.input.user_name for o in t.index_origin if o.input and o.input.user_name]
-    where = f"{loc['file'].rsplit('/', 1)[-1]}:{loc['line']}  `{loc['code']}`" + (f" in `{loc['module']}`" if loc.get("module") else "")
+    where = f"{loc.file.rsplit('/', 1)[-1]}:{loc.line}  `{loc.code}`" + (f" in `{loc.module}`" if loc.module else "")
     return (f"In your code: the index comes from `{names[0]}`, used at {where}." if names
             else f"In your code: {where}.")
 

@@ -7,7 +7,7 @@ neither: the walks (inspector.queries.walk), the match helpers and the words are
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import inspector.explain as words
 import inspector.graph.ids as ids
@@ -91,7 +91,7 @@ class TraceMatch:
     negative_wrap: bool | None = None  # the kernel maps -1..-N to N-1..0 before its check (None: not known)
     position: PositionBound | None = None  # the index is a position a top-k/sort/argmax/bucketize returns
     table: TableRef | None = None  # what the index reads (JSON: `TableRef.to_dict`)
-    source_locations: list[dict] = field(default_factory=list)  # the user's lines (exported program)
+    source_locations: list = field(default_factory=list)  # the user's lines: parse.exported_program.SourceLocation
 
     @property
     def complete(self) -> bool:
@@ -162,7 +162,7 @@ def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
             users = [n for o in match.index_origin if o.input for n in ep.input_users(o.input.index)]
             pref = [n for n in users if n in ep.nodes and _op_of(ep.nodes[n].target) in ops]
             names = pref or [n for n in names if n in ep.nodes and _op_of(ep.nodes[n].target) == n.rstrip("_0123456789")]
-        match.source_locations = [asdict(x) for x in ep.locations(names)]
+        match.source_locations = list(ep.locations(names))
         if match.table and match.table.kind == "input":
             match.table.user_name, match.table.named = ep.user_name(match.table.index), True
     reason(pkg, match, n_sites)

@@ -70,8 +70,7 @@ def _match_tree(mt: TraceMatch) -> Tree:
     if mt.source_locations:
         sl = root.add(Text("your code (exported program)", style="bold"))
         for x in mt.source_locations:
-            sl.add(Text(f"{x['file']}:{x['line']}  {x['code']}  [{x['node']}"
-                        + (f" in {x['module']}" if x.get("module") else "") + "]"))
+            sl.add(Text(f"{x.file}:{x.line}  {x.code}  [{x.node}" + (f" in {x.module}" if x.module else "") + "]"))
     if mt.hypotheses:
         ex = root.add(Text("hypotheses, most likely first", style="bold green"))
         for i, h in enumerate(mt.hypotheses, 1):

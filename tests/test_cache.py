@@ -224,7 +224,7 @@ def test_folder_input_is_keyed_by_content(tmp_path, cache_dir):
 def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch, request):
     """Lark tables kept as JSON (shipped in grammars/tables.json, or built and cached when those are stale):
     the loaded parsers give the same trees on every statement of a real wrapper; a damaged file is rebuilt."""
-    from inspector.parse import grammar
+    from inspector.parse import grammar, lark_loader
     from inspector.parse.wrapper import STARTS
 
     from inspector.options import Options, using
@@ -235,7 +235,7 @@ def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch, reque
     grammar.parser.cache_clear()
     shipped = grammar.parser("wrapper", STARTS)  # from grammars/tables.json: nothing built, nothing written
     assert not list(cache_dir.glob("lark-*.json"))
-    monkeypatch.setattr(grammar, "_shipped", lambda *a: None)  # as if the shipped tables were stale
+    monkeypatch.setattr(lark_loader, "_shipped", lambda *a: None)  # as if the shipped tables were stale
     grammar.parser.cache_clear()
     built = grammar.parser("wrapper", STARTS)  # builds and writes the tables
     (tables,) = cache_dir.glob("lark-*.json")

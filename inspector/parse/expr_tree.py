@@ -199,7 +199,7 @@ def parse_expr(text: str) -> Node:
         return Opaque(text)
     from lark.exceptions import UnexpectedInput
 
-    from .grammar import parser
+    from .lark_loader import parser
 
     try:
         tree = parser("expr", ("start",)).parse(text, start="start")

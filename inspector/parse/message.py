@@ -41,7 +41,7 @@ def parse_check_message(text: str) -> CheckMessage | None:
     wrapped in ``tl.broadcast_to`` / ``tl.reshape`` or a cast is read as the name inside (`unwrap_index`)."""
     from lark.exceptions import UnexpectedInput  # lark only when a message is parsed
 
-    from .grammar import parser
+    from .lark_loader import parser
 
     text = unwrap_index(text.strip().strip('"'))
     try:

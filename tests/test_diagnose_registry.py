@@ -111,7 +111,11 @@ def _prose(rel: str) -> list[str]:
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs and len(n.value.split()) >= 3]
 
 
-@pytest.mark.parametrize("rel", RULE_MODULES + DOCTOR_MODULES)
+# The trace queries' strings are names and data too; their sentences live in inspector/explain/trace.py.
+TRACE_MODULES = ["queries/trace.py", "queries/walk.py", "queries/suspects.py", "queries/match.py"]
+
+
+@pytest.mark.parametrize("rel", RULE_MODULES + DOCTOR_MODULES + TRACE_MODULES)
 def test_rules_and_checks_hold_no_sentence(rel):
     """Every sentence a person reads is in inspector/explain/ (diagnose.py, doctor.py): the rules' and the checks'
     strings are names and data."""
@@ -121,6 +125,7 @@ def test_rules_and_checks_hold_no_sentence(rel):
 def test_the_prose_test_can_fail():
     """The words module it points to is prose, so the test above would catch a sentence moved back."""
     assert len(_prose("explain/doctor.py")) > 50 and len(_prose("explain/diagnose.py")) > 50
+    assert len(_prose("explain/trace.py")) > 10
 
 
 def test_the_order_rules_are_tried_in():
@@ -193,6 +198,6 @@ def test_import_arrows_point_one_way():
                                                                                    "render_candidates"))}, rel
     assert not any(m.startswith(("inspector.render.", "inspector.queries")) for m in _imports("render/common.py"))
     for rel in ("logs/parse.py", "logs/patterns.py", "logs/__init__.py", "explain/__init__.py", "explain/diagnose.py",
-                "explain/doctor.py", "host.py", "parse/wrapper_text.py"):
+                "explain/doctor.py", "host.py", "parse/wrapper_text.py", "explain/trace.py"):
         assert not any(m.startswith(("inspector.queries", "inspector.package", "inspector.render")) for m in _imports(rel)), rel
     assert not any(m.startswith("inspector.logs") for m in _imports("explain/__init__.py") | _imports("explain/diagnose.py"))

@@ -232,7 +232,7 @@ def test_position_assert_is_traced_to_the_sequence_dim():
     with inspector.open_package(_pkg("sdpa_bf16_dyn_cuda")) as pkg:
         t = trace_assert(pkg, log=_log("sdpa_bf16_dyn_cuda", "past_table"))
     (m,) = t.matches
-    assert m.exact and m.assertion["message"] == "index out of bounds: y0 < 128"
+    assert m.exact and m.assertion.message == "index out of bounds: y0 < 128"
     assert any(o.computed and "input 0 dim 1" in o.computed and "1024" in o.computed for o in m.index_origin)
 
 

@@ -389,7 +389,7 @@ def test_repeated_thread_lines_give_one_match_and_two_errors_two():
         assert len(one.matches) == 1
         # The same package's other real check (the position table), reported the way the kernel would.
         k = pkg.model().kernels[man["expect"]["kernel"]]
-        other = next(a for a in k.assertions if a.message != one.matches[0].assertion["message"])
+        other = next(a for a in k.assertions if a.message != one.matches[0].assertion.message)
         log = man["error"]["stderr"] + f"\nError: {other.message}\nException raised from {k.name} at /tmp/x/{Path(pkg.model().kernel_member).name}:{other.line} (most recent call first):\n"
         two = trace_assert(pkg, log=log)
     assert sorted(m.file_line for m in two.matches) == sorted({one.matches[0].file_line, other.line})

@@ -107,6 +107,6 @@ def test_swallowed_exception_in_aoti_torch_points_at_the_unchecked_call(pkg, log
     assert (m.kernel, m.kernel_kind) == ("aoti_torch_cpu_scatter_reduce_two_out", "extern")
     assert [o.input.index for o in m.index_origin] == [1]
     # The table is buf0, a copy of input 0 made by the kernel before: the limit is input 0's dim 0.
-    assert m.static_bound is None and m.table["from_inputs"] == [0]
+    assert m.static_bound is None and m.table.from_inputs == [0]
     assert [(t.input.index, t.input.dim) for t in m.bound.terms] == [(0, 0)]
     assert m.complete and "garbage" in m.matched_by

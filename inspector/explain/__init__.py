@@ -44,21 +44,22 @@ def dim_words(inp) -> str:
     return f"{who(inp)} dim {inp.dim}"
 
 
-def table_words(table: dict | None) -> str:
+def table_words(table) -> str:
+    """What an index reads, in words: a trace's `TableRef` (inspector.queries.walk), or its JSON form (a suspect's)."""
     if not table:
         return ""
-    if table.get("kind") == "constant":
-        shape = table.get("shape") or []
+    f = table.get if isinstance(table, dict) else (lambda key: getattr(table, key, None))
+    if f("kind") == "constant":
+        shape = f("shape") or []
         along = next((d for d, n in enumerate(shape) if n != 1), None) if shape and shape[0] == 1 and len(shape) > 1 else None
         if along is not None:  # a [1, 512] buffer (position_ids, token_type_ids): its rows are 1, its length is dim 1's
-            return f"`{table.get('fqn') or table['name']}` (shape {shape}: indexed along dim {along}, {shape[along]} long)"
-        rows = f", {table['rows']} rows" if table.get("rows") is not None else ""
-        return f"`{table.get('fqn') or table['name']}`{rows}"
-    if table.get("kind") == "input":
-        return f"input {table['index']} `{table['user_name']}`" if table.get("user_name") else \
-            f"input {table['index']} ({table['name']})"
-    made = table.get("from_inputs")
-    return f"buffer {table['name']}" + (f" (made from input {', '.join(map(str, made))})" if made else "")
+            return f"`{f('fqn') or f('name')}` (shape {shape}: indexed along dim {along}, {shape[along]} long)"
+        rows = f", {f('rows')} rows" if f("rows") is not None else ""
+        return f"`{f('fqn') or f('name')}`{rows}"
+    if f("kind") == "input":
+        return f"input {f('index')} `{f('user_name')}`" if f("user_name") else f"input {f('index')} ({f('name')})"
+    made = f("from_inputs")
+    return f"buffer {f('name')}" + (f" (made from input {', '.join(map(str, made))})" if made else "")
 
 
 # ---------------------------------------------------------------------------
@@ -88,7 +89,7 @@ LAYOUT_CAUSES = {
 
 def finite_verdict(t, direct: str | None, inputs: list[str]) -> str:
     """A Triton kernel's own NaN/Inf check failed: the value it checks, and whether it came in with an input."""
-    var = t.assertion.get("index_var") or "a value"
+    var = t.assertion.index_var or "a value"
     head = f"{var} holds a NaN or Inf in {t.kernel}"
     if direct:
         return f"{head}: it is read from {direct}, so that input already held it; check that input"
@@ -144,7 +145,7 @@ def _position_exceeds(t) -> bool | None:
 def position_hypothesis(t, limit: str) -> str:
     p = t.position
     if p.op == "reduction":
-        rows = (t.table or {}).get("rows")
+        rows = t.table.rows if t.table is not None else None
         return reduction_position_hypothesis(p.where, p.length, rows)
     if p.input is None and p.static is not None:
         top_v = p.static - 1 + p.past
@@ -208,7 +209,7 @@ def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
     log shows thread [0,0,0] of block [0,0,0] failing (with a bound of 0 every index fails, that one too).
     Without such evidence every cause the package allows is named, none ranked by a fixed rule."""
     a = t.assertion
-    var = a.get("index_var") or "the index"
+    var = a.index_var or "the index"
     inputs = [o.input for o in t.index_origin if o.input]
     consts = [o.constant for o in t.index_origin if o.constant]
     direct = [o for o in t.index_origin if o.input and not computed(o)]
@@ -218,12 +219,12 @@ def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
     elif not src and consts:
         src = f"values read from constant {consts[0]}"
     tbl = table_words(t.table)
-    if a.get("checks") == "finite":
+    if a.checks == "finite":
         return finite_verdict(t, src if direct else None, [who(i) for i in inputs])
-    if a.get("checks") in LAYOUT_WORDS:
+    if a.checks in LAYOUT_WORDS:
         feeds = f"; its tensors come from {src}" if src else ""
-        return (f"{t.kernel} failed with an ATen {a['checks']} error, not an index out of range: "
-                f"{LAYOUT_WORDS[a['checks']]}{feeds}")
+        return (f"{t.kernel} failed with an ATen {a.checks} error, not an index out of range: "
+                f"{LAYOUT_WORDS[a.checks]}{feeds}")
     where = f"failed inside the extern op {t.kernel}" if t.kernel_kind == "extern" else f"checked in {t.kernel}"
     if t.static_bound is not None:
         n = str(t.static_bound)
@@ -253,7 +254,7 @@ def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
         return f"{what}, or {dims} is 0 (an empty input); the log does not say which; {where}"
     if t.kernel_kind == "extern":
         return f"{t.kernel} failed: {src or 'its index argument'} holds an index outside {tbl or 'its table'}"
-    return f"{var} failed `{a.get('message')}` in {t.kernel}; the bound `{a.get('bound_expr')}` was not traced to an input"
+    return f"{var} failed `{a.message}` in {t.kernel}; the bound `{a.bound_expr}` was not traced to an input"
 
 
 def _hops(x) -> str:
@@ -284,16 +285,16 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None, t
     causes: list[tuple[str, str, list[str]]] = []
     notes: list[str] = []
     a = t.assertion
-    var = a.get("index_var") or "the index"
+    var = a.index_var or "the index"
     inputs = [o.input for o in t.index_origin if o.input]
     src = ", ".join(dict.fromkeys(who(i) for i in inputs)) if inputs else None
     direct = any(o.input and not computed(o) for o in t.index_origin)
     consts = [o.constant for o in t.index_origin if o.constant]
     tbl = table_words(t.table)
     at = f"the failing check, {t.kernel} line {t.file_line}"
-    if a.get("checks") in LAYOUT_WORDS:
-        return [(LAYOUT_CAUSES[a["checks"]], "possible", [at])], notes
-    if a.get("checks") == "finite":
+    if a.checks in LAYOUT_WORDS:
+        return [(LAYOUT_CAUSES[a.checks], "possible", [at])], notes
+    if a.checks == "finite":
         if src and direct:
             return [(f"{src} holds a NaN or Inf: check it before calling the model (torch.isfinite(x).all()).",
                      "likely", [at, f"the checked value is read straight from {src}"])], notes
@@ -331,7 +332,7 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None, t
                  "model.") if src else None
         dims = " or ".join(dim_words(x.input) for x in t.bound.terms)
         exported = "; ".join(f"{dim_words(x.input)} was exported for {_rng(x)}" for x in t.bound.terms)
-        empty = (f"{dims} is 0 (an empty input), so `{var} < {a.get('bound_expr')}` fails for every index "
+        empty = (f"{dims} is 0 (an empty input), so `{var} < {a.bound_expr}` fails for every index "
                  f"({exported}): handle empty inputs in forward() or export with size-0/1 samples. "
                  "AOTI_RUNTIME_CHECK_INPUTS=1 at run time turns this into a clear input error.")
         exceeds = _position_exceeds(t)
@@ -359,21 +360,21 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None, t
                 causes.append((value, "possible", [at]))
             causes.append((empty, "possible", guards))
         if len(t.bound.terms) > 1:
-            notes.append(f"The limit is {lim}{_numel_words(t.bound.terms, a.get('bound_expr') or '')}: "
+            notes.append(f"The limit is {lim}{_numel_words(t.bound.terms, a.bound_expr or '')}: "
                          + ", ".join(_hops(x) for x in t.bound.terms) + ".")
     elif t.kernel_kind == "extern":
         if src:
             causes.append((f"{src} holds an index outside {tbl or 'the table'} that {t.kernel} reads: check those "
                            "values before calling the model.", "likely", [f"the failing call, wrapper.cpp line {t.file_line}"]))
-    elif a.get("bound_expr"):
-        causes.append((f"The bound `{a['bound_expr']}` could not be traced to a model input.", "possible", [at]))
+    elif a.bound_expr:
+        causes.append((f"The bound `{a.bound_expr}` could not be traced to a model input.", "possible", [at]))
     w = wrap_note(t)
     if w:
         notes.append(w)
     for o in t.index_origin:
         if o.input and computed(o):
-            hops = [p for p in o.path if p.startswith(("triton_", "cpp_", "aoti_"))]
-            own = [p for p in o.path if re.fullmatch(r"(in_)?out_ptr\d+", p)]
+            hops = [s.name for s in o.path if s.kind in ("kernel", "extern_op")]
+            own = [s.name for s in o.path if s.kind in ("store", "kernel_param") and s.role in ("out", "inout")]
             if hops:
                 notes.append(f"The index values are computed from {who(o.input)} through {' <- '.join(hops)} "
                              "(an intermediate buffer), not read from it directly.")
@@ -391,7 +392,7 @@ def user_code(t) -> str:
     """Where the user's own code does it: ``the index comes from `ids`, used at build.py:138 `…` in `tok```."""
     loc = t.source_locations[0]
     names = [o.input.user_name for o in t.index_origin if o.input and o.input.user_name]
-    where = f"{loc['file'].rsplit('/', 1)[-1]}:{loc['line']}  `{loc['code']}`" + (f" in `{loc['module']}`" if loc.get("module") else "")
+    where = f"{loc.file.rsplit('/', 1)[-1]}:{loc.line}  `{loc.code}`" + (f" in `{loc.module}`" if loc.module else "")
     return (f"In your code: the index comes from `{names[0]}`, used at {where}." if names
             else f"In your code: {where}.")
 

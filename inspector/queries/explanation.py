@@ -7,21 +7,23 @@ neither: the walks (inspector.queries.walk), the match helpers and the words are
 
 from __future__ import annotations
 
-import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import inspector.explain as words
 import inspector.graph.ids as ids
 from ..model import Assertion, CallSite, Kernel, Model
 from ..naming import root_symbol
 from ..package import Package
-from ..logs.patterns import ATEN_LAYOUT_ERRORS as LAYOUT_ERRORS
+from ..logs.patterns import ATEN_LAYOUT_ERRORS as LAYOUT_ERRORS, EXTERN_LIMIT
+from ..parse import expr_tree as E
+from ..parse.access import definition_text
 from ..parse.message import static_bound
+from ..parse.names import is_tmp, tmp_names
 from .fused import extern_op_name, source_nodes
 from .match import index_args
 from .positions import PositionBound, index_position
-from .walk import (BoundChain, BoundTerm, IndexOrigin, InputRef, bound_chain, edges, index_origins, literal_bound, value_origins,
-                   value_table)
+from .walk import (BoundChain, BoundTerm, IndexOrigin, InputRef, TableRef, bound_chain, edges, index_origins,
+                   literal_bound, value_origins, value_table)
 
 
 CERTAINTY = ("certain", "likely", "possible")
@@ -41,12 +43,32 @@ class Hypothesis:
 
 
 @dataclass
+class ExternCheck(Assertion):
+    """The check an extern ATen op makes inside ATen, as a match holds it: ``kernel`` is the extern op's call,
+    ``line`` its wrapper.cpp line; ``op`` the ATen op; ``checked``: the call is wrapped in a check (None: not
+    known).  ``checks``: "index", or "storage" | "shape" | "dtype" when its error is about a tensor's layout."""
+
+    op: str | None = None
+    checked: bool | None = None
+
+
+def assertion_dict(a: Assertion) -> dict:
+    """The assertion as the JSON answers write it (the keys and their order of ``trace-assert --json``)."""
+    d = {"message": a.message, "index_var": a.index_var, "bound_expr": a.bound_expr, "lower_bound": a.lower_bound,
+         "condition": a.condition, "wrapper_line": a.wrapper_line}
+    if isinstance(a, ExternCheck):
+        d["op"], d["checked"] = a.op, a.checked
+    d["checks"] = a.checks
+    return d
+
+
+@dataclass
 class TraceMatch:
     model: str
     kernel: str
     kernel_kind: str  # "triton" | "cpp" | "extern"
     file_line: int
-    assertion: dict
+    assertion: Assertion  # the typed check (an `ExternCheck` for an extern op); JSON: `assertion_dict`
     static_bound: int | None
     bound: BoundChain | None
     index_origin: list[IndexOrigin]
@@ -68,8 +90,8 @@ class TraceMatch:
     confirm: list[str] = field(default_factory=list)  # commands that tell the alternatives apart (no evidence here)
     negative_wrap: bool | None = None  # the kernel maps -1..-N to N-1..0 before its check (None: not known)
     position: PositionBound | None = None  # the index is a position a top-k/sort/argmax/bucketize returns
-    table: dict | None = None  # what the index reads: {"kind", "name", "fqn", "rows", "param", "arg"}
-    source_locations: list[dict] = field(default_factory=list)  # the user's lines (exported program)
+    table: TableRef | None = None  # what the index reads (JSON: `TableRef.to_dict`)
+    source_locations: list = field(default_factory=list)  # the user's lines: parse.exported_program.SourceLocation
 
     @property
     def complete(self) -> bool:
@@ -111,9 +133,7 @@ def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True,
     snippet = [(ln, k.source_line(ln)) for ln in range(max(k.line_base, lo), a.line + 3) if k.source_line(ln) is not None]
     match = TraceMatch(
         model=m.name, kernel=k.name, kernel_kind=k.kind, file_line=a.line,
-        assertion={"message": a.message, "index_var": a.index_var, "bound_expr": a.bound_expr,
-                   "lower_bound": a.lower_bound, "condition": a.condition, "wrapper_line": a.wrapper_line,
-                   "checks": a.checks},
+        assertion=a,
         static_bound=static, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
         aten_ops=aten, exact=exact, matched_by=how, call_sites=[c.line for c in sites],
         source_file=k.source_file, snippet=snippet, stack_traces=traces, post_grad_nodes=post,
@@ -134,7 +154,7 @@ def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
             from .walk import limit_words
 
             match.bound.input = match.bound.terms[0].input if match.bound.terms else match.bound.input
-            match.bound.limit = limit_words(match.assertion.get("bound_expr") or "", match.bound.terms)
+            match.bound.limit = limit_words(match.assertion.bound_expr or "", match.bound.terms)
         names = match.source_nodes
         if match.source_nodes_derived:
             # Op names, not node names: prefer the nodes of those ops that read the index's input directly.
@@ -142,9 +162,9 @@ def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
             users = [n for o in match.index_origin if o.input for n in ep.input_users(o.input.index)]
             pref = [n for n in users if n in ep.nodes and _op_of(ep.nodes[n].target) in ops]
             names = pref or [n for n in names if n in ep.nodes and _op_of(ep.nodes[n].target) == n.rstrip("_0123456789")]
-        match.source_locations = [asdict(x) for x in ep.locations(names)]
-        if match.table and match.table.get("kind") == "input":
-            match.table["user_name"] = ep.user_name(match.table["index"])
+        match.source_locations = list(ep.locations(names))
+        if match.table and match.table.kind == "input":
+            match.table.user_name, match.table.named = ep.user_name(match.table.index), True
     reason(pkg, match, n_sites)
 
 
@@ -172,11 +192,52 @@ def reason(pkg, match: TraceMatch, n_sites: int, first_thread_failed: bool | Non
         match.confirm = words.confirm_commands(str(pkg.path))
 
 
-_SELECT = (re.compile(r"^tl\.where\(\s*(tmp\d+)\s*,\s*(tmp\d+)\s*,\s*(tmp\d+)\s*\)$"),  # (cond, wrapped, raw)
-           re.compile(r"^\(?\s*(tmp\d+)\s*\?\s*(tmp\d+)\s*:\s*(tmp\d+)\s*\)?$"))
-_BLEND = re.compile(r"blendv\(\s*(tmp\d+)\s*,\s*(tmp\d+)\s*,\s*(tmp\d+)\s*\)")  # (raw, wrapped, cond)
-_NEGATIVE = re.compile(r"^\(?\s*(tmp\d+)\s*<\s*(?:0|\w+\(0\)|[\w:<>,]+\(0\))\s*\)?$")
-_TMPNAME = re.compile(r"\btmp\d+\b")
+def _tmp(n) -> str | None:
+    """The tmp a node is (``tmp3``), else None."""
+    return n.id if isinstance(n, E.Name) and is_tmp(n.id) else None
+
+
+def _select(tree) -> tuple[str, str, str] | None:
+    """(cond, wrapped, raw) of a select between two tmps on a tmp: ``tl.where(c, w, r)``, ``c ? w : r`` (the whole
+    definition), or a vectorized ``decltype(w)::blendv(r, w, c)`` anywhere in it."""
+    top = E.strip_parens(tree)
+    if isinstance(top, E.Call) and E.dotted(top.func) == "tl.where" and len(top.args) == 3:
+        sel = tuple(_tmp(x) for x in top.args)
+    elif isinstance(top, E.Ternary) and top.style == "c":
+        sel = (_tmp(top.cond), _tmp(top.a), _tmp(top.b))
+    else:
+        sel = None
+    if sel is not None and all(sel):
+        return sel
+    for n in E.walk(tree):
+        if isinstance(n, E.Call) and isinstance(n.func, E.Name) and n.func.id.split("::")[-1] == "blendv" \
+                and len(n.args) == 3 and all(_tmp(x) for x in n.args):
+            raw, wrapped, cond = (x.id for x in n.args)
+            return cond, wrapped, raw
+    return None
+
+
+def _negative_test(tree) -> str | None:
+    """The tmp ``tree`` tests for being negative (``tmp0 < 0``, ``tmp0 < at::vec::Vectorized<int64_t>(0)``), else None."""
+    top = E.strip_parens(tree)
+    if not (isinstance(top, E.Compare) and top.ops == ("<",)):
+        return None
+    x, zero = (E.strip_parens(o) for o in top.operands)
+    if isinstance(zero, E.Call) and isinstance(zero.func, E.Name) and len(zero.args) == 1:
+        zero = E.strip_parens(zero.args[0])  # a zero of the vector type
+    return _tmp(x) if isinstance(zero, E.Int) and zero.value == 0 else None
+
+
+def _tmps_in(expr) -> list[str]:
+    """The tmps an expression names: from its tree (from its text when the grammar does not read it)."""
+    if E.has_opaque(expr.tree):
+        return tmp_names(expr.text)
+    return [n for n in E.names(expr.tree) if is_tmp(n)]
+
+
+def _uses(k: Kernel, t) -> list[str]:
+    """The tmps a definition reads (a vectorized lambda's: from its lines, whose body the grammar does not read)."""
+    return tmp_names(definition_text(k, t.line)) if "tmpbuf" in t.expr.text else _tmps_in(t.expr)
 
 
 def negative_wrap(k: Kernel, a: Assertion) -> bool | None:
@@ -184,8 +245,6 @@ def negative_wrap(k: Kernel, a: Assertion) -> bool | None:
     semantics: ``tl.where(tmp0 < 0, tmp0 + N, tmp0)``, ``tmp4 ? tmp3 : tmp0`` with ``tmp4 = tmp0 < 0``, a
     vectorized ``blendv``).  False: the checked value reaches its load with no such select (an embedding);
     None: the chain could not be read."""
-    from .suspects import _body
-
     defs: dict[str, object] = {}
     for t in sorted(k.tmps, key=lambda t: t.line):
         if t.line < a.line:
@@ -202,21 +261,14 @@ def negative_wrap(k: Kernel, a: Assertion) -> bool | None:
         if t is None:
             complete = False
             continue
-        text = re.sub(r"\s+", " ", t.expr.text).strip()
-        sel = next((m.groups() for m in (p.match(text) for p in _SELECT) if m), None)
-        if sel is None:
-            bm = _BLEND.search(text)
-            sel = (bm.group(3), bm.group(2), bm.group(1)) if bm else None
+        sel = _select(t.expr.tree)
         if sel is not None:
             cond, wrapped, raw = sel
             c = defs.get(cond)
             w = defs.get(wrapped)
-            if c is not None and w is not None:
-                cm = _NEGATIVE.match(re.sub(r"\s+", " ", c.expr.text).strip())
-                if cm and cm.group(1) == raw and raw in _TMPNAME.findall(w.expr.text):
-                    return True
-        body = text if "tmpbuf" not in text else _body(k, t.line)
-        todo += [n for n in _TMPNAME.findall(body) if n != name]
+            if c is not None and w is not None and _negative_test(c.expr.tree) == raw and raw in _tmps_in(w.expr):
+                return True
+        todo += [n for n in _uses(k, t) if n != name]
     return False if complete else None
 
 
@@ -226,7 +278,7 @@ def _op_of(target: str) -> str:
     return parts[3] if len(parts) > 3 and parts[:3] == ["torch", "ops", "aten"] else target
 
 
-def _table(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> dict | None:
+def _table(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> TableRef | None:
     """The tensor the checked index reads from: a load whose address uses the index variable."""
     an = ids.assertion(k.name, a.line)
     start = next((v for v, _ in edges(g, an, "asserts_on")), None)
@@ -250,7 +302,7 @@ def _table(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> dict 
 # ---------------------------------------------------------------------------
 
 
-def _extern_bound(m: Model, table: dict | None, site: CallSite) -> BoundChain | None:
+def _extern_bound(m: Model, table: TableRef | None, site: CallSite) -> BoundChain | None:
     """The size an extern op checks its index against: the indexed dim of its table, when that table is an
     input (or a buffer made from exactly one input, taken to share its shape) and the dim is symbolic."""
     from .match import indexed_dim
@@ -258,10 +310,10 @@ def _extern_bound(m: Model, table: dict | None, site: CallSite) -> BoundChain | 
 
     if not table:
         return None
-    if table.get("kind") == "input":
-        idx = table.get("index")
-    elif table.get("kind") == "buffer" and len(table.get("from_inputs") or []) == 1:
-        idx = table["from_inputs"][0]
+    if table.kind == "input":
+        idx = table.index
+    elif table.kind == "buffer" and len(table.from_inputs or []) == 1:
+        idx = table.from_inputs[0]
     else:
         return None
     inp = next((i for i in m.inputs if i.index == idx), None)
@@ -272,8 +324,8 @@ def _extern_bound(m: Model, table: dict | None, site: CallSite) -> BoundChain | 
     if sym is None or sym.input is None:
         return None
     owner = next(i for i in m.inputs if i.index == sym.input)
-    name = f"{table['name']}.size({d})"
-    t = BoundChain(kernel_param=name, call_arg=table["name"], symbol=sym.name,
+    name = f"{table.name}.size({d})"
+    t = BoundChain(kernel_param=name, call_arg=table.name, symbol=sym.name,
                    input=InputRef(index=owner.index, name=owner.name, dim=sym.dim), min=sym.min, max=sym.max,
                    definition=sym.expr, definition_line=sym.line)
     t.terms = [BoundTerm(**{f: getattr(t, f) for f in BoundTerm.__dataclass_fields__})]
@@ -293,27 +345,27 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
 
         v = value_node(m, table_name)
         table = value_table(m, g, v, None, table_name) if v else None
-        if table and table["kind"] == "buffer":
+        if table and table.kind == "buffer":
             made = [o.input.index for o in value_origins(m, g, table_name, site.line) if o.input]
-            table["from_inputs"] = sorted(set(made))
+            table.from_inputs = sorted(set(made))
     nodes, derived, aten, traces, post = source_nodes(m, None, site)
     limit = None
     layout = next((p.name[len("aten_"):] for p in LAYOUT_ERRORS if p.search(msg or "")), None)
     bound = None if layout else _extern_bound(m, table, site)
     if bound is None and not layout:
-        mm = re.search(r"range \[0, (\d+)\)|size (\d+)", msg or "")
-        if table and table.get("kind") == "constant" and isinstance(table.get("rows"), int):
-            limit = table["rows"]
+        mm = EXTERN_LIMIT.search(msg or "")
+        if table and table.kind == "constant" and isinstance(table.rows, int):
+            limit = table.rows
         elif mm:
             limit = int(mm.group(1) or mm.group(2))
     match = TraceMatch(
         model=m.name, kernel=site.target, kernel_kind="extern", file_line=site.line,
-        assertion={"message": msg, "index_var": ", ".join(idx_names) or None,
-                   "bound_expr": str(limit) if limit else (bound.kernel_param if bound else None),
-                   "lower_bound": "0", "condition": "", "wrapper_line": site.line, "op": extern_op_name(site.target),
-                   "checked": getattr(site, "checked", None),
-                   # "storage" | "shape" | "dtype": the op's error is about a tensor's layout, no index bound
-                   "checks": layout or "index"},
+        assertion=ExternCheck(
+            kernel=site.target, line=site.line, message=msg, index_var=", ".join(idx_names) or None,
+            bound_expr=str(limit) if limit else (bound.kernel_param if bound else None), lower_bound="0",
+            condition="", wrapper_line=site.line, op=extern_op_name(site.target), checked=getattr(site, "checked", None),
+            # "storage" | "shape" | "dtype": the op's error is about a tensor's layout, no index bound
+            checks=layout or "index"),
         static_bound=limit, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
         aten_ops=aten, exact=True, matched_by=how, call_sites=[site.line],
         source_file=m.wrapper_member or "", snippet=[], stack_traces=traces, post_grad_nodes=post, table=table)

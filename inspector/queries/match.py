@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
-import re
 
+import inspector.explain.trace as say
 from ..logs.parse import NoticedCall, ReportedAssert
 from ..model import CallSite, Model
 from ..naming import strip_overload
 from ..package import Package
+from ..parse.message import static_bound
+from ..parse.names import message_key, text_key
 from .fused import extern_op_name
 
 # ATen CUDA kernels that assert on their own, and the ops whose extern calls can launch them.
@@ -33,12 +35,8 @@ INDEXING_OPS = {
 }
 
 
-def norm_msg(s: str) -> str:
-    return re.sub(r"(\d+)L\b", r"\1", s.strip().strip("`\"'")).replace(" ", "")
-
-
-def _norm_text(s: str) -> str:
-    return re.sub(r"(\d+)L\b", r"\1", s).replace(" ", "")
+norm_msg = message_key  # a check message as compared with a log's (inspector.parse.names)
+_norm_text = text_key
 
 
 # Candidates (not exact matches) found and explained at most: a message shared by thousands of look-alike
@@ -85,8 +83,7 @@ def find_for_report(pkg: Package, r: ReportedAssert, model: str | None):
             same_file = not member or os.path.basename(member) == r.file_name
             # package_cpp_only: the kernels are compiled from the wrapper, and the check names wrapper.cpp
             file = "wrapper.cpp" if member and member.endswith(".wrapper.cpp") else "kernel.cpp"
-            out.append((name, k, a, same_file, f"CPU check: {r.kernel} at {file} line {r.line}"
-                        + ("" if same_file else f" ({file} name differs from the package's)")))
+            out.append((name, k, a, same_file, say.how_cpu_check(r.kernel, file, r.line, same_file)))
         if len(out) > 1:
             exact = [o for o in out if o[3]]
             out = exact or out
@@ -109,14 +106,14 @@ def find_for_report(pkg: Package, r: ReportedAssert, model: str | None):
         if named:
             by_file = assertions_where(pkg, model, lambda s: s.line == r.line and has_msg(s), same,
                                        kernels=named)
-            whose = "its image in the .so (embed_kernel_binary)" if embedded else "the kernel's cubin"
-            return [(n, k, a, True, f"device assert at {r.file_name}:{r.line}; {whose} names that file")
-                    for n, k, a in by_file]
+            how = say.how_cubin(r.file_name, r.line, embedded)
+            return [(n, k, a, True, how) for n, k, a in by_file]
         cands = assertions_where(pkg, model, lambda s: s.line == r.line and has_msg(s), same, limit=CANDIDATES)
-        return [(n, k, a, False, f"line {r.line} and message match; no cubin names {r.file_name}") for n, k, a in cands]
+        how = say.how_line_and_message(r.line, r.file_name)
+        return [(n, k, a, False, how) for n, k, a in cands]
     if r.kind == "aten":
         return []
-    return [(n, k, a, False, "message match") for n, k, a in assertions_where(
+    return [(n, k, a, False, say.HOW_MESSAGE) for n, k, a in assertions_where(
         pkg, model, message_in(r.message), lambda k, a: norm_msg(a.message) == norm_msg(r.message), limit=CANDIDATES)]
 
 
@@ -187,9 +184,9 @@ def indexed_dim(site: CallSite) -> int:
     if site.target.endswith("_out"):
         pos += 1
     if pos < len(site.args):
-        mm = re.fullmatch(r"\s*(-?\d+)L?\s*", site.args[pos].text)
-        if mm:
-            return int(mm.group(1))
+        d = static_bound(site.args[pos].text)
+        if d is not None:
+            return d
     return 0
 
 

@@ -7,18 +7,22 @@ Imports only the model and the naming of symbols (below walk and match)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from ..model import CallSite, Model
-from ..naming import root_symbol
+import inspector.graph.ids as ids
+from ..model import CallSite, Kernel, Model
+from ..naming import root_symbol, shim_op_name
+from ..parse import expr_tree as E
+from ..parse.allocs import alloc_sizes
+from ..parse.cpp_loops import loop_headers
+from ..parse.names import is_accumulator, is_loop_index, is_tmp
+from ..parse.message import static_bound
 
 # extern op (without the aoti_torch_<device>_ prefix and overload suffix) -> position of its `dim` argument,
 # and how far its positions go past the length (bucketize returns 0..len(boundaries): one past the end).
 _POSITION_OPS = {"topk": (2, 0), "sort": (1, 0), "sort_stable": (2, 0), "argsort": (1, 0), "argsort_stable": (2, 0),
                  "argmax": (1, 0), "argmin": (1, 0), "max_dim": (1, 0), "min_dim": (1, 0),
                  "kthvalue": (2, 0), "mode": (1, 0), "bucketize_Tensor": (None, 1), "searchsorted_Tensor": (None, 1)}
-_EXTERN = re.compile(r"^aoti_torch_(?:cpu|cuda|xpu|mps)_(\w+?)(?:_out)?$")
 
 
 @dataclass
@@ -56,10 +60,10 @@ class PositionBound:
 
 
 def _op_name(target: str) -> str | None:
-    m = _EXTERN.match(target)
-    if not m:
+    op = shim_op_name(target)
+    if op == target:  # not a device C-shim call
         return None
-    op = m.group(1)
+    op = op.removesuffix("_out")
     for suffix in ("_values", "_default"):
         if op.endswith(suffix) and op[: -len(suffix)] in _POSITION_OPS:
             op = op[: -len(suffix)]
@@ -67,12 +71,7 @@ def _op_name(target: str) -> str | None:
 
 
 def _int(text: str | None) -> int | None:
-    t = (text or "").rstrip("L")
-    return int(t) if re.fullmatch(r"-?\d+", t) else None
-
-
-_ALLOC = re.compile(r"aoti_torch_empty_strided\(\s*\d+\s*,\s*(int_array_\d+)\s*,.*&(\w+)_handle\)")
-_ARRAY = re.compile(r"int64_t\s+(int_array_\d+)\[\]\s*=\s*\{([^}]*)\}")
+    return static_bound(text) if text else None
 
 
 def buffer_shape(lines, m: Model, name: str) -> list[str] | None:
@@ -82,18 +81,9 @@ def buffer_shape(lines, m: Model, name: str) -> list[str] | None:
     b = m.buffers.get(name)
     if b is not None and callable(lines):
         lines = lines()  # read only when a buffer's size is asked for (a cached index holds no wrapper text)
-    if not lines or b is None or b.kind != "alloc" or not 0 < b.line <= len(lines):
+    if not lines or b is None or b.kind != "alloc":
         return None
-    for ln in range(b.line - 1, max(b.line - 3, 0) - 1, -1):
-        mm = _ALLOC.search(lines[ln])
-        if mm and mm.group(2) == name:
-            arr = mm.group(1)
-            for k in range(ln, max(ln - 400, 0) - 1, -1):
-                am = _ARRAY.search(lines[k])
-                if am and am.group(1) == arr:
-                    return [x.strip().rstrip("L") for x in am.group(2).split(",") if x.strip()]
-            return None
-    return None
+    return alloc_sizes(lines, name, b.line)
 
 
 def _bound_of(m: Model, site: CallSite, op: str, lines: list[str] | None = None) -> PositionBound | None:
@@ -125,15 +115,16 @@ def _bound_of(m: Model, site: CallSite, op: str, lines: list[str] | None = None)
                          max=sym.max if sym else None, past=past)
 
 
-def extern_position(m: Model, path: list[str], lines: list[str] | None = None) -> PositionBound | None:
-    """The position op an index origin's path passes through (``… buf2 <- aoti_torch_cpu_topk <- arg0_1``)."""
-    for i, step in enumerate(path):
-        op = _op_name(step)
+def extern_position(m: Model, path, lines: list[str] | None = None) -> PositionBound | None:
+    """The position op an index origin's path (`walk.Step`s) passes through (``… buf2 <- aoti_torch_cpu_topk <-
+    arg0_1``): the extern call the walk went through."""
+    for step in path:
+        if step.kind != "extern_op":
+            continue
+        op = _op_name(step.name)
         if op is None:
             continue
-        written = {p for p in path[:i] if re.fullmatch(r"buf\d+", p)}
-        site = next((c for c in m.calls if c.kind == "extern" and c.target == step and (set(c.writes) & written
-                                                                                          or not written)), None)
+        site = next((c for c in m.calls if c.kind == "extern" and ids.extern(c.line) == step.node_id), None)
         if site is not None:
             return _bound_of(m, site, op, lines)
     return None
@@ -151,10 +142,60 @@ def index_position(m: Model, origins, lines: list[str] | None = None) -> Positio
 
 # A CPU reduction kernel's argmax/argmin: ``out_ptr0[…] = static_cast<int64_t>(tmp_acc0.index);`` after
 # ``argmax_combine_vec<…>(tmp_acc0_vec, tmp0, x1)`` inside ``for(int64_t x1=…; x1<static_cast<int64_t>(ks1); …)``.
-_BUCKETIZE = re.compile(r"bucketize_binary_search\(\s*[^,]+,\s*[^,]+,\s*(\w+)\s*,")
-_ACC_INDEX = re.compile(r"\b(out_ptr\d+)\[.*\]\s*=\s*.*\b(tmp_acc\d+)\.index\b")
-_COMBINE = r"\barg(?:max|min)_combine(?:_vec)?\s*(?:<[^>]*>)?\s*\(\s*{acc}(?:_vec)?\s*,[^,]+,\s*(x\d+)"
-_LOOP = r"for\s*\(\s*int64_t\s+{x}\s*=[^;]*;\s*{x}\s*<\s*(?:static_cast<int64_t>\()?\s*([\w]+)\s*\)?\s*;"
+_COMBINERS = ("argmax_combine", "argmax_combine_vec", "argmin_combine", "argmin_combine_vec")
+
+
+def _word(n) -> str | None:
+    """A name's id or an integer's digits (``ks1``, ``8``): the only lengths a reduction is bounded by here."""
+    n = E.strip_parens(n)
+    return n.id if isinstance(n, E.Name) else str(n.value) if isinstance(n, E.Int) else None
+
+
+def _bucketize_length(tree) -> str | None:
+    """The boundaries' length argument of Triton's inlined ``triton_helpers.bucketize_binary_search(x, in_ptr1,
+    8, …)`` (its third argument) in ``tree``."""
+    for n in E.walk(tree):
+        if isinstance(n, E.Call) and (E.dotted(n.func) or "").endswith("bucketize_binary_search") and len(n.args) > 3:
+            return _word(n.args[2])
+    return None
+
+
+def _calls(tree):
+    """(function name, arguments) of each call in ``tree``; a template's arguments are no part of its name
+    (``argmax_combine_vec<float,1,2,true>(a, b, x1)`` is a call of ``argmax_combine_vec``)."""
+    for n in E.walk(tree):
+        if isinstance(n, E.Call) and isinstance(n.func, E.Name):
+            yield n.func.id.split("<")[0], n.args
+
+
+def _combined_over(k: Kernel, acc: str) -> str | None:
+    """The loop variable an ``argmax_combine(acc, value, x1)`` of ``acc`` takes its positions from
+    (``Kernel.acc_updates``)."""
+    for up in k.acc_updates:
+        for fname, args in _calls(up.value.tree):
+            if fname in _COMBINERS and len(args) >= 3 and isinstance(args[0], E.Name) \
+                    and args[0].id in (acc, acc + "_vec") and isinstance(args[2], E.Name) and is_loop_index(args[2].id):
+                return args[2].id
+    return None
+
+
+def _loop_bound(k: Kernel, x: str) -> str | None:
+    """What the first ``for(int64_t x=…; x<BOUND; …)`` of ``k`` with a plain bound runs below (``ks1``, ``8``)."""
+    for h in loop_headers(k):
+        if h.var == x:
+            b = E.strip_parens(h.bound.tree)
+            w = _word(b.operand if isinstance(b, E.Cast) else b)
+            if w is not None:
+                return w
+    return None
+
+
+def _stored_index(st) -> str | None:
+    """The accumulator whose ``.index`` a store writes (``out_ptr0[x0] = static_cast<int64_t>(tmp_acc0.index)``)."""
+    for n in E.walk(st.value.tree):
+        if isinstance(n, E.Attr) and n.name == "index" and isinstance(n.base, E.Name) and is_accumulator(n.base.id):
+            return n.base.id
+    return None
 
 
 def _length_of(m: Model, kname: str, text: str, where: str) -> PositionBound | None:
@@ -187,23 +228,28 @@ def reduction_position(m: Model, origins) -> PositionBound | None:
     ``tmp_accN.index`` stored to ``out_ptrK``, bounded by the loop its ``argmax_combine`` runs over."""
     from ..graph.build import call_params
 
+    def writer(o, i: int) -> str | None:  # the last kernel the path went into before step i
+        return next((p.name for p in reversed(o.path[:i]) if p.kind == "kernel" and p.name in m.kernels), None)
+
     for o in origins:
-        for i, step in enumerate(o.path):
-            if re.fullmatch(r"tmp\d+|out_ptr\d+", step):  # Triton's inlined bucketize: its boundaries' size
-                kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
+        for i, s in enumerate(o.path):
+            step = s.name
+            stored = s.kind in ("store", "kernel_param") and s.role == "out"  # an out pointer the kernel stores
+            if s.kind == "tmp" or stored:  # Triton's inlined bucketize: its boundaries' size
+                kname = writer(o, i)
                 k = m.kernels.get(kname) if kname else None
                 names = [step]
-                if k is not None and step.startswith("out_ptr"):  # the value the kernel stores there
-                    names = [n for st in k.stores if st.ptr == step for n in re.findall(r"\btmp\d+\b", st.value.text)]
+                if k is not None and stored:  # the value the kernel stores there
+                    names = [n for st in k.stores if st.ptr == step for n in E.names(st.value.tree) if is_tmp(n)]
                 t = next((t for t in (k.tmps if k else []) if t.name in names), None)
-                mm = _BUCKETIZE.search(t.expr.text) if t is not None else None
-                if mm:
-                    b = _length_of(m, kname, mm.group(1), kname)
+                length = _bucketize_length(t.expr.tree) if t is not None else None
+                if length is not None:
+                    b = _length_of(m, kname, length, kname)
                     if b is not None:
                         b.op, b.past = "bucketize", 1
                         return b
             if step.endswith("_idx"):
-                kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
+                kname = writer(o, i)
                 site = next((c for c in m.calls if c.kind == "kernel" and c.target == kname), None)
                 if site is None:
                     continue
@@ -213,22 +259,19 @@ def reduction_position(m: Model, origins) -> PositionBound | None:
                     b = _length_of(m, kname, p, kname)
                     if b is not None:
                         return b
-            elif re.fullmatch(r"out_ptr\d+", step):
-                kname = next((p for p in reversed(o.path[:i]) if p in m.kernels), None)
-                kname = kname or next((k for k in m.kernels if any(k == q for q in o.path)), None)
+            elif stored:
+                kname = writer(o, i)
+                kname = kname or next((k for k in m.kernels if any(k == q.name for q in o.path)), None)
                 ks = [m.kernels[kname]] if kname else list(m.kernels.values())
                 for k in ks:
                     if k.kind != "cpp":
                         continue
-                    lines = k.lines()
-                    for ln in lines:
-                        mm = _ACC_INDEX.search(ln)
-                        if not mm or mm.group(1) != step:
+                    for st in k.stores:
+                        acc = _stored_index(st) if st.ptr == step else None
+                        if acc is None:
                             continue
-                        x = next((c.group(1) for c in (re.search(_COMBINE.format(acc=mm.group(2)), t) for t in lines)
-                                  if c), None)
-                        loop = next((lp.group(1) for lp in (re.search(_LOOP.format(x=x), t) for t in lines) if lp),
-                                    None) if x else None
+                        x = _combined_over(k, acc)
+                        loop = _loop_bound(k, x) if x else None
                         if loop:
                             b = _length_of(m, k.name, loop, k.name)
                             if b is not None:

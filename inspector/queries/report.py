@@ -9,10 +9,10 @@ It reads ``summarize`` and ``trace_assert`` results, the kernel list of the lazy
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..graph import ids
 from ..model import Kernel, Model
 from ..package import Package
 from .kernels import KernelRow, kernel_rows
@@ -197,7 +197,7 @@ def trace_chain(pkg: Package, mt: TraceMatch, m: Model | None = None, src: _Sour
     a = mt.assertion
     c = Chain()
     call_line = mt.call_sites[0] if mt.call_sites else None
-    short = a["message"].removeprefix("index out of bounds: ")
+    short = a.message.removeprefix("index out of bounds: ")
     # An extern ATen op checks inside ATen: its "line" is the wrapper.cpp line of the failing call.
     at = src.kernel_at(k, mt.file_line) if k is not None else src.wrapper_at(mt.file_line, 3, 2)
     where = (f"extern call, wrapper.cpp line {mt.file_line}" if mt.kernel_kind == "extern"
@@ -207,7 +207,7 @@ def trace_chain(pkg: Package, mt: TraceMatch, m: Model | None = None, src: _Sour
 
     # The bound.
     if mt.static_bound is not None:
-        b = c.add(Node("bound:static", f"bound {a['bound_expr']} = {mt.static_bound} (a constant)", "constant",
+        b = c.add(Node("bound:static", f"bound {a.bound_expr} = {mt.static_bound} (a constant)", "constant",
                        "the bound is a number baked into the kernel" if k is not None else "the size of the table the op indexes", at))
         c.link(c.root, b, "bounded by")
     elif mt.bound:
@@ -221,30 +221,30 @@ def trace_chain(pkg: Package, mt: TraceMatch, m: Model | None = None, src: _Sour
         cur = k
         before: dict[str, float] = {mt.kernel: mt.file_line}
         label = "index"
-        for step in o.path:
+        for st in o.path:  # each step is typed where the walk took it (`walk.Step`): drawn by its kind
+            step = st.name
             node = None
-            if step in m.kernels:
+            if st.kind == "kernel" and step in m.kernels:
                 cur = m.kernels[step]
                 before[step] = float("inf")
                 site = next((s for s in m.calls if s.target == step), None)
                 node = Node(f"kernel:{step}", f"kernel {step}", "kernel",
                             f"writes the buffer; launched at wrapper.cpp line {site.line}" if site else "writes the buffer",
                             src.wrapper_at(site.line, 3, 2) if site else src.kernel_head(cur))
-            elif cur is not None and cur.param(step):
+            elif st.kind in ("kernel_param", "store") and cur is not None and cur.param(step):
                 node = Node(f"param:{cur.name}:{step}", f"param {step}", "param", f"of {cur.name}", src.kernel_head(cur))
-            elif cur is not None and (t := _tmp_def(cur, step, before.get(cur.name, float("inf")))) is not None:
+            elif st.kind in ("tmp", "loop_index") and cur is not None and (
+                    t := _tmp_def(cur, step, before.get(cur.name, float("inf")))) is not None:
                 before[cur.name] = t.line
                 text = (cur.source_line(t.line) or "").strip().removeprefix("auto ").rstrip(";")
                 node = Node(f"tmp:{cur.name}:{t.line}", text if text.startswith(step) else f"{step} = {t.expr.text}", "tmp",
                             f"{cur.name}, line {t.line}", src.kernel_at(cur, t.line))
-            elif step in m.buffers:
+            elif st.kind in ("buffer", "handle") and step in m.buffers:
                 bd = m.buffers[step]
                 node = Node(f"buf:{step}", f"buffer {step}", "buffer", f"{bd.kind} at wrapper.cpp line {bd.line}",
                             src.wrapper_at(bd.line, 2, 2))
-            elif (inp := m.input_by_name(step)) is not None or re.fullmatch(r"input \d+", step):
-                if inp is None:
-                    idx = int(step.split()[1])
-                    inp = m.inputs[idx] if idx < len(m.inputs) else None
+            elif st.kind == "input":
+                inp = next((i for i in m.inputs if ids.input_(i.index) == st.node_id), None)
                 if inp is None:
                     node = Node(f"v:{step}", step, "input")
                 else:
@@ -252,7 +252,7 @@ def trace_chain(pkg: Package, mt: TraceMatch, m: Model | None = None, src: _Sour
                     node = Node(f"input:{inp.index}", f"input {inp.index} ({inp.name})", "input",
                                 f"{inp.dtype or '?'} [{', '.join(map(str, inp.shape))}]",
                                 src.wrapper_at(guards[0], 2, 6) if guards else None)
-            elif step in m.constant_bindings:
+            elif st.kind == "constant" and step in m.constant_bindings:
                 const = next((x for x in m.constants if x.index == m.constant_bindings[step]), None)
                 node = Node(f"const:{step}", f"constant {step}", "constant", const.fqn if const and const.fqn else "")
             else:

@@ -249,7 +249,7 @@ def index_facts(pkg: Package, name: str) -> list[IndexFact]:
         seen.add((s.kernel, s.line))
         r = trace_assert(pkg, kernel=s.kernel, line=s.line, model=name)
         for mt in r.matches:
-            if mt.assertion.get("checks", "index") != "index" or (mt.kernel, mt.file_line) in {(f.kernel, f.line) for f in out}:
+            if mt.assertion.checks != "index" or (mt.kernel, mt.file_line) in {(f.kernel, f.line) for f in out}:
                 continue
             out.append(fact_of(pkg, mt))
     return out
@@ -273,12 +273,12 @@ def fact_of(pkg: Package, mt) -> IndexFact:
     if mt.kernel_kind != "extern":
         k = pkg.index(mt.model).slice(kernels=[mt.kernel]).kernels.get(mt.kernel)
         a = next((x for x in (k.assertions if k else []) if x.line == mt.file_line), None)
-        if direct is not None and _unchanged(k, mt.assertion.get("index_var"), a) is not True:
+        if direct is not None and _unchanged(k, mt.assertion.index_var, a) is not True:
             computed, direct = direct, None  # read from the input, then changed (key // 4): a computed index
     return IndexFact(model=mt.model, kernel=mt.kernel, kernel_kind=mt.kernel_kind, line=mt.file_line,
-                     message=mt.assertion.get("message", ""), bound_expr=mt.assertion.get("bound_expr"),
+                     message=(mt.assertion.message or ""), bound_expr=mt.assertion.bound_expr,
                      static_bound=mt.static_bound, terms=terms, direct_input=direct, computed_input=computed,
-                     wraps_negative=_wraps(k, mt.assertion.get("index_var"), a))
+                     wraps_negative=_wraps(k, mt.assertion.index_var, a))
 
 
 def loader_of(pkg: Package, name: str, weights: str | None) -> tuple[dict, list[str]]:

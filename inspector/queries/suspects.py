@@ -5,58 +5,28 @@ bounds assert on it.  These are the illegal-memory-access suspects (packages com
 from __future__ import annotations
 
 import functools
-import re
 
 import inspector.graph.ids as ids
 from ..graph.build import resolve_tmp
 from ..model import Kernel, Model
-from .walk import dedupe, edges, value_table, walk_kernel
+from ..parse import expr_tree as E
+from ..parse.access import accesses_in, definition_text, kernel_accesses
+from ..parse.names import is_tmp, names_a_pointer, tmp_names, tmps_assigned
+from .walk import Step, dedupe, edges, path_names, value_table, walk_kernel
 
-_PTR = re.compile(r"\b((?:in_out_ptr|in_ptr|out_ptr)\d+)\b")
-
-
-_WS = re.compile(r"\s*")
-_PLUS = re.compile(r"\s*\+\s*(static_cast<[\w:]+>\s*)?")
-_WORD = re.compile(r"[\w.]+")
-
-
-def _balanced(text: str, i: int, open_: str, close: str) -> tuple[str, bool]:
-    """The text inside the bracket at ``i`` and whether it closes (else the rest of ``text``)."""
-    depth = 0
-    for j in range(i, len(text)):
-        c = text[j]
-        if c == open_:
-            depth += 1
-        elif c == close:
-            depth -= 1
-            if depth == 0:
-                return text[i + 1:j], True
-    return text[i + 1:], False
-
-
-def _accesses(text: str) -> list[tuple[str, str, bool]]:
-    """(pointer, address text, whether its bracket closes in ``text``) for each access `addresses` reads."""
-    out = []
-    for m in _PTR.finditer(text):
-        j = _WS.match(text, m.end()).end()
-        if j < len(text) and text[j] == "[":
-            out.append((m.group(1), *_balanced(text, j, "[", "]")))
-            continue
-        mm = _PLUS.match(text, m.end())
-        if mm:
-            j = mm.end()
-            if j < len(text) and text[j] == "(":
-                out.append((m.group(1), *_balanced(text, j, "(", ")")))
-            else:
-                tok = _WORD.match(text, j)
-                if tok:
-                    out.append((m.group(1), tok.group(0), tok.end() < len(text)))
-    return out
+_body = definition_text  # a tmp definition's whole text (a vectorized one spans a lambda over several lines)
 
 
 def addresses(text: str) -> list[tuple[str, str]]:
-    """(pointer, address text) for each ``ptr[addr]``, ``ptr + (addr)``, ``ptr + static_cast<…>(addr)``."""
-    return [(p, a) for p, a, _ in _accesses(text)]
+    """(pointer, address text) for each ``ptr[addr]``, ``ptr + (addr)``, ``ptr + static_cast<…>(addr)``
+    (`inspector.parse.access`)."""
+    return [(p, a) for p, a, _ in accesses_in(text)]
+
+
+def _tmps_of(address) -> list[str]:
+    """The tmps an address (an `Expr`) names, in order: from its tree (its text, when the grammar does not read it)."""
+    tree = address.tree
+    return tmp_names(address.text) if E.has_opaque(tree) else [n for n in E.names(tree) if is_tmp(n)]
 
 
 def _data_dependent(g, node: str) -> bool:
@@ -72,13 +42,6 @@ def _data_dependent(g, node: str) -> bool:
     return False
 
 
-def _body(k: Kernel, line: int) -> str:
-    """A tmp definition's whole text: vectorized ones span a lambda over several lines."""
-    starts = sorted({t.line for t in k.tmps} | {st.line for st in k.stores} | {a.line for a in k.assertions})
-    end = next((x for x in starts if x > line), line + 1)
-    return " ".join(k.source_line(ln) or "" for ln in range(line, min(end, line + 30)))
-
-
 def copies(g, v: str, k: Kernel | None = None) -> list[str]:
     """``v`` and the tmps it merely copies or converts, in order (tmp12 -> tmp11 -> tmp10).  With the kernel,
     a vectorized copy (a lambda whose body names one other tmp) counts too."""
@@ -89,8 +52,8 @@ def copies(g, v: str, k: Kernel | None = None) -> list[str]:
         if not nxt and k is not None and v.startswith("tmp:"):
             line = g.nodes[v].get("line")
             t = next((x for x in k.tmps if x.line == line), None)
-            names = {n for n in re.findall(r"\btmp\d+\b", _body(k, line)) if t is None or n != t.name}
-            if t is not None and len(names) == 1 and not _PTR.search(_body(k, line)):
+            names = {n for n in tmp_names(_body(k, line)) if t is None or n != t.name}
+            if t is not None and len(names) == 1 and not names_a_pointer(_body(k, line)):
                 d = resolve_tmp(k, names.pop(), line, t.scope)
                 nxt = [ids.tmp(k.name, d.line)] if d is not None else []
         if len(nxt) != 1 or not nxt[0].startswith("tmp:") or nxt[0] in out:
@@ -119,37 +82,34 @@ def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
         site = next((c for c in m.calls if c.kind == "kernel" and c.target == k.name), None)
         call_node = ids.call(site.line) if site else None
         checked = _checked(g, k)
-        # The kernel's own lines: expression texts may be cut short by the grammar (vectorized loads), and a
-        # vectorized gather spans a lambda (`auto tmp2 =\n[&]\n{ … in_ptr1[tmp1[x1_inner] + …] … }\n();`).
-        accesses = [(_body(k, t.line) + " " + t.expr.text, t.line, t.scope, "load") for t in k.tmps]
-        accesses += [(k.source_line(s.line) or "", s.line + 0.5, s.scope, "store") for s in k.stores]
-        for text, line, scope, how in accesses:
-            for ptr, addr in addresses(text):
-                if k.param(ptr) is None:
+        # The kernel's accesses, read from its own lines (`inspector.parse.access`): expression texts may be cut
+        # short (vectorized loads), and a vectorized gather spans a lambda.
+        for acc in kernel_accesses(k):
+            ptr, line, scope, how = acc.ptr, acc.line, acc.scope, acc.kind
+            p = k.param(ptr)
+            if p is None or (how == "load" and p.role == "out"):  # a load of an out pointer reads no input
+                continue
+            for name in dict.fromkeys(_tmps_of(acc.address)):
+                t = resolve_tmp(k, name, line, scope)
+                if t is None:
                     continue
-                if how == "load" and ptr.startswith("out_ptr"):
+                tn = ids.tmp(k.name, t.line)
+                if tn in checked or not _data_dependent(g, tn):
                     continue
-                for name in dict.fromkeys(re.findall(r"\btmp\d+\b", addr)):
-                    t = resolve_tmp(k, name, line, scope)
-                    if t is None:
-                        continue
-                    tn = ids.tmp(k.name, t.line)
-                    if tn in checked or not _data_dependent(g, tn):
-                        continue
-                    origins = []
-                    walk_kernel(m, g, k, tn, site, [name], origins, set(), 0)
-                    origins = dedupe(origins)
-                    bind = next(edges(g, ids.param(k.name, ptr), "binds", call_node), None) if call_node else None
-                    table = value_table(m, g, bind[0], ptr, bind[1].get("arg")) if bind else None
-                    out.append({
-                        "kernel": k.name, "kernel_kind": k.kind, "line": int(line), "access": how, "pointer": ptr,
-                        "address": addr.strip(), "index_var": name, "table": table,
-                        "index_origin": [{"input": o.input.index if o.input else None,
-                                          "input_name": o.input.name if o.input else None,
-                                          "constant": o.constant, "path": o.path, "unresolved": o.unresolved}
-                                         for o in origins],
-                        "launched_at": site.line if site else None,
-                    })
+                origins = []
+                walk_kernel(m, g, k, tn, site, [Step("tmp", name, tn)], origins, set(), 0)
+                origins = dedupe(origins)
+                bind = next(edges(g, ids.param(k.name, ptr), "binds", call_node), None) if call_node else None
+                table = value_table(m, g, bind[0], ptr, bind[1].get("arg")) if bind else None
+                out.append({
+                    "kernel": k.name, "kernel_kind": k.kind, "line": int(line), "access": how, "pointer": ptr,
+                    "address": acc.address.text, "index_var": name, "table": table.to_dict() if table else None,
+                    "index_origin": [{"input": o.input.index if o.input else None,
+                                      "input_name": o.input.name if o.input else None,
+                                      "constant": o.constant, "path": path_names(o.path), "unresolved": o.unresolved}
+                                     for o in origins],
+                    "launched_at": site.line if site else None,
+                })
     uniq = {}
     for s in out:
         uniq.setdefault((s["kernel"], s["pointer"], s["index_var"], s["access"]), s)
@@ -160,16 +120,6 @@ def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
 
 
 # -- lazily: only the kernels whose raw text may hold an unchecked indirect access are parsed -------------
-
-_TMP = re.compile(r"\btmp\d+\b")
-_FIRST_ASSIGN = re.compile(r"(?<![=<>!])=(?!=)")
-
-
-def _assigned(line: str) -> set[str]:
-    """The tmps ``line`` may define: those it names before its first ``=`` (over-counting is safe)."""
-    m = _FIRST_ASSIGN.search(line)
-    return set(_TMP.findall(line, 0, m.start())) if m else set()
-
 
 @functools.lru_cache(maxsize=4096)
 def _assert_index_var(text: str) -> str | None:
@@ -192,16 +142,16 @@ def _triton_needs_parse(lines: list[str], assert_at: list[int]) -> bool:
     names: set[str] = set()
     for line in lines:
         if "ptr" in line and "tmp" in line:
-            for _, addr, closed in _accesses(line):
+            for _, addr, closed in accesses_in(line):
                 if not closed:
                     return True
-                names.update(_TMP.findall(addr))
+                names.update(tmp_names(addr))
     if not names:
         return False
     defs: dict[str, list[int]] = {}
     for i, line in enumerate(lines):
         if "=" in line and "tmp" in line:
-            for n in _assigned(line) & names:
+            for n in tmps_assigned(line) & names:
                 defs.setdefault(n, []).append(i)
     for n in names:
         at = defs.get(n, [])
@@ -229,7 +179,7 @@ def suspect_kernels(ix) -> list[str]:
         else:
             start, end, _ = ix.cpp_regions[name]
             text = " ".join(ix.cpp_lines[start:end])
-            if "tmp" in text and any(_TMP.search(addr) for _, addr in addresses(text)):
+            if "tmp" in text and any(tmp_names(addr) for _, addr, _ in accesses_in(text)):
                 out.append(name)
     return out
 

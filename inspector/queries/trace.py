@@ -18,22 +18,24 @@ assert) becomes a match whose ``kernel`` is the extern op (``kernel_kind`` "exte
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 
 import inspector.explain as words
+import inspector.explain.trace as say
 from ..errors import UsageError
 from ..logs.parse import LogReport, parse_log
-from ..logs.patterns import FRAMING
+from ..logs.patterns import FRAMING, SAYS_FAILURE
+from ..parse.names import numbering_shape
 from ..parse.metadata import DEVICE_KEY
 from ..model import Assertion, CallSite, Kernel, Model
 from ..package import Package
 # The per-assertion explanation lives in its own module, so `candidates` can use it without importing this one.
-from .explanation import Hypothesis, TraceMatch, explain, explain_extern, reason  # noqa: F401 (the API's types)
+from .explanation import (ExternCheck, Hypothesis, TraceMatch, assertion_dict, explain, explain_extern,  # noqa: F401
+                          reason)  # (the API's types)
 from .positions import PositionBound, reduction_position
 from .match import (CANDIDATES, assertions_where, extern_calls, extern_sites_for_aten, find_for_report, index_args, message_in,
                     norm_msg, site_for_noticed)
-from .walk import value_table
+from .walk import path_names, value_table
 
 GUARD_NOTE = words.GUARD_NOTE
 _value_table = value_table  # its old name (it moved to `walk`, which `suspects` imports without a circle)
@@ -56,8 +58,12 @@ class TraceResult:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        for m, md in zip(self.matches, d["matches"]):
+        for m, md in zip(self.matches, d["matches"], strict=True):
             md["complete"] = m.complete
+            md["assertion"] = assertion_dict(m.assertion)
+            md["table"] = m.table.to_dict() if m.table is not None else None
+            for o, od in zip(m.index_origin, md["index_origin"], strict=True):
+                od["path"] = path_names(o.path)
             md["snippet"] = [{"line": ln, "text": t} for ln, t in m.snippet]
         return d
 
@@ -72,7 +78,7 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
     if model is not None:
         pkg.files(model)  # raises a UsageError naming the models when it is not there
     if log is None and line is None and message is None and kernel is None:
-        raise UsageError("say what failed: --line N, --message TEXT, --kernel NAME or --log FILE (or paste the error)")
+        raise UsageError(say.SAY_WHAT_FAILED)
     cands: list[tuple[Model, Kernel, Assertion, bool, str]] = []
     looked: list[str] = []
     text = log if log is not None else message
@@ -83,12 +89,12 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         bare = [r.message for r in report.asserts if r.kind == "message"]
         if not bare:
             res = TraceResult(package=str(pkg.path), matches=[], hints=report.hints,
-                              looked_for="a device assert or CPU check failure in the log (none was found)",
+                              looked_for=say.NO_CHECK_IN_LOG,
                               context=_context(pkg, report, model))
             return _with_candidates(pkg, res, report, model)
         message = bare[0]
     for r in located:
-        looked.append(f"{r.kind} failure `{r.message}`" + (f" at {r.file_name}:{r.line}" if r.file else ""))
+        looked.append(say.looked_for_report(r.kind, r.message, f"{r.file_name}:{r.line}" if r.file else None))
         for c in find_for_report(pkg, r, model):
             if kernel and c[1].name != kernel:
                 continue
@@ -97,8 +103,7 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         if message is not None and log is None:
             bare = [r.message for r in report.asserts if r.kind == "message"]
             message = bare[0] if bare else message
-        looked.append(" ".join(x for x in (f"line {line}" if line else "", f"message {_quote(message)}" if message else "",
-                                          f"kernel {kernel}" if kernel else "") if x))
+        looked.append(say.looked_for_filter(line, _quote(message) if message else None, kernel))
         has_msg = message_in(message)
         for name, k, a in assertions_where(
                 pkg, model,
@@ -113,8 +118,7 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
             seen.add(key)
             uniq.append(c)
     if len(uniq) > CANDIDATES and not uniq[CANDIDATES - 1][3]:
-        looked.append(f"more than {CANDIDATES} assertions match: the first {CANDIDATES} in package order are explained; "
-                      "the log's file:line (or --line N, --kernel NAME) narrows it")
+        looked.append(say.too_many_candidates(CANDIDATES))
         uniq = uniq[:CANDIDATES]
     eps = _eps(pkg, ep, model)
     # Each model is read only as far as its matched kernels need: their launches, the names those use, the
@@ -122,7 +126,7 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
     slices = {n: pkg.index(n).slice(kernels=[c[1].name for c in uniq if c[0] == n]) for n in dict.fromkeys(c[0] for c in uniq)}
     matches = [explain(pkg, slices[n], k, a, exact, how, ep=eps.get(n)) for n, k, a, exact, how in uniq]
     for m, site, how, msg in extern:
-        looked.append(f"extern op {site.target} at wrapper.cpp line {site.line}")
+        looked.append(say.looked_for_extern(site.target, site.line))
         matches.append(explain_extern(pkg, m, site, how, msg, ep=eps.get(m.name)))
     n_reports = max(1, len(located))
     ambiguous = len(matches) > n_reports or (bool(matches) and not any(x.exact for x in matches) and len(matches) > 1)
@@ -179,14 +183,8 @@ def _first_thread_failed(located, mt) -> tuple[bool | None, str | None]:
         if r.kind == "cuda" and r.threads and mt.exact and r.line == mt.file_line:
             failed = ("0,0,0", "0,0,0") in r.threads
             b, th = r.threads[0]
-            n = f"{len(r.threads)} thread(s) listed"
-            said = (f"the log: thread [0,0,0] of block [0,0,0] failed ({n})" if failed else
-                    f"the log: block [{b}], thread [{th}] failed ({n}, none of them thread [0,0,0] of block [0,0,0])")
-            return failed, said
+            return failed, say.thread_evidence(failed, b, th, len(r.threads))
     return None, None
-
-
-_TMP = re.compile(r"\b(tmp|ks|s|u|x|y|r)\d+\b")
 
 
 def _foreign(pkg, located, model) -> tuple[str, str]:
@@ -195,9 +193,7 @@ def _foreign(pkg, located, model) -> tuple[str, str]:
     or config compiled the same model), say which."""
     from .kernels import assert_message
 
-    def shape(msg: str) -> str:
-        return _TMP.sub(lambda m: m.group(1) + "#", norm_msg(msg))
-
+    shape = numbering_shape
     want = {shape(r.message) for r in located if r.message}
     same = []
     for n in [model] if model else pkg.model_names:
@@ -206,22 +202,14 @@ def _foreign(pkg, located, model) -> tuple[str, str]:
             if msg and shape(msg) in want:
                 same.append((n, site.kernel, site.line, msg))
     r = located[0]
-    where = f" at {r.file_name}:{r.line}" if r.file else ""
-    said = f"`{r.message}`{where}"
+    said = say.log_check(r.message, f"{r.file_name}:{r.line}" if r.file else None)
     if same:
         n, k, line, msg = same[0]
-        return (f"the log's check {said} is not in this package; {k} line {line} holds the same check up to its "
-                f"numbering (`{msg}`) under another kernel or file name: the log comes from another build of the same "
-                "model (another torch or config)",
-                "trace the log against the package that printed it; the kernel and line numbers of another build "
-                "do not apply to this one")
-    return (f"the log's check {said} is not in this package: the log comes from another package or build",
-            "no assertion, kernel file or kernel name of this package is in the log: check that the log and the "
-            "package belong together")
+        return say.foreign_numbering(said, k, line, msg)
+    return say.foreign(said)
 
 
 _FRAMING = FRAMING.regex
-_SAYS = re.compile(r"index out of bounds|Assertion|Error|error|failed")
 
 
 def _quote(text: str, limit: int = 160) -> str:
@@ -230,10 +218,10 @@ def _quote(text: str, limit: int = 160) -> str:
     user's own Python traceback) is never echoed back."""
     lines = [x.strip() for x in text.splitlines() if x.strip()]
     said = [x for x in lines if not _FRAMING.match(x)]
-    first = next((x for x in said if _SAYS.search(x)), said[0] if said else (lines[0] if lines else ""))
+    first = next((x for x in said if SAYS_FAILURE.search(x)), said[0] if said else (lines[0] if lines else ""))
     if len(first) > limit:
         first = first[: limit - 1] + "…"
-    return f"`{first}`" + (f" (one of {len(lines)} lines)" if len(lines) > 1 else "")
+    return say.quoted_paste(first, len(lines))
 
 
 def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: str | None = None) -> TraceResult:
@@ -246,9 +234,7 @@ def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: s
 
         res.candidates = assert_candidates(pkg, report, model)
         if res.candidates:
-            res.verdict = (f"a device-side assert fired but its Assertion line is not in the text: "
-                           f"{len(res.candidates)} candidate assertions, most likely first "
-                           f"({res.candidates[0]['kernel']}); rerun with CUDA_LAUNCH_BLOCKING=1 to print the line")
+            res.verdict = say.candidates_verdict(len(res.candidates), res.candidates[0]['kernel'])
     return res
 
 
@@ -279,14 +265,12 @@ def _context(pkg: Package, report: LogReport, model=None, skip=()) -> list[str]:
         hit = site_for_noticed(pkg, n, model)
         if hit and hit[1].line in skip:
             continue
-        where = f" = model {hit[0].name!r}, wrapper.cpp line {n.line} ({hit[1].target})" if hit else ""
+        where = say.noticed_where(hit[0].name, n.line, hit[1].target) if hit else ""
         cpu = hit is not None and hit[0].device == "cpu"
         if cpu:
-            out.append(f"{n.call} failed at {n.file_name}, line {n.line}{where}: on CPU the named call is the one "
-                       "that failed" + (f" ({n.error})" if n.error else ""))
+            out.append(say.noticed_on_cpu(n.call, n.file_name, n.line, where, n.error))
         else:
-            out.append(f"{n.call} reported the error at {n.file_name}, line {n.line}{where}: the next call that "
-                       "noticed it, not the failing kernel (CUDA errors surface at a later call)")
+            out.append(say.noticed_on_gpu(n.call, n.file_name, n.line, where))
     return out
 
 
@@ -300,12 +284,11 @@ def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model,
     for n in report.noticed:
         hit = site_for_noticed(pkg, n, model)
         if hit and hit[1].kind == "extern" and hit[0].device == "cpu" and n.error:
-            out.append((hit[0], hit[1], f"CPU exception at the extern call, wrapper.cpp line {n.line}", n.error))
+            out.append((hit[0], hit[1], say.how_cpu_exception(n.line), n.error))
     for r in report.asserts:
         if r.kind == "aten":
             for m, site in extern_sites_for_aten(pkg, r, model):
-                out.append((m, site, f"ATen CUDA kernel {r.kernel} asserted ({r.file_name}:{r.line}); "
-                                     f"{site.target} can launch it", r.message))
+                out.append((m, site, say.how_aten_assert(r.kernel, r.file_name, r.line, site.target), r.message))
     ev = report.first("exception_in_aoti_torch")
     # A CUDA error is reported by whichever call comes next: when the log holds the device assert that fired, an
     # extern call that printed "device-side assert triggered" only noticed it and is no failing op.
@@ -313,14 +296,13 @@ def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model,
         report.events_say("device_assert_said")
     if ev is not None and not out and not report.noticed and not noticed_only:
         msg = ev.fields.get("msg", "")
-        went_on = ("the process aborted after it" if report.mentions("aborted") else
-                   "the run went on with garbage and exit code 0")
+        how = say.how_swallowed(report.mentions("aborted"))
         for name in [model] if model else pkg.model_names:
             m, sites = extern_calls(pkg, name, lambda st, target: st.kind != "checked_call" and not target.startswith(
                 ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")))
             for site in sites:
                 if getattr(site, "checked", None) is not True and index_args(site)[1]:
-                    out.append((m, site, f"an unchecked extern call swallowed the exception ({went_on})", msg))
+                    out.append((m, site, how, msg))
     uniq, seen = [], set()
     for x in out:
         if (x[0].name, x[1].line) not in seen:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+import inspector.explain.trace as say
 import inspector.graph.ids as ids
+from ..dialects.base import Dialect
 from ..model import Assertion, CallSite, Kernel, Model
+from ..parse import expr_tree as E
+from ..parse.names import is_accumulator, is_loop_index, is_tmp, range_index
 
 
 @dataclass
@@ -41,11 +44,61 @@ class BoundChain(BoundTerm):
     limit: str | None = None
 
 
+@dataclass(frozen=True)
+class Step:
+    """One hop of an index origin's path, typed where the walk takes it (never re-derived from its name).
+
+    ``kind``: "tmp" (a tmp definition in a kernel), "loop_index" (the kernel's own loop index: no node),
+    "kernel_param" (a pointer parameter a load reads), "store" (an out/in_out parameter whose store in the same
+    kernel the walk follows back), "call_arg" (the argument a launch passes for a parameter: ``name`` is its
+    text, ``node_id`` the value it binds), "input", "constant", "buffer" (a run_impl tensor), "handle" (a buffer
+    that is a new handle to another tensor: ``aoti_torch_assign_tensors_out``, a torch.cond subgraph's input),
+    "kernel" (the launch that wrote a buffer: ``name`` is the kernel, ``node_id`` its call), "extern_op" (the
+    extern call that wrote a buffer), "value" (a name the graph has no node for, where a walk stopped).
+    ``node_id``: the graph's node (`inspector.graph.ids`), as ``graph --json`` names it; None when there is
+    none.  ``role``: a kernel parameter's role ("in", "out", "inout")."""
+
+    kind: str
+    name: str
+    node_id: str | None = None
+    role: str | None = None
+
+    def __str__(self) -> str:
+        return self.name
+
+
+# The kind of step a graph node's ``type`` is, for the values a walk reaches in run_impl.
+_VALUE_KIND = {"input": "input", "constant": "constant", "buffer": "buffer"}
+
+
+def value_step(g, v: str, name: str | None = None) -> Step:
+    """The step to run_impl value node ``v`` (named ``name``, else as the graph names it)."""
+    node = g.nodes[v] if v in g.nodes else {}
+    return Step(_VALUE_KIND.get(node.get("type"), "value"), name if name is not None else node.get("name", v),
+                v if v in g.nodes else None)
+
+
+def node_step(g, n: str) -> Step:
+    """The step to a node inside a kernel (a tmp or a parameter) as the walk reaches it."""
+    node = g.nodes[n]
+    t = node.get("type")
+    if t == "tmp":
+        return Step("tmp", node.get("name", n), n)
+    if t == "kernel_param":
+        return Step("kernel_param", node.get("name", n), n, node.get("role"))
+    return value_step(g, n)
+
+
+def path_names(path: list[Step]) -> list[str]:
+    """The path as the JSON answers write it: a list of names."""
+    return [s.name for s in path]
+
+
 @dataclass
 class IndexOrigin:
     input: InputRef | None
     constant: str | None
-    path: list[str]
+    path: list[Step]
     unresolved: str | None = None  # why the walk stopped, when it did not reach an input or constant
     computed: str | None = None  # the index reads no tensor: it is made from loop indices and sizes
 
@@ -53,7 +106,8 @@ class IndexOrigin:
     def through_buffer(self) -> bool:
         """The values pass through an intermediate buffer or a store of the same kernel (argmax, cumsum, an
         extern op's output): computed from the input, not read from it."""
-        return any(p.startswith("buf") or re.fullmatch(r"(in_)?out_ptr\d+", p) for p in self.path)
+        return any(s.kind in ("buffer", "store") or (s.kind == "kernel_param" and s.role == "inout")
+                   for s in self.path)
 
 
 def edges(g, node, kind, call=None):
@@ -99,11 +153,10 @@ def _term(m: Model, g, p: str, call_node: str | None) -> BoundTerm:
 
 
 def term_words(t: BoundTerm) -> str:
+    """One term of a bound in words (`inspector.explain.trace.term_words`)."""
     if t.input is None:
         return t.kernel_param
-    if t.input.user_name:
-        return f"`{t.input.user_name}`.size({t.input.dim})" if t.input.dim is not None else f"`{t.input.user_name}`"
-    return f"input {t.input.index}'s dim {t.input.dim}" if t.input.dim is not None else f"input {t.input.index}"
+    return say.term_words(t.input.index, t.input.dim, t.input.user_name)
 
 
 def bound_chain(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> BoundChain | None:
@@ -124,7 +177,7 @@ def literal_bound(m: Model, site: CallSite, a: Assertion) -> int | None:
     from ..graph.build import call_params
     from ..parse.message import static_bound
 
-    if not a.bound_expr or not re.fullmatch(r"[A-Za-z_]\w*", a.bound_expr):
+    if not a.bound_expr or not a.bound_expr.isidentifier():
         return None
     names = call_params(m, site)
     if a.bound_expr not in names or names.index(a.bound_expr) >= len(site.args):
@@ -134,38 +187,31 @@ def literal_bound(m: Model, site: CallSite, a: Assertion) -> int | None:
 
 def limit_words(expr: str, terms: list[BoundTerm]) -> str:
     """``ks0 + ks1`` -> ``input 0.size(0) + input 1.size(0)`` (user names when known)."""
-    by = {t.kernel_param: term_words(t) for t in terms}
-    out = re.sub(r"\b[A-Za-z_]\w*\b", lambda mm: by.get(mm.group(0), mm.group(0)), expr)
-    return re.sub(r"(\d+)L\b", r"\1", out).replace("*", " * ")
+    return say.limit_words(E.parse_expr(expr), {t.kernel_param: term_words(t) for t in terms})
 
 
 def index_origins(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -> list[IndexOrigin]:
     an = ids.assertion(k.name, a.line)
     start = next((v for v, _ in edges(g, an, "asserts_on")), None)
     if start is None:
-        if re.fullmatch(r"[xyzr]\d*(_\w+)?", a.index_var or ""):
-            return [IndexOrigin(input=None, constant=None, path=[a.index_var],
-                                computed=f"{a.index_var} is the kernel's own loop index (e.g. an arange position)")]
-        return [IndexOrigin(input=None, constant=None, path=[a.index_var or "?"],
-                            unresolved=f"no definition of {a.index_var} found in {k.name}")]
+        if is_loop_index(a.index_var):
+            return [IndexOrigin(input=None, constant=None, path=[Step("loop_index", a.index_var)],
+                                computed=say.loop_index(a.index_var))]
+        return [IndexOrigin(input=None, constant=None, path=[Step("tmp", a.index_var or "?")],
+                            unresolved=say.no_definition(a.index_var, k.name))]
     out: list[IndexOrigin] = []
     seen: set = set()
-    loads = walk_kernel(m, g, k, start, site, [g.nodes[start].get("name", "?")], out, seen, 0)
+    first = node_step(g, start)
+    loads = walk_kernel(m, g, k, start, site, [first], out, seen, 0)
     made = [x for x in seen if len(x) == 3 and x[0] == "computed"]  # a writer that computes its store
     if not out and loads and not made:  # it reads a tensor, but every trail ended without saying where: the walk gave up
-        out.append(IndexOrigin(input=None, constant=None, path=[g.nodes[start].get("name", "?")],
-                               unresolved=f"{a.index_var} reads a tensor the walk could not follow to an input, "
-                                          "a constant or a computed value"))
+        out.append(IndexOrigin(input=None, constant=None, path=[first],
+                               unresolved=say.walk_lost(a.index_var)))
     elif not out:
         span = index_span(m, g, k, a, site)
-        out.append(IndexOrigin(input=None, constant=None, path=[g.nodes[start].get("name", "?")],
-                               computed=f"{a.index_var} reads no tensor: it is computed from loop indices and sizes "
-                                        "(e.g. an arange position)" + (span_words(span) if span else "")))
+        out.append(IndexOrigin(input=None, constant=None, path=[first],
+                               computed=say.computed_index(a.index_var, span_words(span) if span else "")))
     return dedupe(out)
-
-
-_SPAN_MOD = re.compile(r"[xyzr]index\b[^%]*%\s*\(?\s*([A-Za-z_]\w*)\s*\)?\s*\)*\s*$")
-_SPAN_PLAIN = re.compile(r"^\(*\s*([xyzr])index\s*\)*$")
 
 
 def index_span(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -> BoundTerm | None:
@@ -177,22 +223,32 @@ def index_span(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None) -> B
     t = resolve_tmp(k, a.index_var or "", a.line, a.scope)
     if t is None:
         return None
-    text = t.expr.text.strip()
-    mm = _SPAN_MOD.search(text)
-    pname = mm.group(1) if mm else (f"{p.group(1)}numel" if (p := _SPAN_PLAIN.match(text)) else None)
+    pname = _span_param(t.expr.tree)
     if not pname or k.param(pname) is None:
         return None
     return _term(m, g, ids.param(k.name, pname), ids.call(site.line) if site else None)
 
 
+def _span_param(tree) -> str | None:
+    """The size parameter a loop-index expression runs below: ``ks0`` of ``(yindex % ks0)`` or ``((xindex // 8) %
+    ks0)``, ``xnumel`` of a plain ``xindex``; None for anything else."""
+    top = E.strip_parens(tree)
+    if isinstance(top, E.Name):
+        tree_of = range_index(top.id)
+        return f"{tree_of}numel" if tree_of else None
+    if not (isinstance(top, E.BinOp) and top.op == "%" and isinstance(E.strip_parens(top.right), E.Name)):
+        return None
+    left = list(E.walk(top.left))
+    if any(isinstance(x, E.Name) and range_index(x.id) for x in left) and \
+            not any(isinstance(x, E.BinOp) and x.op == "%" for x in left):
+        return E.strip_parens(top.right).id
+    return None
+
+
 def span_words(span: BoundTerm) -> str:
     """`` (0 … ks0-1, ks0 = s27: input 0 dim 1, 2 … 1024)``: what a computed index runs over."""
-    where = f"{span.kernel_param} = {span.symbol or span.call_arg}"
-    if span.input is not None and span.input.dim is not None:
-        where += f": input {span.input.index} dim {span.input.dim}"
-    if span.min is not None or span.max is not None:
-        where += f", {span.min if span.min is not None else '?'} … {span.max if span.max is not None else '?'}"
-    return f"; it runs over 0 … {span.kernel_param}-1 ({where})"
+    return say.span_words(span.kernel_param, span.symbol or span.call_arg, span.input.index if span.input else None,
+                          span.input.dim if span.input else None, span.min, span.max)
 
 
 def shape_reachable(span: BoundTerm | None, bound: int | None) -> bool:
@@ -213,32 +269,28 @@ def _line(g, n) -> float:
     return float(x) if isinstance(x, (int, float)) else float("inf")
 
 
-_ACC = re.compile(r"\btmp_acc\d+\w*")
-
-
 def _accumulator_edges(g, k: Kernel, store_node: str) -> list[tuple]:
     """A CPU reduction stores its accumulator (``out_ptr0[x0] = tmp_acc0.index``); the accumulator is
     updated by plain assignments the tmp grammar does not cover (``tmp_acc0_vec = argmax_combine_vec(…,
-    tmp0, x1)``).  Read those lines of the kernel before the store and link the tmps/params they use."""
+    tmp0, x1)``: ``Kernel.acc_updates``).  Link the tmps/params those before the store use."""
     from ..graph.build import resolve_tmp
 
     line = g.nodes[store_node].get("line")
     st = next((x for x in k.stores if x.line == line), None)
-    if st is None or not _ACC.search(st.value.text):
+    accs = {n.split("_vec")[0] for n in E.names(st.value.tree) if is_accumulator(n)} if st is not None else set()
+    if not accs:
         return []
-    accs = {a.split("_vec")[0] for a in _ACC.findall(st.value.text)}
     out = []
-    for ln in range(k.line_base, line):
-        text = k.source_line(ln) or ""
-        mm = re.match(r"\s*(tmp_acc\d+)\w*\s*=\s*(.+);\s*$", text)
-        if not mm or mm.group(1) not in accs:
+    for up in k.acc_updates:
+        if up.line >= line or up.base not in accs:
             continue
-        for name in dict.fromkeys(re.findall(r"[A-Za-z_]\w*", mm.group(2))):
+        ln = up.line
+        for name in (up.value.names if E.has_opaque(up.value.tree) else E.names(up.value.tree)):
             p = k.param(name)
             if p is not None and p.role in ("in", "inout"):
                 out.append((store_node, ids.param(k.name, name), {"kind": "loads"}))
                 continue
-            if re.fullmatch(r"tmp\d+", name):
+            if is_tmp(name):
                 scope = next((t.scope for t in k.tmps if t.name == name and t.line < ln), ())
                 t = resolve_tmp(k, name, ln, scope)
                 if t is not None:
@@ -253,7 +305,7 @@ def walk_kernel(m, g, k, start, site, path, out, seen, depth) -> int:
     A read of an ``out_ptr``/``in_out_ptr`` that this kernel stored earlier (argmax, cumsum in one kernel)
     follows that store, so the walk stays inside the kernel."""
     if depth > 40:
-        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=f"stopped after {depth} steps in {k.name}"))
+        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=say.walk_too_deep(depth, k.name)))
         return 0
     parent = {start: None}
     queue = [start]
@@ -285,19 +337,24 @@ def walk_kernel(m, g, k, start, site, path, out, seen, depth) -> int:
         chain, x = [], p
         while x is not None:
             if not x.startswith("store:"):
-                chain.append(g.nodes[x].get("name", x))
+                st = node_step(g, x)
+                if x != p and st.kind == "kernel_param":  # an out/in_out pointer reached through its store
+                    st = Step("store", st.name, st.node_id, st.role)
+                chain.append(st)
             x = parent.get(x)
         chain.reverse()
         here = path + chain[1:]
         if site is None:
-            out.append(IndexOrigin(input=None, constant=None, path=here, unresolved=f"{k.name} is never called"))
+            out.append(IndexOrigin(input=None, constant=None, path=here, unresolved=say.never_called(k.name)))
             continue
         bind = next(edges(g, p, "binds", ids.call(site.line)), None)
         if bind is None:
-            out.append(IndexOrigin(input=None, constant=None, path=here, unresolved=f"no argument for {g.nodes[p]['name']}"))
+            out.append(IndexOrigin(input=None, constant=None, path=here, unresolved=say.no_argument(g.nodes[p]["name"])))
             continue
         v, d = bind
-        follow_value(m, g, v, site.line, here + [d.get("arg", v)], out, seen, depth + 1)
+        arg = d.get("arg", v)
+        step = value_step(g, v) if arg == g.nodes[v].get("name") else Step("call_arg", arg, v)
+        follow_value(m, g, v, site.line, here + [step], out, seen, depth + 1)
     return len(loads)
 
 
@@ -305,32 +362,37 @@ def follow_value(m, g, v, before_line, path, out, seen, depth):
     t = g.nodes[v].get("type")
     if t == "input":
         out.append(IndexOrigin(input=InputRef(index=g.nodes[v]["index"], name=g.nodes[v]["name"]), constant=None,
-                               path=path + [f"input {g.nodes[v]['index']}"]))
+                               path=path + [Step("input", f"input {g.nodes[v]['index']}", v)]))
         return
     if t == "constant":
         out.append(IndexOrigin(input=None, constant=g.nodes[v].get("fqn") or g.nodes[v]["name"], path=path))
         return
     if t != "buffer" or (v, before_line) in seen or depth > 40:
-        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=f"stopped at {v}"))
+        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=say.stopped_at(v)))
         return
     seen.add((v, before_line))
     writer = last_writer(g, v, before_line)
     name = g.nodes[v]["name"]
-    if path and path[-1] != name:
-        path = path + [name]
+    step = value_step(g, v)
+    if writer is not None and g.nodes[writer[0]].get("target") in Dialect.assign_calls:
+        step = Step("handle", name, v)  # a new handle to the tensor the assign reads: no intermediate buffer
+    if path and path[-1].name != name:
+        path = path + [step]
+    elif path and path[-1].node_id == v:
+        path = path[:-1] + [step]
     if writer is None:
-        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=f"nothing writes {name} before line {before_line}"))
+        out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=say.nothing_writes(name, before_line)))
         return
     wnode, wdata = writer
     target = g.nodes[wnode]["target"]
     wline = g.nodes[wnode]["line"]
-    path = path + [target]
+    path = path + [Step("extern_op" if g.nodes[wnode]["type"] == "extern_op" else "kernel", target, wnode)]
     if g.nodes[wnode]["type"] == "extern_op":
         reads = [u for u, _, d in g.in_edges(wnode, data=True) if d.get("kind") == "reads"]
         if not reads:
-            out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=f"{target} reads no tensor"))
+            out.append(IndexOrigin(input=None, constant=None, path=path, unresolved=say.reads_no_tensor(target)))
         for u in reads:
-            follow_value(m, g, u, wline, path + [g.nodes[u].get("name", u)], out, seen, depth + 1)
+            follow_value(m, g, u, wline, path + [value_step(g, u)], out, seen, depth + 1)
         return
     k = m.kernels.get(target)
     site = next((c for c in m.calls if c.line == wline), None)
@@ -342,13 +404,14 @@ def follow_value(m, g, v, before_line, path, out, seen, depth):
                  if d.get("kind") == "reads" and g.nodes[u].get("type") in ("buffer", "input", "constant")]
         if not reads:  # nothing to follow: say so, not "reads no tensor"
             out.append(IndexOrigin(input=None, constant=None, path=path,
-                                   unresolved=f"no store of {name} found in {target} (wrapper.cpp line {wline}) "
-                                              "and it reads no tensor"))
+                                   unresolved=say.no_store(name, target, wline)))
         for u in reads:
-            follow_value(m, g, u, wline, path + [g.nodes[u].get("name", u)], out, seen, depth + 1)
+            follow_value(m, g, u, wline, path + [value_step(g, u)], out, seen, depth + 1)
         return
     for s in stores:
-        if not walk_kernel(m, g, k, s, site, path + [pname], out, seen, depth + 1):
+        pn = ids.param(target, pname)
+        if not walk_kernel(m, g, k, s, site, path + [Step("store", pname, pn, g.nodes[pn].get("role"))], out, seen,
+                           depth + 1):
             # The writer's store reads no tensor: the buffer is computed there (an arange, a fill), which
             # is an answer, not a trail the walk lost.
             seen.add(("computed", name, target))
@@ -378,39 +441,71 @@ def value_origins(m: Model, g, name: str, before_line: int) -> list[IndexOrigin]
 
     v = value_node(m, name)
     if v is None:
-        return [IndexOrigin(input=None, constant=None, path=[name], unresolved=f"{name} is not a tensor run_impl defines")]
+        return [IndexOrigin(input=None, constant=None, path=[Step("value", name)],
+                            unresolved=say.not_a_tensor(name))]
     out: list[IndexOrigin] = []
-    follow_value(m, g, v, before_line, [name], out, set(), 0)
+    follow_value(m, g, v, before_line, [value_step(g, v, name)], out, set(), 0)
     return dedupe(out)
 
 
-def value_table(m: Model, g, v: str, param: str | None, arg: str | None) -> dict | None:
+@dataclass
+class TableRef:
+    """The tensor an index reads (what a pointer argument binds): a constant (``fqn``, ``rows``: its dim 0,
+    ``shape``), an input (``index``, ``rows``; ``user_name`` once an exported program names it) or a buffer
+    (``from_inputs``: the inputs it is made from, when an extern op's trace asked).  ``param``/``arg``: the
+    kernel parameter and call argument it was read through.  `to_dict` writes the JSON answers' keys."""
+
+    kind: str  # "constant" | "input" | "buffer"
+    name: str
+    param: str | None = None
+    arg: str | None = None
+    fqn: str | None = None
+    rows: int | None = None
+    shape: list[int] | None = None
+    index: int | None = None
+    user_name: str | None = None
+    named: bool = False  # an exported program was asked for ``user_name`` (the JSON then has the key)
+    from_inputs: list[int] | None = None
+
+    def to_dict(self) -> dict:
+        if self.kind == "constant":
+            return {"kind": self.kind, "name": self.name, "fqn": self.fqn, "rows": self.rows, "param": self.param,
+                    "arg": self.arg, "shape": self.shape}
+        if self.kind == "input":
+            d = {"kind": self.kind, "name": self.name, "index": self.index, "rows": self.rows, "param": self.param,
+                 "arg": self.arg}
+            if self.named:
+                d["user_name"] = self.user_name
+            return d
+        d = {"kind": self.kind, "name": self.name, "param": self.param, "arg": self.arg}
+        if self.from_inputs is not None:
+            d["from_inputs"] = self.from_inputs
+        return d
+
+
+def value_table(m: Model, g, v: str, param: str | None, arg: str | None) -> TableRef | None:
     """The tensor a pointer argument binds (node ``v``): a constant, an input (rows: its dim 0) or a buffer."""
     node = g.nodes[v]
     t = node.get("type")
     if t == "constant":
         c = m.constant_by_name(node["name"]) or next(
             (c for c in m.constants if c.index == m.constant_bindings.get(node["name"])), None)
-        return {"kind": "constant", "name": node["name"], "fqn": node.get("fqn"),
-                "rows": c.shape[0] if c and c.shape else None, "param": param, "arg": arg,
-                "shape": list(c.shape) if c and c.shape else None}
+        return TableRef("constant", node["name"], param, arg, fqn=node.get("fqn"),
+                        rows=c.shape[0] if c and c.shape else None, shape=list(c.shape) if c and c.shape else None)
     if t == "input":
         inp = next(i for i in m.inputs if i.index == node["index"])
-        return {"kind": "input", "name": inp.name, "index": inp.index, "rows": inp.shape[0] if inp.shape else None,
-                "param": param, "arg": arg}
+        return TableRef("input", inp.name, param, arg, index=inp.index, rows=inp.shape[0] if inp.shape else None)
     if t == "buffer":
         src = assigned_from(g, v)
         if src is not None:  # a subgraph's handle to the caller's tensor: the table is that tensor
             return value_table(m, g, src, param, arg)
-        return {"kind": "buffer", "name": node["name"], "param": param, "arg": arg}
+        return TableRef("buffer", node["name"], param, arg)
     return None
 
 
 def assigned_from(g, v: str, depth: int = 0) -> str | None:
     """The node buffer ``v`` is a new handle to, when its only writer is an assign call
     (``aoti_torch_assign_tensors_out(src, &v_handle)``: a torch.cond / while_loop subgraph's input); else None."""
-    from ..dialects.base import Dialect
-
     writers = [u for u, _, d in g.in_edges(v, data=True) if d.get("kind") == "writes"]
     if len(writers) != 1 or g.nodes[writers[0]].get("target") not in Dialect.assign_calls or depth > 8:
         return None

@@ -19,13 +19,13 @@ if TYPE_CHECKING:
 def _match_tree(mt: TraceMatch) -> Tree:
     a = mt.assertion
     how = "exact" if mt.exact else "candidate"
-    root = Tree(Text.assemble(("✗ ", "bold red"), (a["message"], "bold"), f"   model {mt.model!r}, {how}: {mt.matched_by}"))
+    root = Tree(Text.assemble(("✗ ", "bold red"), (a.message, "bold"), f"   model {mt.model!r}, {how}: {mt.matched_by}"))
     where = (f"line {mt.file_line} of its .py" if mt.kernel_kind == "triton" else
              f"an extern ATen op called at wrapper.cpp line {mt.file_line}" if mt.kernel_kind == "extern" else
              f"{'wrapper.cpp' if mt.source_file.endswith('.wrapper.cpp') else 'kernel.cpp'} line {mt.file_line}")
     extern = mt.kernel_kind == "extern"
     kn = root.add(Text.assemble(("kernel ", "bold"), (mt.kernel, "cyan"), f"  ({mt.kernel_kind}, {where}"
-                                + (f"; wrapper.cpp line {a['wrapper_line']}" if a.get("wrapper_line") and not extern else "")
+                                + (f"; wrapper.cpp line {a.wrapper_line}" if a.wrapper_line and not extern else "")
                                 + (f"; launched at wrapper.cpp line {', '.join(map(str, mt.call_sites))}"
                                    if mt.call_sites and not extern else "")
                                 + ")"))
@@ -36,10 +36,10 @@ def _match_tree(mt: TraceMatch) -> Tree:
     if snip:
         kn.add(snip)
     if mt.static_bound is not None:
-        root.add(Text.assemble(("bound ", "bold"), f"{a['bound_expr']} (a constant: {mt.static_bound})"))
+        root.add(Text.assemble(("bound ", "bold"), f"{a.bound_expr} (a constant: {mt.static_bound})"))
     elif mt.bound:
         b = mt.bound
-        bt = root.add(Text.assemble(("bound ", "bold"), f"{a['bound_expr']}"))
+        bt = root.add(Text.assemble(("bound ", "bold"), f"{a.bound_expr}"))
         bt.add(f"kernel param {b.kernel_param} ← call argument {b.call_arg}")
         if b.symbol:
             alias = (" → " + " → ".join(b.aliases)) if b.aliases else ""
@@ -54,11 +54,11 @@ def _match_tree(mt: TraceMatch) -> Tree:
                                  + guard))
         else:
             bt.add(Text("could not trace the bound to a model input", style="yellow"))
-    it = root.add(Text.assemble(("value " if a.get("checks") == "finite" else "index ", "bold"), f"{a['index_var']} comes from"))
+    it = root.add(Text.assemble(("value " if a.checks == "finite" else "index ", "bold"), f"{a.index_var} comes from"))
     for o in mt.index_origin:
         end = (f"model input {o.input.index} ({o.input.name})" if o.input else
                f"constant {o.constant}" if o.constant else o.computed if o.computed else f"? ({o.unresolved})")
-        it.add(Text.assemble(" ← ".join(o.path), "  ⇒ ", (end, "bold" if (o.input or o.constant or o.computed) else "yellow")))
+        it.add(Text.assemble(" ← ".join(s.name for s in o.path), "  ⇒ ", (end, "bold" if (o.input or o.constant or o.computed) else "yellow")))
     tag = " (derived from the kernel name)" if mt.source_nodes_derived else ""
     root.add(Text.assemble(("source nodes ", "bold"), ", ".join(mt.source_nodes) + tag))
     if mt.aten_ops:
@@ -70,8 +70,7 @@ def _match_tree(mt: TraceMatch) -> Tree:
     if mt.source_locations:
         sl = root.add(Text("your code (exported program)", style="bold"))
         for x in mt.source_locations:
-            sl.add(Text(f"{x['file']}:{x['line']}  {x['code']}  [{x['node']}"
-                        + (f" in {x['module']}" if x.get("module") else "") + "]"))
+            sl.add(Text(f"{x.file}:{x.line}  {x.code}  [{x.node}" + (f" in {x.module}" if x.module else "") + "]"))
     if mt.hypotheses:
         ex = root.add(Text("hypotheses, most likely first", style="bold green"))
         for i, h in enumerate(mt.hypotheses, 1):

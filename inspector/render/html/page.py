@@ -43,7 +43,7 @@ def _verdict(summary: ShowResult, r: TraceResult | None) -> str:
         return (f"ambiguous: {len(r.matches)} assertions match {r.looked_for}; the first, {mt.kernel}{to}{idx} "
                 "(a whole log, with the .py path or kernel name, tells them apart)")
     more = f" (+{len(r.matches) - 1} more match{'es' if len(r.matches) > 2 else ''})" if len(r.matches) > 1 else ""
-    return f"✗ {mt.assertion['message']} in {mt.kernel}{to}{idx}{more}"
+    return f"✗ {mt.assertion.message} in {mt.kernel}{to}{idx}{more}"
 
 
 def _table(cols: list[str], rows: list[list], cap: int = 500) -> str:
@@ -95,7 +95,7 @@ def _trace_html(i: int, tf: TracedFailure) -> tuple[str, dict]:
             "calls": tf.calls}
     stacks = "".join(f"<pre>{_e(s)}</pre>" for s in mt.stack_traces)
     body = fill(
-        "trace.html", i=str(i), message=_e(mt.assertion["message"]), model=_e(mt.model), kernel=_e(mt.kernel),
+        "trace.html", i=str(i), message=_e(mt.assertion.message), model=_e(mt.model), kernel=_e(mt.kernel),
         line=str(mt.file_line), how="exact" if mt.exact else "candidate", matched_by=_e(mt.matched_by),
         verdict=_e(mt.verdict), certainty=_e(mt.certainty),
         explanation="".join(f"<li><b>[{_e(h.certainty)}]</b> {_e(h.text)}"

@@ -42,7 +42,7 @@ class _Traced(Rule):
 
 def _nan_check(f: Facts) -> bool:
     """The located, traced check is a Triton kernel's NaN/Inf assert (TORCHINDUCTOR_RUNTIME_TRITON_NAN_ASSERTS)."""
-    return f.trace is not None and bool(P.REGISTRY["nan_inf_triton"].search(f.trace.matches[0].assertion.get("message") or ""))
+    return f.trace is not None and bool(P.REGISTRY["nan_inf_triton"].search(f.trace.matches[0].assertion.message or ""))
 
 
 class ExternOp(_Traced):

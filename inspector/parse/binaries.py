@@ -113,7 +113,7 @@ class CMakeFacts:
 
 def _cmake_parser():
     """The LALR parser of grammars/cmake.lark (`inspector.parse.grammar.parser`: its tables are cached beside the
-    index, and shipped in grammars/tables.json once ``"cmake": ("start",)`` is in grammar.STARTS)."""
+    index, and shipped in grammars/tables.json: ``"cmake"`` is in lark_loader.STARTS)."""
     from .grammar import parser
 
     return parser("cmake", ("start",))

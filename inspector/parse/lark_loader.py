@@ -79,6 +79,7 @@ STARTS: dict[str, tuple[str, ...]] = {
     "cpp_kernel": ("signature", "helper_signature", "tmp_def", "check", "vec_store", "scalar_store", "acc_update"),
     "assert_message": ("message",),
     "expr": ("start",),  # one expression as a typed tree (`inspector.parse.expr_tree.parse_expr`)
+    "cmake": ("start",),  # a CMake project's CMakeLists.txt (`inspector.parse.binaries`)
 }
 
 

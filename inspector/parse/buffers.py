@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..dialects.base import Dialect
 from .tokens import call_args
 
 VIEW_CALL = "reinterpret_tensor_wrapper("
@@ -112,3 +113,24 @@ def releases(dialect, text: str) -> list[str]:
 def handed_out(dialect, text: str) -> list[str]:
     """``output_handles[0] = buf2.release();`` -> ["buf2"]."""
     return [o.group("buf") for o in dialect.handed_out.finditer(text)]
+
+
+# How far above its allocation a buffer's size array may be declared (Inductor declares it just before).
+ARRAY_REACH = 400
+
+
+def alloc_sizes(lines: list[str], name: str, line: int, dialect=Dialect) -> list[str] | None:
+    """The sizes buffer ``name``, allocated at wrapper line ``line`` (1-based; the allocation may sit up to two
+    lines below it), is made with, as written (``8L`` read as ``8``); None when the lines hold no such
+    allocation or its size array.  ``dialect``: the wrapper's (default: the base dialect's patterns)."""
+    if not lines or not 0 < line <= len(lines):
+        return None
+    for ln in range(line - 1, max(line - 3, 0) - 1, -1):
+        al = allocation(dialect, lines[ln])
+        if al and al.buffer == name:
+            for k in range(ln, max(ln - ARRAY_REACH, 0) - 1, -1):
+                for arr, items in int_arrays(dialect, lines[k]):
+                    if arr == al.sizes:
+                        return [x.rstrip("L") for x in items]
+            return None
+    return None

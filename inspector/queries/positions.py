@@ -13,7 +13,7 @@ import inspector.graph.ids as ids
 from ..model import CallSite, Kernel, Model
 from ..naming import root_symbol, shim_op_name
 from ..parse import expr_tree as E
-from ..parse.allocs import alloc_sizes
+from ..parse.buffers import alloc_sizes
 from ..parse.cpp_loops import loop_headers
 from ..parse.names import is_accumulator, is_loop_index, is_tmp
 from ..parse.message import static_bound

@@ -9,6 +9,7 @@ import io
 import re
 import shlex
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -76,7 +77,21 @@ def test_there_are_examples_everywhere():
     assert any(w.startswith("README.md") for w, _ in EXAMPLES)
 
 
-@pytest.mark.parametrize("where,line", EXAMPLES, ids=[f"{w}:{i}" for i, (w, _) in enumerate(EXAMPLES)])
+def _param(i: int, where: str, line: str):
+    """An example that runs a model (`--run`: torch in child processes, seconds each; cuda/jagged's sweep starts
+    one process per case) is slow, out of the fast lane.  The same command line shown in several places (the
+    README, docs/ and --help) runs once per session, on one xdist worker: ``_RAN``."""
+    marks = [pytest.mark.xdist_group(f"example-{zlib.crc32(' '.join(_argv(line)[0]).encode()):08x}")]
+    if "--run" in _argv(line)[0]:
+        marks.append(pytest.mark.slow)
+    return pytest.param(where, line, marks=marks, id=f"{where}:{i}")
+
+
+# argv (with -o made relative) -> (exit code, printed something, wrote something): one run per command line
+_RAN: dict[tuple[str, ...], tuple[int, str, bool]] = {}
+
+
+@pytest.mark.parametrize("where,line", [_param(i, w, l) for i, (w, l) in enumerate(EXAMPLES)])
 def test_every_example_runs(where, line, tmp_path, monkeypatch, capsys):
     argv, stdin = _argv(line)
     out_flags = {"-o", "--output"}
@@ -92,9 +107,13 @@ def test_every_example_runs(where, line, tmp_path, monkeypatch, capsys):
         assert (ROOT / stdin).exists(), f"{where}: `{line}` feeds {stdin}, which is not there"
         data = (ROOT / stdin).read_bytes()
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
-    monkeypatch.chdir(ROOT)
-    rc = main(argv)
-    cap = capsys.readouterr()
-    assert rc in (0, 1), f"{where}: `{line}` exited {rc}: {cap.err.strip()[:300]}"
-    wrote = [p for p in tmp_path.iterdir() if p.stat().st_size]
-    assert cap.out.strip() or cap.err.strip() or wrote, f"{where}: `{line}` printed and wrote nothing"
+    key = tuple(a.replace(str(tmp_path), "<tmp>") for a in argv) + (f"<stdin {stdin}>",)
+    if key not in _RAN:
+        monkeypatch.chdir(ROOT)
+        rc = main(argv)
+        cap = capsys.readouterr()
+        wrote = [p for p in tmp_path.iterdir() if p.stat().st_size]
+        _RAN[key] = (rc, cap.err.strip()[:300], bool(cap.out.strip() or cap.err.strip() or wrote))
+    rc, err, answered = _RAN[key]
+    assert rc in (0, 1), f"{where}: `{line}` exited {rc}: {err}"
+    assert answered, f"{where}: `{line}` printed and wrote nothing"

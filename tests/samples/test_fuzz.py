@@ -11,7 +11,7 @@ Only clean outcomes pass: exit 0/1/2/3 and no traceback.  An exception escaping 
 test, and so does exit 4 (internal error).
 
 Profiles: quick by default (CI: a few hundred cases in all); the long one is
-`PT2_FUZZ_EXAMPLES=10000 python -m pytest -q tests/test_fuzz.py` (examples per target).
+`PT2_FUZZ_EXAMPLES=10000 python -m pytest -q tests/samples/test_fuzz.py` (examples per target).
 `PT2_FUZZ_SECONDS=N` caps each target's wall time in the long profile (the counts printed at the end say
 how many cases really ran).  `PT2_FUZZ_STRICT=1` also sets PT2_INSPECT_DEBUG=1, so an internal error that the CLI's
 catch-all reports as "could not read" surfaces as the exception it is.

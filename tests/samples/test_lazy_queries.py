@@ -42,6 +42,7 @@ def _things(g, per_type: int = 6) -> list[str]:
 @pytest.mark.parametrize("where", AROUND)
 def test_a_lazy_neighbourhood_equals_the_whole_graphs(where):
     path = next(p for p in PACKAGES if str(p.relative_to(ROOT / "sample_packages").parent) == where)
+    compared = 0
     with inspector.open_package(path, cache=False) as whole:
         for name in whole.model_names:
             g = whole.graph(name)
@@ -51,6 +52,8 @@ def test_a_lazy_neighbourhood_equals_the_whole_graphs(where):
                         got = to_json(neighbourhood_of(lazy, name, thing, depth))
                         assert not lazy._models, "the lazy neighbourhood parsed the whole model"
                     assert got == to_json(neighbourhood(g, thing, depth)), (thing, depth)
+                    compared += 1
+    assert compared, f"{where}: no neighbourhood compared"
 
 
 def test_an_unknown_thing_gets_the_whole_graphs_answer():
@@ -64,6 +67,7 @@ def test_an_unknown_thing_gets_the_whole_graphs_answer():
 def test_suspects_from_the_kernels_whose_text_may_hold_one_equal_the_whole_parses(pkg_path):
     with inspector.open_package(pkg_path, cache=False) as whole:
         names = whole.model_names
+        assert names  # a loop over none would compare nothing
         for name in names:
             want = unchecked_indirect(whole.model(name), whole.graph(name))
             firsts = list(whole.model(name).kernels)[:8]
@@ -84,6 +88,7 @@ def test_check_from_the_light_bounds_model_equals_check_from_the_slice(pkg_path,
 
     with inspector.open_package(pkg_path, cache=False) as p:
         names = p.model_names
+    compared = scalar_only = 0
     for name in names:
         for size in (0, 1, 3):
             with inspector.open_package(pkg_path, cache=False) as p:
@@ -91,6 +96,7 @@ def test_check_from_the_light_bounds_model_equals_check_from_the_slice(pkg_path,
             specs = [C.InputSpec(who=str(i.index), shape=[d if isinstance(d, int) else size for d in i.shape])
                      for i in inputs if i.shape]
             if not specs:  # a model of scalar inputs only (harvest's test_assert_async): nothing to check
+                scalar_only += 1
                 continue
             with inspector.open_package(pkg_path, cache=False) as p:
                 light = C.check(p, specs, model=name).to_dict()
@@ -99,3 +105,6 @@ def test_check_from_the_light_bounds_model_equals_check_from_the_slice(pkg_path,
                 with inspector.open_package(pkg_path, cache=False) as p:
                     sliced = C.check(p, specs, model=name).to_dict()
             assert light == sliced
+            compared += 1
+    # nothing compared only where every model takes scalars alone (and says so above)
+    assert names and (compared or scalar_only == 3 * len(names)), (compared, scalar_only)

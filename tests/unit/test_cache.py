@@ -271,3 +271,20 @@ def test_indexing_reports_progress_to_whoever_asks(monkeypatch):
     cut = ticks.index((m.wrapper_lines, m.wrapper_lines)) + 1
     for phase in (ticks[:cut], ticks[cut:]):
         assert phase and [d for d, _ in phase] == sorted(d for d, _ in phase)
+
+
+@pytest.mark.xfail(strict=True, reason="bug in inspector (found under xdist, left for its owner): after any command "
+                   "warmed the index cache, `show --json` answers from the lazy scan with coverage 0/0 and no "
+                   "skipped statements (cold: 39/39 on cpu/jagged), so --strict-style counts depend on cache state")
+def test_show_json_coverage_is_the_same_from_a_warm_cache(cache_dir, capsys):
+    from _cli import run
+
+    pkg = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+    rc, out, _ = run(capsys, ["show", pkg, "--json", "--no-cache"])
+    cold = json.loads(out)["models"][0]["coverage"]
+    assert rc == 0 and cold["total"] > 0  # the answer without a cache counts the statements
+    run(capsys, ["show", pkg])  # the text answer warms this test's own cache
+    assert cache_dir.exists()
+    rc, out, _ = run(capsys, ["show", pkg, "--json"])
+    warm = json.loads(out)["models"][0]["coverage"]
+    assert (warm["total"], warm["understood"]) == (cold["total"], cold["understood"])

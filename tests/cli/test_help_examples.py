@@ -9,7 +9,6 @@ import io
 import re
 import shlex
 import sys
-import zlib
 from pathlib import Path
 
 import pytest
@@ -80,10 +79,9 @@ def test_there_are_examples_everywhere():
 def _param(i: int, where: str, line: str):
     """An example that runs a model (`--run`: torch in child processes, seconds each; cuda/jagged's sweep starts
     one process per case) is slow, out of the fast lane.  The same command line shown in several places (the
-    README, docs/ and --help) runs once per session, on one xdist worker: ``_RAN``."""
-    marks = [pytest.mark.xdist_group(f"example-{zlib.crc32(' '.join(_argv(line)[0]).encode()):08x}")]
-    if "--run" in _argv(line)[0]:
-        marks.append(pytest.mark.slow)
+    README, docs/ and --help) runs once per session (``_RAN``; under xdist, --dist loadfile keeps this file on one
+    worker)."""
+    marks = [pytest.mark.slow] if "--run" in _argv(line)[0] else []
     return pytest.param(where, line, marks=marks, id=f"{where}:{i}")
 
 

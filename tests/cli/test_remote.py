@@ -21,8 +21,7 @@ from pathlib import Path
 
 import pytest
 
-# slow: starts real servers (seconds), out of the fast lane; one xdist worker starts them (--dist loadgroup)
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(__name__)]
+pytestmark = pytest.mark.slow  # starts real servers (seconds): out of the fast lane
 
 ROOT = Path(__file__).resolve().parents[2]
 SP = ROOT / "sample_packages"

@@ -13,8 +13,7 @@ import inspector
 from inspector.queries.show import summarize
 from inspector.queries.trace import trace_assert
 
-# slow: builds a 1,500-kernel package, once, on one xdist worker (--dist loadgroup)
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(__name__)]
+pytestmark = pytest.mark.slow  # builds a 1,500-kernel package
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_packages/cuda/jagged/jagged.pt2"

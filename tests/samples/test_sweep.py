@@ -119,14 +119,9 @@ def _swept(name: str):
     return _RUNS[name]
 
 
-def _on_one_worker(name: str):
-    """A sample's sweep runs once (``_RUNS``): under xdist (--dist loadgroup) every test of it goes to one worker."""
-    return pytest.mark.xdist_group(f"sweep-{name.partition(':')[0]}")
-
-
 @pytest.mark.samples
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_on_one_worker(n)) for n in SWEPT])
+@pytest.mark.parametrize("name", SWEPT)
 def test_prediction_observation_and_diagnosis_agree(name):
     r = _swept(name)
     assert r.ran and r.rows
@@ -135,8 +130,7 @@ def test_prediction_observation_and_diagnosis_agree(name):
     assert not bad
 
 
-KNOWN = [pytest.param(name, rid, marks=[pytest.mark.xfail(strict=True, reason=cause), _on_one_worker(name)],
-                      id=f"{name}-{rid}")
+KNOWN = [pytest.param(name, rid, marks=pytest.mark.xfail(strict=True, reason=cause), id=f"{name}-{rid}")
          for key, rows in SWEEP.items() for name in [key.split("/", 1)[1]] if name in SWEPT for rid, cause in rows.items()]
 
 

@@ -6,12 +6,20 @@
 - ``@pytest.mark.needs("capability", ...)``: on a sample that lacks one (tests/known_gaps.py), the test is
   a strict xfail with the table's reason.  The sample is the test's ``sample`` parameter, or the sample
   folder of its first parameter that is a path under sample_packages/.
-- Marker ``samples``: put on every test that runs once per sample (a parameter that is a Sample or a path
-  under sample_packages/), so that ``pytest -m "not samples"`` is the fast lane.
+- The layout (issue 21 §6): ``tests/unit/`` (fast, no sample loop, no ``slow``), ``tests/samples/`` (every test
+  there is marked ``samples``: the per-sample loops, the sweep, fuzzing, the large package) and ``tests/cli/`` (the
+  command line, ``--help`` examples, install, servers, the report in a browser).  A test that runs once per sample
+  (a parameter that is a Sample or a path under sample_packages/, or an explicit ``samples`` mark) belongs in
+  samples/; collection fails on a test file directly in tests/, a sample loop outside samples/ or a ``slow`` test
+  in unit/ (``layout_errors``), so the next file is placed.  The fast lane is ``pytest -m "not samples and not
+  slow"``: unit/ and the quick half of cli/.
+- Under pytest-xdist every worker shares one index cache folder (the cache is safe for concurrent writers:
+  tests/unit/test_cache.py), so a package one worker indexed is not indexed again by the other.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -19,10 +27,19 @@ import pytest
 from _samples import LOGS, PACKAGES, SAMPLES, Sample, sample_of
 
 
+TESTS = Path(__file__).resolve().parent
+FOLDERS = ("unit", "samples", "cli")
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _cache_dir(tmp_path_factory):
     mp = pytest.MonkeyPatch()
-    mp.setenv("PT2_INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("pt2-inspect-cache")))
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # not under xdist
+        folder = tmp_path_factory.mktemp("pt2-inspect-cache")
+    else:  # basetemp is .../popen-gwN; its parent is this run's, shared by the workers
+        folder = tmp_path_factory.getbasetemp().parent / "pt2-inspect-cache"
+        folder.mkdir(exist_ok=True)
+    mp.setenv("PT2_INSPECT_CACHE_DIR", str(folder))
     yield
     mp.undo()
 
@@ -67,10 +84,31 @@ def _sample_param(item) -> Sample | None:
     return None
 
 
+def layout_errors(path: Path, *, per_sample: bool, slow: bool) -> list[str]:
+    """What is wrong with a test at ``path`` (a file under tests/) that runs once per sample (``per_sample``) or
+    is marked slow: empty when it sits in the right folder."""
+    parts = path.resolve().relative_to(TESTS).parts
+    folder = parts[0] if len(parts) > 1 else None
+    if folder not in FOLDERS:
+        return [f"{path.name} sits directly in tests/: move it to tests/unit/ (fast, no sample loop), "
+                "tests/samples/ (once per sample, or slow over samples) or tests/cli/ (the command line, servers)"]
+    errors = []
+    if per_sample and folder != "samples":
+        errors.append(f"tests/{folder}/{path.name} runs once per sample: that test belongs in tests/samples/")
+    if slow and folder == "unit":
+        errors.append(f"tests/unit/{path.name} has a slow test: tests/unit/ is the fast lane (samples/ or cli/)")
+    return errors
+
+
 def pytest_collection_modifyitems(config, items):
+    wrong: dict[str, None] = {}
     for item in items:
         s = _sample_param(item)
-        if s is not None:
+        path = Path(str(item.fspath))
+        per_sample = s is not None or item.get_closest_marker("samples") is not None
+        for e in layout_errors(path, per_sample=per_sample, slow=item.get_closest_marker("slow") is not None):
+            wrong[e] = None  # one line per file and fault
+        if path.resolve().is_relative_to(TESTS / "samples"):
             item.add_marker(pytest.mark.samples)
         for mark in item.iter_markers("needs"):
             if s is None:
@@ -78,3 +116,5 @@ def pytest_collection_modifyitems(config, items):
             why = s.gap(*mark.args)
             if why:
                 item.add_marker(pytest.mark.xfail(strict=True, reason=why))
+    if wrong:
+        raise pytest.UsageError("tests in the wrong folder (tests/conftest.py, the layout):\n  " + "\n  ".join(wrong))

@@ -41,7 +41,7 @@ GAPS: dict[str, dict[str, str]] = {
 # (test_samples.py::test_captured_error_traces_to_manifest and every test that filters on "traces").
 TRACE = ("bound_range",)
 
-# `sweep --run` rows where check's prediction, the run and diagnose disagree (tests/test_sweep.py): per sample,
+# `sweep --run` rows where check's prediction, the run and diagnose disagree (tests/samples/test_sweep.py): per sample,
 # row id -> cause.  Strict xfails: when a row agrees, its entry has to come out.  Found by the sweep oracle
 # (issue 20 §3).  The positions-bounded-by-a-size rows (argmax_embedding 2, bucketize_index 8, topk_gather 5) agree
 # since check says "may fail" there (issue 20 §4) and the sweep reads that prediction.

@@ -1,0 +1,91 @@
+"""The per-sample tests of test_certainty.py, split out of it so that tests/unit/ holds no sample loop.  See that
+file's docstring for what the whole covers."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import inspector
+from inspector.cli import main
+from inspector.errors import UsageError
+from inspector.queries.check import check, device_index, parse_device, parse_spec
+from inspector.queries.trace import trace_assert
+
+from _samples import MANIFESTS, sample_of
+
+ROOT = Path(__file__).resolve().parents[2]
+S = ROOT / "sample_packages"
+SCHEMAS = ROOT / "inspector" / "schemas"
+CERTAINTY = {"certain", "likely", "possible"}
+FIRED = [m for m in MANIFESTS if sample_of(m).traces]
+
+
+def _pkg(manifest: Path) -> Path:
+    return manifest.parent / f"{json.loads(manifest.read_text())['name']}.pt2"
+
+
+def _ids(p: Path) -> str:
+    return f"{p.parent.parent.name}-{p.parent.name}"
+
+
+def _in_order(text: str, parts: list[str]) -> bool:
+    at = 0
+    for p in parts:
+        i = text.find(p, at)
+        if i < 0:
+            return False
+        at = i + len(p)
+    return True
+
+
+@pytest.mark.parametrize("manifest", FIRED, ids=_ids)
+def test_text_json_report_and_api_say_the_same_things_in_the_same_order(manifest, capsys, tmp_path):
+    """On every sample whose real error traces: the verdict, each hypothesis (with its certainty) and each note,
+    in one order, in the Python API, the --json answer, the text answer and the HTML report."""
+    assert FIRED
+    pkg, log = _pkg(manifest), manifest.parent / "error.log"
+    with inspector.open_package(pkg) as p:
+        api = trace_assert(p, log=log.read_text(errors="replace"))
+    assert api.matches and api.certainty in CERTAINTY
+    mt = api.matches[0]
+    assert mt.hypotheses, "a traced failure offers at least one cause"
+    parts = [mt.verdict] + [h.text for h in mt.hypotheses] + mt.notes
+    assert main(["trace-assert", str(pkg), "--log", str(log), "--json"]) == 0
+    js = json.loads(capsys.readouterr().out)
+    jm = js["matches"][0]
+    assert "explanation" not in jm  # one ranked list only
+    assert [jm["verdict"]] + [h["text"] for h in jm["hypotheses"]] + jm["notes"] == parts
+    assert [h["certainty"] for h in jm["hypotheses"]] == [h.certainty for h in mt.hypotheses]
+    assert js["certainty"] == api.certainty and jm["certainty"] == mt.certainty
+    assert main(["trace-assert", str(pkg), "--log", str(log)]) == 0
+    text = capsys.readouterr().out
+    assert text.splitlines()[0] == f"verdict: {api.verdict}"
+    assert _in_order(text, parts), "the text answer holds the verdict, hypotheses and notes in the API's order"
+    assert _in_order(text, [f"[{h.certainty}] {h.text}" for h in mt.hypotheses])
+    out = tmp_path / "r.html"
+    assert main(["report", str(pkg), "--log", str(log), "-o", str(out)]) == 0
+    capsys.readouterr()
+    page = html.unescape(out.read_text())
+    assert _in_order(page, parts), "the report holds them in the same order"
+
+
+@pytest.mark.parametrize("manifest", FIRED, ids=_ids)
+def test_every_hypothesis_carries_certainty_and_evidence(manifest):
+    with inspector.open_package(_pkg(manifest)) as p:
+        r = trace_assert(p, log=(manifest.parent / "error.log").read_text(errors="replace"))
+    hyps = [h for mt in r.matches for h in mt.hypotheses]
+    assert hyps
+    for h in hyps:
+        assert h.certainty in CERTAINTY and h.evidence and all(e for e in h.evidence), h
+    for mt in r.matches:
+        # `certain` needs evidence that excludes the alternatives: no other cause stands beside a certain first one
+        if mt.hypotheses[0].certainty == "certain":
+            assert all(h.certainty == "certain" for h in mt.hypotheses), mt.hypotheses
+        # without it, the answer gives the commands that tell the causes apart
+        if len(mt.hypotheses) > 1 and mt.certainty != "certain":
+            assert any(" sweep " in c for c in mt.confirm) and any(" repro " in c for c in mt.confirm)

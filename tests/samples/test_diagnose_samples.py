@@ -1,0 +1,69 @@
+"""The per-sample tests of test_diagnose.py, split out of it so that tests/unit/ holds no sample loop.  See that
+file's docstring for what the whole covers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import inspector
+from inspector.cli import main
+from inspector.explain import ENV_WHEN
+from inspector.queries.diagnose import diagnose
+
+from _samples import SAMPLES, pkg_for, sample_of
+
+ROOT = Path(__file__).resolve().parents[2]
+S = ROOT / "sample_packages"
+IMA_PKG = S / "cpu/ima_embedding/package/ima_embedding.pt2"
+
+
+def _diag(pkg: Path, log: str, **kw):
+    with inspector.open_package(pkg) as p:
+        return diagnose(p, log, **kw)
+
+
+_pkg_of = pkg_for
+
+
+def _steps_ok(d):
+    assert d.steps
+    for s in d.steps:
+        assert s.do and s.when in ("compile", "run", None)
+        for k in s.env:
+            assert k in ENV_WHEN, k
+        if s.env and len({ENV_WHEN[k] for k in s.env}) == 1:
+            assert s.when == ENV_WHEN[next(iter(s.env))]
+
+
+ERROR_LOGS = [s.error_log for s in SAMPLES if s.traces] + [
+    S / "cuda/transformer/logs/assert_warm_exit.log", S / "cuda/transformer/logs/assert_warm_sync.log",
+    S / "cuda/embedding/logs/assert_embedding_warm_exit.log", S / "cuda/jagged/logs/assert_jagged_warm_exit.log"]
+
+
+@pytest.mark.parametrize("log", ERROR_LOGS, ids=lambda p: f"{p.parent.parent.name}-{p.parent.name}")
+def test_index_assert_with_line_gives_the_full_trace(log):
+    assert ERROR_LOGS
+    man = json.loads((_pkg_of(log).parent / "manifest.json").read_text())
+    d = _diag(_pkg_of(log), log.read_text())
+    assert d.category == ("extern_op" if man["expect"].get("kernel", "").startswith("aoti_torch_") else "index_assert")
+    assert d.trace and d.trace.matches[0].kernel == man["expect"]["kernel"]
+    assert d.verdict == d.trace.verdict and d.verdict
+    assert d.to_dict()["trace"] == d.trace.to_dict()
+    _steps_ok(d)
+
+
+@pytest.mark.samples
+def test_shipped_samples_have_no_unchecked_indirect_access():
+    """Every sample with a manifest was compiled with index asserts on: no suspect may be reported."""
+    from inspector.queries.suspects import unchecked_indirect
+
+    pkgs = [p for p in sorted(S.glob("*/*/*.pt2")) if (p.parent / "manifest.json").exists()
+            and sample_of(p).has("read")]
+    assert len(pkgs) >= 12
+    for p in pkgs:
+        with inspector.open_package(p) as pkg:
+            for m in pkg.models:
+                assert unchecked_indirect(m, pkg.graph(m.name)) == [], p

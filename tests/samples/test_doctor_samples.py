@@ -1,0 +1,71 @@
+"""The per-sample tests of test_doctor.py, split out of it so that tests/unit/ holds no sample loop.  See that
+file's docstring for what the whole covers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import inspector
+from inspector.errors import UsageError
+from inspector.queries.doctor import doctor, parse_gpu, resolve_release, shim_table
+
+ROOT = Path(__file__).resolve().parents[2]
+CUDA = ROOT / "sample_packages" / "cuda" / "jagged" / "jagged.pt2"
+CPU = ROOT / "sample_packages" / "cpu" / "jagged" / "jagged.pt2"
+CPU26 = ROOT / "sample_packages" / "cpu-2.6" / "jagged" / "jagged.pt2"
+MULTI = ROOT / "bench" / "multi_model.pt2"
+NO_AMX = (ROOT / "sample_packages" / "cpu" / "jagged" / "logs" / "cpuinfo_flags_no_amx.log").read_text()
+
+
+def _run(path, **kw):
+    with inspector.open_package(path) as pkg:
+        return doctor(pkg, **kw)
+
+
+@pytest.mark.samples
+def test_a_package_built_by_2_15_loads_with_2_13():
+    """Checked for real: every cpu-2.15 sample loads with the torch 2.13 of the tests (aoti_load_package)."""
+    pkgs = sorted((ROOT / "sample_packages" / "cpu-2.15").glob("*/*.pt2"))
+    assert pkgs  # a loop over none would check nothing
+    for pkg in pkgs:
+        assert not [f for f in _run(pkg, torch="2.13").errors if f.kind == "torch_abi"], pkg
+
+
+@pytest.mark.samples
+def test_every_sample_gets_an_answer_and_json():
+    seen = 0
+    for pkg in sorted(ROOT.glob("sample_packages/*/*/*.pt2")):
+        d = _run(pkg).to_dict()
+        json.dumps(d)
+        assert d["verdict"] and d["findings"] and all(f["kind"] and f["message"] for f in d["findings"])
+        seen += 1
+    assert seen >= 60
+
+
+def _cli(argv, capsys):
+    from _cli import run
+
+    return run(capsys, argv)
+
+
+@pytest.mark.samples
+def test_doctor_json_matches_its_schema_on_every_sample(capsys):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "inspector" / "schemas" / "doctor.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    seen = 0
+    for pkg in sorted(ROOT.glob("sample_packages/*/*/*.pt2")) + [MULTI]:
+        rc, out, _ = _cli(["doctor", str(pkg), "--gpu", "sm_90", "--torch", "2.13", "--json"], capsys)
+        doc = json.loads(out)
+        jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
+        assert rc == (0 if doc["ok"] else 1)
+        seen += 1
+    assert seen >= 60
+    doc["findings"][0]["severity"] = "fatal"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)

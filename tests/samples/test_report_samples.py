@@ -1,0 +1,123 @@
+"""The per-sample tests of test_report.py, split out of it so that tests/unit/ holds no sample loop.  See that
+file's docstring for what the whole covers."""
+
+from __future__ import annotations
+
+import json
+import os
+from html.parser import HTMLParser
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+import inspector
+from inspector.cli import main
+from inspector.queries.kernels import kernel_rows
+from inspector.cli.report import build_report
+from inspector.queries.report import trace_chain
+from inspector.render.html.layout import layout
+from inspector.queries.trace import trace_assert
+
+from _samples import SAMPLES as ALL_SAMPLES
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_packages"
+CUDA_JAGGED = SAMPLES / "cuda/jagged/jagged.pt2"
+CPU_TRANSFORMER = SAMPLES / "cpu/transformer/transformer.pt2"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TRACED = [s.dir for s in ALL_SAMPLES]  # every sample with a manifest, its package and its real error.log
+
+
+def _log(d: Path) -> str:
+    return (d / "error.log").read_text()
+
+
+def _pkg(d: Path) -> Path:
+    return next(d.glob("*.pt2"))
+
+
+@pytest.mark.parametrize("case", TRACED, ids=lambda d: f"{d.parent.name}/{d.name}")
+def test_every_sample_chain_reaches_what_the_manifest_says(case, request):
+    manifest = json.loads((case / "manifest.json").read_text())
+    if not manifest["expect"].get("fired", True):
+        pytest.skip("the trigger ran without any error on this build: nothing to trace")
+    with inspector.open_package(_pkg(case)) as pkg:
+        r = trace_assert(pkg, log=_log(case))
+        assert r.matches
+        c = trace_chain(pkg, r.matches[0])
+    labels = [n.label for n in c.nodes.values()]
+    # An extern op's line is the wrapper.cpp line of its call, not a kernel's assert line.
+    where = "extern call, wrapper.cpp line" if r.matches[0].kernel_kind == "extern" else "assert line"
+    assert labels[0].startswith(f"{where} {r.matches[0].file_line}: ")
+    pos = layout(c)
+    assert len(set(pos.values())) == len(pos)  # no two boxes on one spot
+    # Every edge joins known nodes and every node but the assertion has a way in.
+    assert all(a in c.nodes and b in c.nodes for a, b, _ in c.edges)
+    assert {b for _, b, _ in c.edges} == set(c.nodes) - {c.root}
+    expect = manifest["expect"]
+    nodes = list(c.nodes.values())
+    assert nodes[0].detail.startswith(expect["kernel"] + ",")
+    if expect["static_bound"] is not None:
+        assert any(n.kind == "constant" and f"= {expect['static_bound']} (a constant)" in n.label for n in nodes), labels
+    else:  # every input dim the bound is made of (one, or several for a compound bound such as `ks0 + ks1`)
+        terms = expect.get("bound_terms") or [expect["bound_input"]]
+        assert terms and all(terms), expect
+        for b in terms:
+            assert any(n.kind == "input" and n.key == f"input:{b['index']}:dim{b['dim']}" for n in nodes), (b, labels)
+    # The index origin ends at the input the manifest names.
+    assert any(n.kind == "input" and n.key == f"input:{expect['index_input']}" for n in nodes), labels
+
+
+@pytest.fixture(scope="module")
+def browser():
+    missing = None
+    if not os.path.exists(CHROMIUM):
+        missing = f"{CHROMIUM} is missing (apt-get install chromium)"
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing = missing or "playwright is not installed (pip install -e '.[test]')"
+    if missing:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true: the report's browser test must run, but {missing}")
+        pytest.skip(missing)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def _open(browser, path: Path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors, requests = [], []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("request", lambda r: requests.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
+    t = time.monotonic()
+    page.goto(path.as_uri(), wait_until="load")
+    return page, time.monotonic() - t, errors, requests
+
+
+@pytest.mark.parametrize("pkg,log", [
+    (CUDA_JAGGED, CUDA_JAGGED.parent / "error.log"),
+    (ROOT / "sample_packages/cuda/embedding_noassert/embedding_noassert.pt2",
+     ROOT / "sample_packages/cuda/embedding_noassert/logs/ima_async.log"),
+    (ROOT / "sample_packages/cpu/transformer/transformer.pt2", ROOT / "sample_packages/cpu/transformer/error.log"),
+])
+def test_the_page_never_scrolls_sideways_at_1400px(browser, tmp_path, pkg, log, capsys):
+    """issue 22 §5: the code panes (the kernel source, the launches, the evidence of a non-assert log) made the
+    page scroll sideways at 1400 px; each pane scrolls on its own instead."""
+    out = tmp_path / "r.html"
+    main(["report", str(pkg), "--log", str(log), "-o", str(out)])
+    capsys.readouterr()
+    page, _took, errors, _requests = _open(browser, out)
+    for node in page.locator("svg.chain .node").all()[:6]:  # fill the side panel with sources
+        node.click()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1400
+    assert not errors, errors
+    page.close()

@@ -1,0 +1,172 @@
+"""`pt2-inspect sweep`: the plan (cases and predictions, no torch) and the oracle: run, every row's prediction
+(`check` for dims, the trace for index values), observation and diagnosis agree, except the rows
+tests/known_gaps.py lists under SWEEP with their cause (strict xfails: a fixed row fails the run until its
+entry goes)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from _samples import S
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+try:
+    from known_gaps import SWEEP
+except ImportError:
+    from tests.known_gaps import SWEEP
+
+from inspector.package import open_package  # noqa: E402
+from inspector.queries.sweep import Row, judge, plan, sweep  # noqa: E402
+
+# The CPU samples the suite sweeps: every one rebuilt for a portable ISA (AVX2, no -march), so every one that runs
+# on any x86-64 host CI may get (5-6 s each on 2 quiet cores).  two_models is swept model by model.
+SWEPT = ("adv_index_2d", "argmax_embedding", "bucketize_index", "cat_index", "embedding_bag", "index_put_acc",
+         "index_select", "scatter_add", "take", "topk_gather", "two_models:encoder", "two_models:decoder")
+
+
+def _pkg(name: str) -> Path:
+    return S / "cpu" / name / f"{name}.pt2"
+
+
+def test_plan_has_every_case_and_predicts_each():
+    with open_package(_pkg("index_select")) as p:
+        rows, cases, m, dev, notes = plan(p)
+    ids = [r.id for r in rows]
+    assert len(rows) == len(cases) == 24 and len(set(ids)) == len(ids)
+    for sym in ("s77", "s95"):  # every dynamic dim at 0, 1, min, max, with and without the runtime checks
+        for v in ("0", "1", "min", "max"):
+            assert f"{sym}={v}" in ids and f"{sym}={v}+checks" in ids
+    for v in ("largest", "bound", "-1", "below-N"):
+        assert f"input1={v}" in ids
+    by = {r.id: r for r in rows}
+    assert by["s77=0"].prediction.kind == "assert" and by["s77=0+checks"].prediction.kind == "guard"
+    assert by["s77=1"].prediction.kind == "fit" and by["s77=1+checks"].prediction.kind == "guard"
+    assert by["input1=bound"].prediction.kind == "assert" and by["input1=largest"].prediction.kind == "fit"
+    assert by["input1=-1"].prediction.kind == "fit" and "wraps" in by["input1=-1"].note  # x < 0 ? x + N : x
+    assert by["input1=below-N"].prediction.kind == "assert"
+    assert cases[ids.index("s77=0+checks")].env["AOTI_RUNTIME_CHECK_INPUTS"] == "1"
+    assert "AOTI_RUNTIME_CHECK_INPUTS" in cases[ids.index("s77=0")].unset_env
+
+
+def test_vectorized_kernels_wrap_too():
+    """adv_index_2d's kernel is vectorized: the wrap is `blendv(x, x + N, VecMask(x < 0))` (its sweep ran: -1 passes)."""
+    with open_package(_pkg("adv_index_2d")) as p:
+        rows, *_ = plan(p)
+    by = {r.id: r for r in rows}
+    for i in (1, 2):
+        assert by[f"input{i}=-1"].prediction.kind == "fit" and "wraps" in by[f"input{i}=-1"].note
+        assert by[f"input{i}=bound"].prediction.kind == "assert"
+
+
+def test_embedding_does_not_wrap_so_minus_one_fails():
+    with open_package(_pkg("embedding")) as p:
+        rows, *_ = plan(p)
+    by = {r.id: r for r in rows}
+    assert by["input0=-1"].prediction.kind == "assert" and "does not wrap" in by["input0=-1"].note
+
+
+def test_a_guard_maximum_is_capped_to_fit_and_said(monkeypatch):
+    import inspector.queries.sweep as q
+
+    monkeypatch.setattr(q, "MAX_ELEMENTS", 10_000)  # scatter_add's rows go to 100000 (x 4 columns)
+    with open_package(_pkg("scatter_add")) as p:
+        rows, cases, *_ = plan(p)
+    capped = [r for r in rows if r.note and "capped" in r.note]
+    assert capped and all("maximum 100000 capped to" in r.note for r in capped)
+    numel = [eval("*".join(map(str, i["shape"])) or "1") for c in cases for i in c.inputs]  # noqa: S307
+    assert numel and max(numel) <= 10_000
+
+
+def test_judge_names_what_disagrees():
+    from inspector.queries.sweep import Prediction
+
+    r = Row(id="x", case="x", checks=False, prediction=Prediction("fit", "check", words="fit"),
+            observed={"rc": -6, "what": "killed by SIGABRT", "returned": False, "first_error": "boom", "seconds": 1,
+                      "timed_out": False}, diagnosis={"category": "unknown", "kernel": None, "input": None, "verdict": ""})
+    ok, why = judge(r)
+    assert not ok and "predicted fit" in why and "SIGABRT" in why
+    r.prediction = Prediction("assert", "check", kernel="k", message="m", words="`m` in k")
+    r.diagnosis = {"category": "index_assert", "kernel": "k", "input": None, "verdict": ""}
+    assert judge(r) == (True, None)
+
+
+def test_plan_json_validates(capsys):
+    jsonschema = pytest.importorskip("jsonschema")
+    from inspector.cli import main
+
+    assert main(["sweep", str(_pkg("index_select")), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    jsonschema.validate(doc, json.loads((ROOT / "inspector/schemas/sweep.schema.json").read_text()),
+                        cls=jsonschema.Draft202012Validator)
+    assert not doc["ran"] and all(r["observed"] is None for r in doc["rows"])
+
+
+_RUNS: dict[str, object] = {}
+
+
+def _swept(name: str):
+    pytest.importorskip("torch")
+    if name not in _RUNS:
+        sample, _, model = name.partition(":")
+        with open_package(_pkg(sample)) as p:
+            _RUNS[name] = sweep(p, model=model or None, run=True, timeout=60)
+    return _RUNS[name]
+
+
+@pytest.mark.samples
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SWEPT)
+def test_prediction_observation_and_diagnosis_agree(name):
+    r = _swept(name)
+    assert r.ran and r.rows
+    known = SWEEP.get(f"cpu/{name.partition(':')[0]}", {})
+    bad = [(x.id, x.why) for x in r.disagreements if x.id not in known]
+    assert not bad
+
+
+KNOWN = [pytest.param(name, rid, marks=pytest.mark.xfail(strict=True, reason=cause), id=f"{name}-{rid}")
+         for key, rows in SWEEP.items() for name in [key.split("/", 1)[1]] if name in SWEPT for rid, cause in rows.items()]
+
+
+@pytest.mark.samples
+@pytest.mark.slow
+@pytest.mark.parametrize("name,rid", KNOWN)
+def test_known_disagreement(name, rid):
+    r = _swept(name)
+    row = next(x for x in r.rows if x.id == rid)
+    assert row.agree, row.why
+
+
+def test_known_disagreements_are_listed():
+    assert KNOWN  # the oracle found some (issue 20 §4): a test that loops over none would prove nothing
+
+
+@pytest.mark.slow
+def test_cuda_cases_run_in_fresh_processes(tmp_path):
+    """A CUDA case is never a fork of the runner (after torch's import CUDA fails in a forked child with 'CUDA error:
+    initialization error', as the first GPU sweep did): it is its own process, whose log and exit code come back."""
+    pytest.importorskip("torch")
+    import subprocess
+
+    from inspector.explain import repro_script as say
+    from inspector.queries.sweep import write_plan
+
+    with open_package(S / "cuda/jagged/jagged.pt2") as p:
+        rows, cases, *_ = plan(p)
+    plan_path, runner = write_plan(cases[:1], str(tmp_path), 120)
+    assert "--case" in say.sweep_runner()
+    out = subprocess.run([sys.executable, runner, plan_path, str(S / "cuda/jagged/jagged.pt2"), str(tmp_path)],
+                         capture_output=True, text=True, timeout=300)
+    res = [json.loads(x) for x in out.stdout.splitlines() if x.startswith("{")]
+    assert len(res) == 1 and res[0]["rc"] is not None and (tmp_path / "case_000.log").exists()
+    import torch
+
+    if not torch.cuda.is_available():  # this torch has no CUDA: the case's own process says so
+        assert res[0]["rc"] == 1 and "CUDA" in (tmp_path / "case_000.log").read_text()
+    assert "initialization error" not in (tmp_path / "case_000.log").read_text()

@@ -1,0 +1,451 @@
+"""The parse side typed all the way (issue 21 §1): expressions as trees (`inspector.parse.expr_tree`), built by
+``grammars/expr.lark``; every grammar transformer returns a dataclass.
+
+The snippets are copied from the sample packages (cpu: torch 2.13 kernel.cpp / wrapper.cpp; cuda: torch 2.11
+wrappers with embedded Triton); the corpus tests read every expression of every sample package."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inspector.model import Expr
+from inspector.parse import expr_tree as E
+from inspector.parse.expr_tree import (
+    Attr, BinOp, Braced, Call, Cast, Compare, Hole, Index, Int, Keyword, Name, Opaque, Paren, Slice, Str, Ternary,
+    Tuple, UnaryOp, evaluate, match, names, parse_expr, substitute, unparse,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# -- trees of real expressions ------------------------------------------------------------------
+
+
+def test_triton_device_assert_condition():
+    # cuda/hf_t5_encoder: `tl.device_assert(((0 <= tmp9) & (tmp9 < ks0)) | ~(ymask), "…")`, as the parser keeps it
+    t = parse_expr("((0 <= tmp9) &(tmp9 < ks0)) | ~(ymask)")
+    assert t == BinOp("|", Paren(BinOp("&", Paren(Compare(("<=",), (Int(0), Name("tmp9")))),
+                                      Paren(Compare(("<",), (Name("tmp9"), Name("ks0")))))),
+                      UnaryOp("~", Paren(Name("ymask"))))
+    assert names(t) == ("tmp9", "ks0", "ymask")
+
+
+def test_cpp_suffixes_dropped_once_and_kept_for_the_text():
+    t = parse_expr("(0 <= tmp2) &(tmp2 < 64L)")
+    bound = t.right.inner.operands[1]
+    assert bound == Int(64) and bound.text == "64L"
+    assert unparse(t) == "(0 <= tmp2) &(tmp2 < 64L)"
+
+
+def test_triton_load_with_keyword_and_slice():
+    t = parse_expr("tl.load(in_ptr0 +(x0), xmask, eviction_policy = 'evict_last')")
+    assert isinstance(t, Call) and E.dotted(t.func) == "tl.load"
+    assert t.args[0] == BinOp("+", Name("in_ptr0"), Paren(Name("x0")))
+    assert t.args[2] == Keyword("eviction_policy", Str("evict_last"))
+    r = parse_expr("tl.arange(0, R0_BLOCK)[None, :]")
+    assert isinstance(r, Index) and r.index == Tuple((Name("None"), Slice()))
+
+
+def test_cpp_casts_templates_and_pointer_indexing():
+    t = parse_expr("in_ptr0[static_cast < int64_t >(x0)]")
+    assert t == Index(Name("in_ptr0"), Cast("int64_t", Name("x0")))
+    v = parse_expr("at::vec::VectorizedN < int64_t, 2 >::loadu(in_ptr0 + static_cast < int64_t >(x0), "
+                   "static_cast < int64_t >(16))")
+    assert isinstance(v, Call) and v.func == Name("at::vec::VectorizedN<int64_t,2>::loadu")
+    c = parse_expr("(const float *)(arg0_1.data_ptr())")
+    assert c == Cast("const float*", Paren(Call(Attr(Name("arg0_1"), "data_ptr"))), style="c")
+    d = parse_expr("decltype(tmp4)::blendv(tmp0, tmp4, tmp7.template cast < int64_t, 2 >())")
+    assert d.func == Name("decltype(tmp4)::blendv") and d.args[2].func == Attr(Name("tmp7"), "template cast<int64_t,2>")
+
+
+def test_ternary_floor_division_and_braces():
+    assert parse_expr("tmp0 < 0 ? tmp0 + 64L : tmp0") == Ternary(
+        Compare(("<",), (Name("tmp0"), Int(0))), BinOp("+", Name("tmp0"), Int(64)), Name("tmp0"))
+    assert parse_expr("c10::div_floor_integer(static_cast < int64_t >(x0), static_cast < int64_t >(ks0))").func == \
+        Name("c10::div_floor_integer")
+    assert parse_expr("{s23, 8L}") == Braced((Name("s23"), Int(8)))
+
+
+def test_what_the_grammar_does_not_read_is_opaque():
+    # a launch argument the wrapper grammar cut at a template comma (cpu/two_models); a lambda's statements
+    for text in ["std::array < const AtenTensorHandle *", "tmpbuf[i] = tmp0; return x;", ""]:
+        t = parse_expr(text)
+        assert isinstance(t, Opaque) and t.text == text and unparse(t) == text
+
+
+# -- the helpers ------------------------------------------------------------------------------------
+
+
+def test_evaluate_c_semantics_for_slash_and_percent():
+    env = {"a": -7, "b": 2}
+    assert evaluate(parse_expr("a / b"), env) == -3  # C truncates
+    assert evaluate(parse_expr("a % b"), env) == -1
+    assert evaluate(parse_expr("a // b"), env) == -4  # Python floors
+    assert evaluate(parse_expr("c10::div_floor_integer(a, b)"), env) == -4
+    assert evaluate(parse_expr("(-1) + ks0"), {"ks0": 10}) == 9
+    assert evaluate(parse_expr("ks0*ks1"), {"ks0": 3, "ks1": 4}) == 12
+    assert evaluate(parse_expr("1000L"), {}) == 1000
+    assert evaluate(parse_expr("(0 <= x) & (x < 8L)"), {"x": 8}) == 0
+    assert evaluate(parse_expr("0 <= x < 8"), {"x": 7}) == 1
+    assert evaluate(parse_expr("x < 0 ? x + 64L : x"), {"x": -1}) == 63
+    assert evaluate(parse_expr("static_cast < int64_t >(ks0)"), {"ks0": 5}) == 5
+
+
+def test_evaluate_raises_typed_errors():
+    with pytest.raises(E.UnknownName) as e:
+        evaluate(parse_expr("ks0 + ks1"), {"ks0": 1})
+    assert e.value.name == "ks1"
+    for text in ["tl.load(in_ptr0 + x0)", "1.5", "'a'", "std::array < const AtenTensorHandle *"]:
+        with pytest.raises(E.NotEvaluable):
+            evaluate(parse_expr(text), {})
+    with pytest.raises(E.EvalError):
+        evaluate(parse_expr("a / b"), {"a": 1, "b": 0})
+
+
+def test_substitute_and_match():
+    t = parse_expr("yindex % ks0")
+    assert unparse(substitute(t, {"ks0": 8})) == "yindex % 8"
+    assert evaluate(substitute(t, {"ks0": 8}), {"yindex": 11}) == 3
+    # `y0 = (yindex % ks0)`: the size a loop index runs below
+    pat = BinOp("%", Hole("i", Name), Hole("n", Name))
+    assert match(pat, parse_expr("(yindex % ks0)")) == {"i": Name("yindex"), "n": Name("ks0")}
+    assert match(pat, parse_expr("(yindex % ks0)"), parens=True) is None
+    assert match(pat, parse_expr("yindex // ks0")) is None
+    assert match(BinOp("+", Hole("x"), Hole("x")), parse_expr("a + a")) == {"x": Name("a")}
+    assert match(BinOp("+", Hole("x"), Hole("x")), parse_expr("a + b")) is None
+
+
+def test_expr_tree_is_lazy_and_shared():
+    e = Expr("tmp0 + 64L", ("tmp0",))
+    assert e.tree is Expr("tmp0 + 64L").tree  # one tree per text
+    assert e == Expr("tmp0 + 64L", ("tmp0",))  # the tree is no field: equality and the cache format unchanged
+
+
+# -- the corpus: every expression of every sample ------------------------------------------------------
+
+
+def _corpus() -> dict[str, set[str]]:
+    """Expression texts by kind, from the full index of every sample package (and, through the statement
+    recorder, every `Expr` any transformer returned: ``normalized``)."""
+    import dataclasses
+
+    import inspector
+    from inspector.parse import grammar
+    from tests._samples import PACKAGES
+
+    from inspector.parse.access import kernel_accesses
+
+    kinds: dict[str, set[str]] = {k: set() for k in (
+        "condition", "bound", "launch_arg", "store_value", "tmp", "local", "normalized", "address")}
+    grammar.RECORD = seen = []
+    try:
+        for p in PACKAGES:
+            with inspector.open_package(p) as pkg:
+                for n in pkg.model_names:
+                    m = pkg.index(n).full()
+                    for k in m.kernels.values():
+                        for a in k.assertions:
+                            kinds["condition"].add(a.condition)
+                            kinds["bound"].update(x for x in (a.bound_expr, a.lower_bound) if x)
+                        kinds["tmp"].update(t.expr.text for t in k.tmps)
+                        kinds["store_value"].update(s.value.text for s in k.stores)
+                        kinds["address"].update(a.address.text for a in kernel_accesses(k))
+                    kinds["launch_arg"].update(a.text for c in m.calls for a in c.args)
+                    kinds["local"].update(e.text for e in m.locals.values() if e.text)
+    finally:
+        grammar.RECORD = None
+
+    def exprs(r):
+        if isinstance(r, Expr):
+            yield r
+        elif isinstance(r, (list, tuple)):
+            for x in r:
+                yield from exprs(x)
+        elif dataclasses.is_dataclass(r) and not isinstance(r, type):
+            for f in dataclasses.fields(r):
+                yield from exprs(getattr(r, f.name))
+
+    for *_, r in seen:
+        kinds["normalized"].update(e.text for e in exprs(r) if e.text)
+    return kinds
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return _corpus()
+
+
+@pytest.mark.samples
+@pytest.mark.slow
+def test_tree_coverage_on_every_sample(corpus):
+    """How many real expressions read to a tree with no `Opaque` node (the figure in the round's report).
+    Measured (distinct texts): conditions 98/98, bounds 34/34, load/store addresses 460/460, store values 58/58,
+    tmps 2,118/2,118, launch args 3,009/3,010, every non-empty Expr a transformer returned 6,961/6,962 (the miss: a
+    template cut at its comma by the statement grammar, `std::array<const AtenTensorHandle*, …>`)."""
+    figures = {}
+    for kind, texts in corpus.items():
+        assert texts, kind
+        trees = sum(not E.has_opaque(parse_expr(t)) for t in texts)
+        figures[kind] = (trees, len(texts))
+    print(figures)
+    for kind in ("condition", "bound", "launch_arg", "store_value", "tmp", "normalized", "address"):
+        trees, total = figures[kind]
+        assert trees >= 0.99 * total, (kind, trees, total)
+    assert figures["condition"][1] > 50 and figures["launch_arg"][1] > 1000 and figures["address"][1] > 300, figures
+
+
+@pytest.mark.samples
+@pytest.mark.slow
+def test_unparse_gives_every_normalized_text_back(corpus):
+    """``unparse(tree)`` is the parsers' own text for every Expr they made, so rendering from the tree changes
+    no answer; for raw texts (a message's bound `ks0*ks1`, a lambda's return) it is a fixed point."""
+    checked = 0
+    for text in sorted(corpus["normalized"] | corpus["launch_arg"] | corpus["condition"]):
+        t = parse_expr(text)
+        if not E.has_opaque(t):
+            assert unparse(t) == text
+            checked += 1
+    assert checked > 5000, checked
+    for text in sorted(corpus["bound"] | corpus["tmp"]):
+        once = unparse(parse_expr(text))
+        assert unparse(parse_expr(once)) == once, text
+
+
+# -- every transformer returns a dataclass ------------------------------------------------------------------
+
+
+def _transformers() -> list[type]:
+    """Every Transformer subclass in inspector/parse (the message and tree transformers are built on first use)."""
+    import lark
+
+    from inspector.parse import cpp_kernel, expr_tree, grammar, message, triton, wrapper  # noqa: F401
+
+    expr_tree._transformer()
+    message._transformer()
+    out, todo = [], [lark.Transformer]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            if sub.__module__.startswith("inspector.parse"):
+                out.append(sub)
+    return out
+
+
+def _rules(cls) -> dict:
+    """The rule methods ``cls`` (and its project bases) define."""
+    import lark
+
+    out = {}
+    for c in reversed(cls.__mro__):
+        if c is lark.Transformer or not issubclass(c, lark.Transformer) or not c.__module__.startswith("inspector"):
+            continue
+        out.update({n: f for n, f in vars(c).items() if callable(f) and not n.startswith("_")})
+    return out
+
+
+def _typed(r) -> bool:
+    import dataclasses
+
+    if r is None:  # a shape the method declines (counted as skipped)
+        return True
+    if isinstance(r, list):
+        return all(dataclasses.is_dataclass(x) and not isinstance(x, type) for x in r)
+    return dataclasses.is_dataclass(r) and not isinstance(r, type)
+
+
+def test_no_transformer_returns_a_tagged_tuple_in_the_source():
+    """No ``return ("decl", …)`` (a tuple whose first item is a string) is left in inspector/parse."""
+    import ast
+
+    files = sorted((ROOT / "inspector" / "parse").glob("*.py"))
+    assert len(files) > 8
+    bad = []
+    for f in files:
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and node.value.elts \
+                    and isinstance(node.value.elts[0], ast.Constant) and isinstance(node.value.elts[0].value, str):
+                bad.append(f"{f.name}:{node.lineno}")
+    assert not bad, bad
+
+
+def test_the_tuple_check_can_fail(tmp_path):
+    import ast
+
+    src = 'def decl(self, c):\n    return ("decl", c[0])\n'
+    rets = [n for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Return)]
+    assert rets and isinstance(rets[0].value, ast.Tuple) and rets[0].value.elts[0].value == "decl"
+    assert not _typed(("decl", "x")) and not _typed(["a"]) and _typed([]) and _typed(E.Name("x"))
+
+
+def test_every_transformer_is_found():
+    names = {c.__name__ for c in _transformers()}
+    assert {"ExprTransformer", "_WrapperTransformer", "_TritonTransformer", "_CppTransformer",
+            "ExprTreeTransformer", "MessageTransformer"} <= names, names
+
+
+@pytest.mark.samples
+@pytest.mark.slow
+def test_every_transformer_method_returns_dataclasses_on_the_corpus(corpus_records):
+    """Each statement every sample's parse handed a grammar is parsed again with each rule method recording what it
+    returns: a dataclass (or a list of them, an argument list), never a tuple or a bare string."""
+    from inspector.parse import grammar
+
+    seen: dict[tuple[str, str], int] = {}
+    bad: list = []
+
+    def recording(cls):
+        def wrap(name, f):
+            def method(self, c):
+                r = f(self, c)
+                seen[(cls.__name__, name)] = seen.get((cls.__name__, name), 0) + 1
+                if not _typed(r):
+                    bad.append((cls.__name__, name, r))
+                return r
+            return method
+        return type(cls.__name__, (cls,), {n: wrap(n, f) for n, f in _rules(cls).items()})
+
+    subs: dict[type, object] = {}
+    done = set()
+    for g, starts, tr, text, start, r in corpus_records:
+        if (g, start, text) in done:
+            continue
+        done.add((g, start, text))
+        assert _typed(r), (g, start, text, r)
+        cls = type(tr)
+        if cls not in subs:
+            subs[cls] = recording(cls)()
+        grammar.parse_plain(g, starts, subs[cls], text, start)
+    # the tree and message transformers, on the expressions and messages of the same corpus
+    from inspector.parse import expr_tree, message
+    from inspector.parse.grammar import parser
+
+    tree_tr = recording(type(expr_tree._transformer()))()
+    msg_tr = recording(type(message._transformer()))()
+    exprs = {e for *_, r in corpus_records for e in _texts(r)}
+    for text in sorted(exprs):
+        try:
+            tree_tr.transform(parser("expr", ("start",)).parse(text, start="start"))
+        except Exception as e:  # noqa: BLE001 - only the grammar's own rejection is allowed
+            from lark.exceptions import UnexpectedInput
+            assert isinstance(e, UnexpectedInput), (text, e)
+        if text.strip('"').startswith("index out of bounds:"):
+            try:
+                msg_tr.transform(parser("assert_message", ("message",)).parse(
+                    message.unwrap_index(text.strip().strip('"')), start="message"))
+            except Exception as e:  # noqa: BLE001
+                from lark.exceptions import UnexpectedInput
+                assert isinstance(e, UnexpectedInput), (text, e)
+    assert not bad, bad[:5]
+    methods = {m for m in seen}
+    # every rule of the statement grammars ran on real text (acc_update: CPU reductions; the embedded loadKernel …)
+    for cls_name, rule in [("_WrapperTransformer", "declaration"), ("_WrapperTransformer", "call"),
+                           ("_WrapperTransformer", "guard_dim_const"), ("_WrapperTransformer", "launcher_param"),
+                           ("_WrapperTransformer", "load_kernel"), ("_WrapperTransformer", "raii_decl"),
+                           ("_TritonTransformer", "def_stmt"), ("_TritonTransformer", "assign_stmt"),
+                           ("_TritonTransformer", "call_stmt"), ("_TritonTransformer", "control_stmt"),
+                           ("_CppTransformer", "signature"), ("_CppTransformer", "tmp_def"),
+                           ("_CppTransformer", "check"), ("_CppTransformer", "vec_store"),
+                           ("_CppTransformer", "scalar_store"), ("_CppTransformer", "acc_update"),
+                           ("ExprTreeTransformer", "binop"), ("ExprTreeTransformer", "call"),
+                           ("ExprTreeTransformer", "scast"), ("MessageTransformer", "message")]:
+        assert (cls_name, rule) in methods, (cls_name, rule)
+    assert sum(seen.values()) > 50_000, sum(seen.values())
+
+
+def _texts(r):
+    import dataclasses
+
+    if isinstance(r, Expr):
+        if r.text:
+            yield r.text
+    elif isinstance(r, (list, tuple)):
+        for x in r:
+            yield from _texts(x)
+    elif dataclasses.is_dataclass(r) and not isinstance(r, type):
+        for f in dataclasses.fields(r):
+            yield from _texts(getattr(r, f.name))
+        if isinstance(getattr(r, "message", None), str):
+            yield r.message
+
+
+@pytest.fixture(scope="module")
+def corpus_records():
+    import inspector
+    from inspector.parse import grammar
+    from tests._samples import PACKAGES
+
+    grammar.RECORD = seen = []
+    try:
+        for p in PACKAGES:
+            with inspector.open_package(p) as pkg:
+                for n in pkg.model_names:
+                    pkg.index(n).full()
+    finally:
+        grammar.RECORD = None
+    assert len(seen) > 10_000
+    return seen
+
+
+# -- new records: accumulator updates and pointer accesses ------------------------------------------------------
+
+
+ARGMAX = ROOT / "sample_packages" / "cpu" / "argmax_embedding" / "argmax_embedding.pt2"
+
+
+@pytest.fixture(scope="module")
+def argmax_kernel():
+    import inspector
+
+    with inspector.open_package(ARGMAX) as pkg:
+        m = pkg.index(pkg.model_names[0]).full()
+    return m.kernels["cpp_fused_argmax_embedding_mul_0"]
+
+
+def test_cpu_accumulator_updates_are_records(argmax_kernel):
+    # cpu/argmax_embedding kernel.cpp lines 26, 31, 35:
+    #   tmp_acc0_vec = argmax_combine_vec<float, 1, 2, true>(tmp_acc0_vec, tmp0, x1);   (main loop, tail loop)
+    #   tmp_acc0 = argmax_combine(tmp_acc0, argmax_vec_reduce_all(tmp_acc0_vec));
+    # (lines 18-19 declare them, with a type first: no update)
+    ups = argmax_kernel.acc_updates
+    assert [(u.acc, u.base, u.line) for u in ups] == [
+        ("tmp_acc0_vec", "tmp_acc0", 26), ("tmp_acc0_vec", "tmp_acc0", 31), ("tmp_acc0", "tmp_acc0", 35)]
+    assert ups[0].scope != ups[1].scope and ups[2].scope == ups[0].scope[:len(ups[2].scope)]
+    t = ups[0].value.tree
+    assert isinstance(t, Call) and t.func == Name("argmax_combine_vec<float,1,2,true>")
+    assert names(t)[1:] == ("tmp_acc0_vec", "tmp0", "x1")
+    # the updates are no coverage statement: the kernel's figures are what they were
+    from inspector.model import AccUpdate
+
+    assert AccUpdate("tmp_acc12_vec_arr", Expr("x"), 1).base == "tmp_acc12"
+
+
+def test_kernel_accesses_keep_the_kernels_text_and_give_trees(argmax_kernel):
+    from inspector.parse.access import kernel_accesses
+
+    acc = kernel_accesses(argmax_kernel)
+    assert acc and {a.kind for a in acc} == {"load", "store"}
+    store = [a for a in acc if a.kind == "store"]
+    # line 36: `out_ptr0[static_cast<int64_t>(x0)] = static_cast<int64_t>(tmp_acc0.index);`, then the second loop nest
+    assert [(a.ptr, a.address.text, a.line) for a in store][0] == ("out_ptr0", "static_cast<int64_t>(x0)", 36.5)
+    assert store[0].address.tree == Cast("int64_t", Name("x0"))
+    assert ("out_ptr1", "x1 + 8L*x0", 51.5) in [(a.ptr, a.address.text, a.line) for a in store]
+    loads = [a for a in acc if a.ptr == "in_ptr0"]
+    assert any(a.address.text == "x1 + ks1*x0" for a in loads)
+    t = next(a for a in loads if a.address.text == "x1 + ks1*x0").address.tree
+    assert t == BinOp("+", Name("x1"), BinOp("*", Name("ks1"), Name("x0")))
+
+
+def test_kernel_accesses_on_a_triton_kernel():
+    import inspector
+    from inspector.parse.access import kernel_accesses
+
+    with inspector.open_package(ROOT / "sample_packages/cuda/hf_t5_encoder/hf_t5_encoder.pt2") as pkg:
+        m = pkg.index(pkg.model_names[0]).full()
+    k = m.kernels["triton_poi_fused__unsafe_view_relu_6"]
+    acc = kernel_accesses(k)
+    # `tmp0 = tl.load(in_out_ptr0 + (x0), xmask)` (its line and its value) and `tl.store(in_out_ptr0 + (x0), …)`
+    assert [(a.ptr, a.address.text, a.kind) for a in acc] == [
+        ("in_out_ptr0", "x0", "load"), ("in_out_ptr0", "x0", "load"), ("in_out_ptr0", "x0", "store")]
+    assert all(a.closed and a.address.tree == Name("x0") for a in acc)

@@ -1,0 +1,290 @@
+"""The on-disk index cache: same answers as a fresh index, stale entries never used, corrupt or foreign
+files ignored with a warning, concurrent writers leave one whole file."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import inspector
+from inspector.index import cache
+from inspector.queries.show import summarize
+from inspector.queries.trace import trace_assert
+
+from _samples import SAMPLES as ALL_SAMPLES
+
+ROOT = Path(__file__).resolve().parents[2]
+# Samples whose real error log the tool traces today (tests/known_gaps.py), not an extern-op failure.
+SAMPLES = [s.pkg for s in ALL_SAMPLES if s.traces and not s.extern]
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(d))
+    return d
+
+
+def _answers(pkg_path: Path, use_cache: bool):
+    """show (whole parse), show (lazy: from the scan and the small facts), and the trace of the real log."""
+    log = (pkg_path.parent / "error.log").read_text()
+    with inspector.open_package(pkg_path, cache=use_cache) as pkg:
+        s = summarize(pkg, full=True).to_dict()
+    with inspector.open_package(pkg_path, cache=use_cache) as pkg:
+        lazy = summarize(pkg).to_dict()
+        r = trace_assert(pkg, log=log).to_dict()
+    for m in s["models"] + lazy["models"]:
+        m["warnings"] = [w for w in m["warnings"] if "index cache" not in w]
+    for m in lazy["models"]:
+        m.pop("coverage")  # counts the statements parsed in this process: none, on a cache hit
+    r["hints"] = [h for h in r["hints"] if "index cache" not in h]
+    return s, lazy, r
+
+
+def test_samples_found():
+    assert len(SAMPLES) >= 12
+
+
+def _copy_with_wrapper(src: Path, dst: Path, change) -> Path:
+    with zipfile.ZipFile(src) as zi, zipfile.ZipFile(dst, "w") as zo:
+        for info in zi.infolist():
+            data = zi.read(info)
+            if info.filename.endswith(".wrapper.cpp"):
+                data = change(data.decode()).encode()
+            zo.writestr(info.filename, data)
+    return dst
+
+
+def test_a_changed_member_is_not_served_from_the_cache(tmp_path, cache_dir):
+    """Same path, new content: the key follows the content, so the old entry is never used."""
+    src = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+    pkg = _copy_with_wrapper(src, tmp_path / "p.pt2", lambda t: t)
+    with inspector.open_package(pkg, cache=True) as p:
+        assert [s.max for s in p.model().symbols.values() if s.name == "s59"] == [65536]
+    _copy_with_wrapper(src, pkg, lambda t: t.replace("if (arg0_1_size[0] > 65536) {", "if (arg0_1_size[0] > 4096) {"))
+    with inspector.open_package(pkg, cache=True) as p:
+        assert [s.max for s in p.model().symbols.values() if s.name == "s59"] == [4096]
+    assert len(list(cache_dir.glob("*.json"))) == 2
+
+
+def test_another_tool_version_uses_another_key(monkeypatch):
+    k1 = cache.make_key(["a"])
+    monkeypatch.setattr(cache, "__version__", "9.9.9")
+    assert cache.make_key(["a"]) != k1
+
+
+def test_a_parser_change_uses_another_key(tmp_path, monkeypatch):
+    """A fix in a parser or grammar changes what an index holds: same version, new key."""
+    k1 = cache.make_key(["a"])
+    assert len(cache._producer()) == 32
+    root = tmp_path / "inspector"
+    for sub in ("parse", "dialects", "index"):
+        (root / sub).mkdir(parents=True)
+    (root / "parse" / "wrapper.py").write_text("# another parser\n")
+    monkeypatch.setattr(cache, "__file__", str(root / "index" / "cache.py"))
+    cache._producer.cache_clear()
+    try:
+        assert cache.make_key(["a"]) != k1
+    finally:
+        cache._producer.cache_clear()
+
+
+@pytest.mark.parametrize("damage", [
+    lambda t: t[: len(t) // 2],  # truncated
+    lambda t: "not json at all",
+    lambda t: json.dumps({**json.loads(t), "tool": "someone else"}),  # foreign
+    lambda t: json.dumps({**json.loads(t), "format": 999}),  # another format
+    lambda t: json.dumps({**json.loads(t), "model": {"name": 3, "inputs": "x"}}),  # does not decode
+    lambda t: "\udcff".encode("utf-8", "surrogateescape").decode("latin-1"),  # not UTF-8
+], ids=["truncated", "not-json", "foreign", "format", "bad-model", "bytes"])
+def test_corrupt_cache_is_ignored_with_a_warning(damage, cache_dir, capsys):
+    pkg = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+    fresh = _answers(pkg, use_cache=False)
+    _answers(pkg, use_cache=True)
+    (f,) = cache_dir.glob("[0-9a-f]*.json")
+    f.write_text(damage(f.read_text()), encoding="latin-1")
+    with inspector.open_package(pkg, cache=True) as p:
+        m = p.model()
+        assert any(w.startswith("index cache ignored and rebuilt") for w in m.warnings)
+    assert _answers(pkg, use_cache=True) == fresh  # rebuilt, rewritten, whole again
+    from inspector.cli import main
+
+    assert main(["show", str(pkg)]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("part", ["scan", "kernels", "sites", "calls", "k-", "s-", "constants"])
+@pytest.mark.parametrize("damage", [
+    lambda t: t[: len(t) // 2],  # truncated
+    lambda t: json.dumps({**json.loads(t), "tool": "someone else"}),  # foreign
+    lambda t: json.dumps({**json.loads(t), "payload": {"kernel": [1, 2], "eager": 3}}),  # does not decode
+], ids=["truncated", "foreign", "bad-payload"])
+def test_a_corrupt_part_of_the_lazy_index_is_ignored_with_a_warning(part, damage, cache_dir):
+    """The lazy index's parts (<key>.lazy/: the scan's summary, a kernel, a slice, the constants) are each
+    ignored with a warning when unusable, and the answer is the fresh one."""
+    pkg = ROOT / "sample_packages/cuda/jagged/jagged.pt2"
+    fresh = _answers(pkg, use_cache=False)
+    _answers(pkg, use_cache=True)
+    files = [f for f in cache_dir.glob("*.lazy/*.json") if f.name.startswith(part)]
+    assert files
+    for f in files:
+        f.write_text(damage(f.read_text()))
+    log = (pkg.parent / "error.log").read_text()
+    with inspector.open_package(pkg, cache=True) as p:
+        summarize(p)
+        r = trace_assert(p, log=log)
+        assert any("index cache part ignored and rebuilt" in h for h in r.hints), r.hints
+    assert _answers(pkg, use_cache=True) == fresh
+
+
+def test_unwritable_cache_dir_is_a_warning_not_a_failure(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(blocker / "sub"))  # a folder under a file: cannot exist
+    with inspector.open_package(ROOT / "sample_packages/cpu/jagged/jagged.pt2", cache=True) as p:
+        m = p.model()
+    assert m.inputs and any("index cache not written" in w for w in m.warnings)
+
+
+WRITER = """
+import sys, inspector
+from inspector.queries.show import summarize
+for _ in range(3):
+    with inspector.open_package(sys.argv[1], cache=True) as p:
+        summarize(p, full=True)
+"""
+
+
+def test_concurrent_writers_leave_one_whole_file(tmp_path, cache_dir):
+    """Several processes index the same package at once: each renames a whole file into place."""
+    pkg = ROOT / "sample_packages/cuda/transformer/transformer.pt2"
+    env = dict(os.environ, PT2_INSPECT_CACHE_DIR=str(cache_dir), PYTHONPATH=str(ROOT))
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(pkg)], env=env, stderr=subprocess.PIPE)
+             for _ in range(4)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err.decode()
+    files = sorted(cache_dir.iterdir())
+    # the whole model, and the lazy index's parts (the scan's summary): no temporary file left behind
+    assert [f.suffix for f in files] == [".json", ".lazy"]
+    parts = sorted(p.name for p in files[1].iterdir())
+    # the scan's summary, and its kernel list, assert sites and calls, each read only when a question needs it
+    assert parts == ["calls.json", "kernels.json", "scan.json", "sites.json"]
+    assert cache.read_part(files[1].stem, "kernels")
+    doc = json.loads(files[0].read_text())
+    assert doc["tool"] == cache.TOOL and cache.load_model(doc["model"]).name == "model"
+    with inspector.open_package(pkg, cache=True) as p:
+        assert not [w for w in p.model().warnings if "index cache" in w]
+
+
+def test_no_cache_flag_writes_nothing(cache_dir, capsys):
+    from inspector.cli import main
+
+    assert main(["show", str(ROOT / "sample_packages/cpu/jagged/jagged.pt2"), "--no-cache"]) == 0
+    assert not cache_dir.exists() or not list(cache_dir.iterdir())
+    from inspector.options import current
+
+    assert current().cache is False  # main() leaves the library's default as it found it
+    assert main(["show", str(ROOT / "sample_packages/cpu/jagged/jagged.pt2")]) == 0
+    assert list(cache_dir.glob("*.lazy/scan.json"))  # show reads the lazy index: its summary is kept
+
+
+def test_folder_input_is_keyed_by_content(tmp_path, cache_dir):
+    src = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+    with zipfile.ZipFile(src) as z:
+        z.extractall(tmp_path / "x")
+    folder = tmp_path / "x" / "jagged"
+    with inspector.open_package(folder, cache=True) as p:
+        p.model()
+    (w,) = folder.glob("data/aotinductor/model/*.wrapper.cpp")
+    w.write_text(w.read_text().replace("if (arg0_1_size[0] > 65536) {", "if (arg0_1_size[0] > 77) {"))
+    with inspector.open_package(folder, cache=True) as p:
+        assert [s.max for s in p.model().symbols.values() if s.name == "s59"] == [77]
+
+
+def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch, request):
+    """Lark tables kept as JSON (shipped in grammars/tables.json, or built and cached when those are stale):
+    the loaded parsers give the same trees on every statement of a real wrapper; a damaged file is rebuilt."""
+    from inspector.parse import grammar, lark_loader
+    from inspector.parse.wrapper import STARTS
+
+    from inspector.options import Options, using
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(using(Options(cache=True)))  # the Lark tables cache is on when the options say cache
+    request.addfinalizer(stack.close)
+    grammar.parser.cache_clear()
+    shipped = grammar.parser("wrapper", STARTS)  # from grammars/tables.json: nothing built, nothing written
+    assert not list(cache_dir.glob("lark-*.json"))
+    monkeypatch.setattr(lark_loader, "_shipped", lambda *a: None)  # as if the shipped tables were stale
+    grammar.parser.cache_clear()
+    built = grammar.parser("wrapper", STARTS)  # builds and writes the tables
+    (tables,) = cache_dir.glob("lark-*.json")
+    grammar.parser.cache_clear()
+    loaded = grammar.parser("wrapper", STARTS)
+    assert loaded is not built
+    with zipfile.ZipFile(ROOT / "sample_packages/cuda/transformer/transformer.pt2") as z:
+        text = z.read(next(n for n in z.namelist() if n.endswith(".wrapper.cpp"))).decode()
+    stmts = [l.strip() for l in text.split("\n") if l.strip().startswith(("constants_info_[", "AOTI_TORCH_ERROR_CODE_CHECK("))]
+    assert len(stmts) > 1000
+    for s in stmts:
+        start = "assignment" if s.startswith("constants_info_[") else "checked_call"
+        assert loaded.parse(s, start=start) == built.parse(s, start=start) == shipped.parse(s, start=start)
+    tables.write_text('{"tool": "x"')
+    grammar.parser.cache_clear()
+    again = grammar.parser("wrapper", STARTS)
+    assert again.parse(stmts[0], start="assignment") == built.parse(stmts[0], start="assignment")
+    grammar.parser.cache_clear()
+
+
+def test_indexing_reports_progress_to_whoever_asks(monkeypatch):
+    """The CLI's bar hangs on this hook; the library itself never prints."""
+    from inspector import package
+
+    seen = []
+
+    class Recorder:
+        def __init__(self, label):
+            seen.append(label)
+
+        def __call__(self, done, total):
+            seen.append((done, total))
+
+        def close(self):
+            seen.append("closed")
+
+    with inspector.open_package(ROOT / "sample_packages/cuda/transformer/transformer.pt2",
+                                options=inspector.Options(progress=Recorder)) as p:
+        m = p.model()
+    assert seen[0] == "indexing model" and seen[-1] == "closed"
+    ticks = [x for x in seen if isinstance(x, tuple)]
+    # the scan ticks by wrapper lines, then the parse by kernels: both end at their total
+    assert (m.wrapper_lines, m.wrapper_lines) in ticks
+    assert len(ticks) > 10 and ticks[-1] == (len(m.kernels), len(m.kernels))
+    cut = ticks.index((m.wrapper_lines, m.wrapper_lines)) + 1
+    for phase in (ticks[:cut], ticks[cut:]):
+        assert phase and [d for d, _ in phase] == sorted(d for d, _ in phase)
+
+
+@pytest.mark.xfail(strict=True, reason="bug in inspector (found under xdist, left for its owner): after any command "
+                   "warmed the index cache, `show --json` answers from the lazy scan with coverage 0/0 and no "
+                   "skipped statements (cold: 39/39 on cpu/jagged), so --strict-style counts depend on cache state")
+def test_show_json_coverage_is_the_same_from_a_warm_cache(cache_dir, capsys):
+    from _cli import run
+
+    pkg = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+    rc, out, _ = run(capsys, ["show", pkg, "--json", "--no-cache"])
+    cold = json.loads(out)["models"][0]["coverage"]
+    assert rc == 0 and cold["total"] > 0  # the answer without a cache counts the statements
+    run(capsys, ["show", pkg])  # the text answer warms this test's own cache
+    assert cache_dir.exists()
+    rc, out, _ = run(capsys, ["show", pkg, "--json"])
+    warm = json.loads(out)["models"][0]["coverage"]
+    assert (warm["total"], warm["understood"]) == (cold["total"], cold["understood"])

@@ -6,6 +6,9 @@ tool, format and key); this module knows the parts a `ModelIndex` keeps there:
 * ``scan``: the summary (metadata, warnings, the small facts, coverage, constant totals, missing sources);
 * ``kernels``, ``sites``, ``calls``: the scan's facts about kernels, each its own part, read only when a
   question needs it (a cached trace of one kernel reads the assert sites, not the list of 20,000 kernels);
+  ``calls`` is an index of chunks (``calls-0``, ``calls-1``…, `CALLS_CHUNK` calls each, in wrapper order, with
+  each chunk's first and last wrapper line), so the calls near one wrapper line (a log's ``API call failed at
+  …wrapper.cpp, line N``) are read without decoding the other 90,000;
 * ``k-<digest of name>``: one parsed kernel and its launcher parameters;
 * ``s-<digest of kernels and lines>``: one slice (a `Model` without kernels, metadata or coverage);
 * ``constants``: every entry of constants_info_.
@@ -78,6 +81,10 @@ _DECODE = {
 }
 
 
+# Calls a chunk of the ``calls`` part holds: a cached trace decodes one or two chunks, not 66,000 calls (29 MB)
+CALLS_CHUNK = 1024
+
+
 @dataclasses.dataclass
 class Summary:
     """What the ``scan`` part holds: enough for an index to answer the small facts without the wrapper."""
@@ -148,10 +155,50 @@ class CacheParts:
 
     # -- the scan's facts about kernels ----------------------------------------------------------
     def load_fact(self, part: str):
+        if part == "calls":
+            return self.load_calls()
         return self._decoded(part, _DECODE[part])
 
     def save_fact(self, part: str, value) -> None:
-        self.write(part, _ENCODE[part](value))
+        if part != "calls":
+            self.write(part, _ENCODE[part](value))
+            return
+        rows = _ENCODE["calls"](value)
+        chunks = [rows[k:k + CALLS_CHUNK] for k in range(0, len(rows), CALLS_CHUNK)]
+        for j, chunk in enumerate(chunks):
+            self.write(f"calls-{j}", chunk)
+        # the index last: a reader that finds it finds every chunk (each part is written whole)
+        self.write("calls", {"count": len(rows), "lines": [[c[0][0], c[-1][0]] for c in chunks]})
+
+    def load_calls(self, lines: tuple[int, int] | None = None):
+        """The cached calls (statement, target, kind), in wrapper order: all of them, or (``lines``) those at
+        wrapper lines ``lo..hi`` only, decoding only the chunks that hold such lines.  None when the index or a
+        chunk it names is not there or does not decode (noted)."""
+        def index(doc):
+            spans = [(int(lo), int(hi)) for lo, hi in doc["lines"]]
+            if not isinstance(doc["count"], int):
+                raise ValueError("a cached calls index has no count")
+            return doc["count"], spans
+
+        got = self._decoded("calls", index)
+        if got is None:
+            return None
+        count, spans = got
+        want = range(len(spans)) if lines is None else \
+            [j for j, (lo, hi) in enumerate(spans) if lo <= lines[1] and hi >= lines[0]]
+        out = []
+        for j in want:
+            chunk = self._decoded(f"calls-{j}", _DECODE["calls"])
+            if chunk is None:
+                return None
+            out += chunk
+        if lines is None:
+            if len(out) != count:
+                self.note("index cache part ignored and rebuilt: calls: the chunks hold "
+                          f"{len(out)} calls, the index says {count}")
+                return None
+            return out
+        return [c for c in out if lines[0] <= c[0].line <= lines[1]]
 
     # -- kernels -------------------------------------------------------------------------------
     def has_kernel(self, name: str) -> bool:

@@ -312,9 +312,26 @@ class ModelIndex:
         """What `Kernel.flavor` will say, from the scan: the Triton decorator or name; "cpp" for CPU kernels."""
         return self._kinds[name][1]
 
-    def calls(self) -> list[tuple[RunStatement, str, str]]:
-        """Every run_impl kernel launch and extern op call, from the scan: (statement, target, "kernel"|"extern")."""
-        return self._fact("calls")
+    def calls(self, lines: tuple[int, int] | None = None) -> list[tuple[RunStatement, str, str]]:
+        """Every run_impl kernel launch and extern op call, from the scan: (statement, target, "kernel"|"extern");
+        with ``lines`` (lo, hi), only those at wrapper lines lo..hi (a cached index then reads only the calls
+        stored near there, not all of them)."""
+        if lines is None:
+            return self._fact("calls")
+        lo, hi = lines
+        v = self._facts.get("calls")
+        if v is None:
+            near = self._parts.load_calls(lines)
+            if near is not None:
+                return near
+            v = self._fact("calls")
+        at = bisect.bisect_left(v, lo, key=lambda c: c[0].line)
+        out = []
+        for c in itertools.islice(v, at, None):
+            if c[0].line > hi:
+                break
+            out.append(c)
+        return out
 
     def assert_sites(self) -> list[AssertSite]:
         """Every assert of every kernel, found by the scan (nothing parsed)."""

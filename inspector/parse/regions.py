@@ -235,6 +235,7 @@ def declared_names(statements: list[RunStatement]) -> list[str | None]:
     """`declared_name` of each statement, in one loop (no call per statement: a 20,000-kernel run_impl has
     ~90,000 declarations)."""
     out, search, handle = [], _DECLARED.search, _HANDLE_DECL.match
+    big = 1 << 62  # `find`'s -1 (not there) modulo this is big - 1: after every real position
     for st in statements:
         if st.kind not in ("declaration", "handle_decl"):
             out.append(None)
@@ -244,6 +245,17 @@ def declared_names(statements: list[RunStatement]) -> list[str | None]:
             text = text.replace("decltype(auto)", "")
         if "[[maybe_unused]]" in text:
             text = text.replace("[[maybe_unused]]", "")
+        # The first of `=`, `;`, `(` ends the name when one is found at all: the name is then the last word
+        # before it (after any spaces and one `[]`), as `_DECLARED` finds it; any other shape goes to the regex.
+        p = min(text.find("=") % big, text.find(";") % big, text.find("(") % big)
+        if p < big - 1:
+            head = text[:p].rstrip()
+            if head[-2:] == "[]":
+                head = head[:-2].rstrip()
+            name = head[head.rfind(" ") + 1:]
+            if name.isidentifier() and name.isascii():
+                out.append(name)
+                continue
         # `RAIIAtenTensorHandle buf0(buf0_handle);`: the anchored match is what the search finds first there
         m = handle(text) or search(text)
         out.append(m.group(1) if m else None)

@@ -16,7 +16,7 @@ Nothing is parsed until asked:
 * `full()` parses everything (what `show --full`, `graph`, `check`, `report` and `pkg.model()` use).
 
 With a cache key, the scan's summary and every kernel, slice and constants list parsed are kept as parts
-(`inspector.index.cache.read_part`), so a later process need not read the wrapper at all.
+(`inspector.index.cache_parts`: what each part holds), so a later process need not read the wrapper at all.
 
 Each statement is parsed once per index (memoized) and counted once in the coverage, whichever models
 are built from it.  A slice is a plain `Model`: the graph and the walks do not know it is partial.
@@ -26,10 +26,7 @@ from __future__ import annotations
 
 import array
 import bisect
-import dataclasses
-import hashlib
 import itertools
-import json
 import os
 
 from ..archive import Archive, ModelFiles
@@ -38,16 +35,8 @@ from ..parse.metadata import WrapperMetadata
 from ..parse.regions import (TOKEN, RunStatement, WrapperMap, check_statement, constant_totals, declared_names,
                           kernel_flavor, scan_kernel_cpp, scan_warnings, scan_wrapper)
 from .name_closure import grow
-import inspector.index.cache as cache
+from .cache_parts import FACTS, AssertSite, CacheParts, Summary, slice_part
 from .gc_pause import gc_paused as _gc_paused
-from .cache import CacheError
-
-
-def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
-
-
-_CACHE_NOTES = ("index cache part ignored", "index cache not written")  # kept out of the stored summary
 
 # A name mentioned by more run_impl statements than this (`kernels`, `stream`, a dtype) is followed to its
 # declaration only, not to every call that names it.
@@ -71,18 +60,6 @@ class StatementParser:
 
             self.memo[key] = parse_statement(text, rule, self.cov(region), line)
         return self.memo[key]
-
-
-class AssertSite:
-    """An assert found by the scan: its kernel, line in the kernel's file numbering, and raw text."""
-
-    __slots__ = ("kernel", "line", "text", "wrapper_line")
-
-    def __init__(self, kernel: str, line: int, text: str, wrapper_line: int | None):
-        self.kernel, self.line, self.text, self.wrapper_line = kernel, line, text, wrapper_line
-
-    def __repr__(self) -> str:
-        return f"<AssertSite {self.kernel}:{self.line}>"
 
 
 class _Postings:
@@ -119,13 +96,6 @@ def _word(c: str) -> bool:
     return c.isalnum() or c == "_"
 
 
-def _decode_call(line, rule, callee, target, kind, text=""):
-    """One cached call (an older cache wrote no text: then the statement's text is empty)."""
-    if not isinstance(line, int) or not isinstance(text, str):
-        raise ValueError("a cached call is not [line, rule, callee, target, kind, text]")
-    return RunStatement(line, text, rule, callee), target, kind
-
-
 class ModelIndex:
     """``key``: the index cache key (None: no cache).  With a key, what the scan found (kernels, assert sites,
     calls, the small facts) and every kernel and slice parsed are kept as parts under ``<cache>/<key>.lazy/``:
@@ -160,17 +130,17 @@ class ModelIndex:
         self._facts: dict = {}  # "kernels", "sites", "calls": see `_fact`
         self._live = False  # True once `full` ran: every kernel parsed here, none read from the cache
         self._missing: list[tuple[int, str]] = []  # (first call's wrapper line, kernel) of kernels with no source
-        doc = self._read_part("scan")
-        if doc is not None:
-            try:
-                self._load_summary(doc)
-                return
-            except (CacheError, KeyError, TypeError, ValueError) as e:
-                self._note(f"index cache part ignored and rebuilt: {e}")
+        self._parts = CacheParts(key, self._note)
+        summary = self._parts.load_summary()
+        if summary is not None:
+            self._load_summary(summary)
+            return
         self._summarize()
-        self._write_part("scan", self._summary_doc())
-        for part in self._ENCODE:
-            self._write_part(part, self._ENCODE[part](self._facts[part]))
+        self._parts.save_summary(Summary(
+            metadata=self.metadata, warnings=self.warnings, eager=self._eager, eager_aliases=self._eager_aliases,
+            coverage=self.coverage, constant_totals=self._constant_totals, missing=self._missing))
+        for part in FACTS:
+            self._parts.save_fact(part, self._facts[part])
 
     @property
     def parse(self) -> StatementParser:
@@ -292,52 +262,31 @@ class ModelIndex:
 
     # The scan's facts about kernels, each its own cache part, read only when a question needs it: a cached
     # trace of one kernel reads the assert sites, not the list of 20,000 kernels nor run_impl's calls.
-    _ENCODE = {
-        "kernels": lambda v: [[n, k, fl] for n, (k, fl) in v.items()],
-        "sites": lambda v: [[s.kernel, s.line, s.text, s.wrapper_line] for s in v],
-        # the statement's text too: a rule reads it (an unbacked symbol's `&u0_raw`, a printed launch's arguments)
-        "calls": lambda v: [[st.line, st.kind, st.callee, t, kind, st.text] for st, t, kind in v],
-    }
-    _DECODE = {
-        "kernels": lambda d: {n: (k, fl) for n, k, fl in d},
-        "sites": lambda d: [AssertSite(*x) for x in d],
-        "calls": lambda d: [_decode_call(*x) for x in d],
-    }
-
     def _fact(self, part: str):
         v = self._facts.get(part)
         if v is not None:
             return v
-        doc = self._read_part(part)
-        if doc is not None:
-            try:
-                v = self._facts[part] = self._DECODE[part](doc)
-                return v
-            except (CacheError, KeyError, TypeError, ValueError) as e:
-                self._note(f"index cache part ignored and rebuilt: {e}")
+        v = self._parts.load_fact(part)
+        if v is not None:
+            self._facts[part] = v
+            return v
         kinds, sites, calls = self._scan_facts()
         self._facts.update(kernels=kinds, sites=sites, calls=calls)
-        self._write_part(part, self._ENCODE[part](self._facts[part]))
+        self._parts.save_fact(part, self._facts[part])
         return self._facts[part]
 
     @property
     def _kinds(self) -> dict[str, tuple[str, str]]:
         return self._fact("kernels")
 
-    def _summary_doc(self) -> dict:
-        return {"metadata": self.metadata, "warnings": [w for w in self.warnings if not w.startswith(_CACHE_NOTES)],
-                "eager": cache.dump(self._eager), "eager_aliases": self._eager_aliases,
-                "coverage": cache.dump(self.coverage), "constant_totals": self._constant_totals,
-                "missing_sources": [list(x) for x in self._missing]}
-
-    def _load_summary(self, doc: dict) -> None:
-        self.metadata = doc["metadata"]
-        self.warnings += doc["warnings"]
-        self.coverage.update(cache.load(dict[str, Coverage], doc["coverage"]))
-        self._eager = cache.load(Model, doc["eager"])
-        self._eager_aliases = dict(doc["eager_aliases"])
-        self._constant_totals = dict(doc["constant_totals"])
-        self._missing = [(int(line), str(name)) for line, name in doc["missing_sources"]]
+    def _load_summary(self, s: Summary) -> None:
+        self.metadata = s.metadata
+        self.warnings += s.warnings
+        self.coverage.update(s.coverage)
+        self._eager = s.eager
+        self._eager_aliases = s.eager_aliases
+        self._constant_totals = s.constant_totals
+        self._missing = s.missing
         self.provenance = self._eager.provenance
         self._share(self._eager)
 
@@ -345,27 +294,10 @@ class ModelIndex:
         m.metadata, m.provenance, m.warnings, m.coverage = self.metadata, self.provenance, self.warnings, self.coverage
         return m
 
-    # -- the index cache's parts -------------------------------------------------------------------
+    # -- the index cache's parts (`inspector.index.cache_parts`) -----------------------------------
     def _note(self, note: str) -> None:
         if note not in self.warnings:
             self.warnings.append(note)
-
-    def _read_part(self, part: str):
-        if self.key is None:
-            return None
-        try:
-            return cache.read_part(self.key, part)
-        except CacheError as e:
-            self._note(f"index cache part ignored and rebuilt: {e}")
-            return None
-
-    def _write_part(self, part: str, payload) -> None:
-        if self.key is None:
-            return
-        try:
-            cache.write_part(self.key, part, payload)
-        except OSError as e:
-            self._note(f"index cache not written to {cache.cache_dir()}: {e.strerror or e}")
 
     # -- kernels -----------------------------------------------------------------------------
     def kernel_names(self) -> list[str]:
@@ -380,9 +312,26 @@ class ModelIndex:
         """What `Kernel.flavor` will say, from the scan: the Triton decorator or name; "cpp" for CPU kernels."""
         return self._kinds[name][1]
 
-    def calls(self) -> list[tuple[RunStatement, str, str]]:
-        """Every run_impl kernel launch and extern op call, from the scan: (statement, target, "kernel"|"extern")."""
-        return self._fact("calls")
+    def calls(self, lines: tuple[int, int] | None = None) -> list[tuple[RunStatement, str, str]]:
+        """Every run_impl kernel launch and extern op call, from the scan: (statement, target, "kernel"|"extern");
+        with ``lines`` (lo, hi), only those at wrapper lines lo..hi (a cached index then reads only the calls
+        stored near there, not all of them)."""
+        if lines is None:
+            return self._fact("calls")
+        lo, hi = lines
+        v = self._facts.get("calls")
+        if v is None:
+            near = self._parts.load_calls(lines)
+            if near is not None:
+                return near
+            v = self._fact("calls")
+        at = bisect.bisect_left(v, lo, key=lambda c: c[0].line)
+        out = []
+        for c in itertools.islice(v, at, None):
+            if c[0].line > hi:
+                break
+            out.append(c)
+        return out
 
     def assert_sites(self) -> list[AssertSite]:
         """Every assert of every kernel, found by the scan (nothing parsed)."""
@@ -403,15 +352,11 @@ class ModelIndex:
         if name in self._kernels:
             return self._kernels[name]
         # its cached part first: a kernel parsed by an earlier run needs not the list of every kernel
-        part = "k-" + _digest(name)
-        doc = None if self._live else self._read_part(part)
-        if doc is not None:
-            try:
-                k = self._load_kernel(doc)
-                self._kernels[name] = k
-                return k
-            except (CacheError, KeyError, TypeError, ValueError) as e:
-                self._note(f"index cache part ignored and rebuilt: {e}")
+        cached = None if self._live else self._parts.load_kernel(name)
+        if cached is not None:
+            k = self._load_kernel(*cached)
+            self._kernels[name] = k
+            return k
         kind = self.kernel_kind(name)
         if kind is None:
             return None
@@ -430,7 +375,7 @@ class ModelIndex:
                 return None
         self._kernels[name] = k
         if not self._live:  # the whole parse is cached whole (`inspector.index.cache.write`), not kernel by kernel
-            self._write_part(part, self._kernel_doc(k))
+            self._parts.save_kernel(k, self._launcher_params.get(k.name))
         return k
 
     def cubin(self, name: str) -> str | None:
@@ -439,8 +384,7 @@ class ModelIndex:
         their device assert names, before any of them is parsed."""
         if name in self._kernels:
             return self._kernels[name].cubin
-        doc = None if self._live else self._read_part("k-" + _digest(name))
-        if doc is not None:  # parsed by an earlier run: no need to scan the wrapper for one line
+        if not self._live and self._parts.has_kernel(name):  # parsed by an earlier run: no need to scan the wrapper for one line
             k = self.kernel(name)
             return k.cubin if k is not None else None
         if self.kernel_kind(name) != "triton":
@@ -451,16 +395,11 @@ class ModelIndex:
         p = self.parse("launcher", r.load_line, self.wmap.lines[r.load_line].strip(), "load_kernel", r.load_line + 1)
         return self._cubins.get(os.path.basename(p.member)) if p and p.member is not None else None  # a LoadKernel
 
-    def _kernel_doc(self, k: Kernel) -> dict:
-        return {"kernel": cache.dump(k), "params": cache.dump(self._launcher_params.get(k.name)),
-                "source": k.source if k.kind == "triton" else None}
-
-    def _load_kernel(self, doc: dict) -> Kernel:
-        k = cache.load(Kernel, doc["kernel"])
-        if doc["params"] is not None:
-            self._launcher_params[k.name] = cache.load(list[KernelParam], doc["params"])
-        if doc["source"] is not None:
-            k.source = list(doc["source"])
+    def _load_kernel(self, k: Kernel, params: list[KernelParam] | None, source: list[str] | None) -> Kernel:
+        if params is not None:
+            self._launcher_params[k.name] = params
+        if source is not None:
+            k.source = source
         elif k.source_file:
             k.source_loader = lambda: self.archive.read_text(k.source_file).split("\n")
         return k
@@ -607,12 +546,7 @@ class ModelIndex:
         if self._full is not None:
             return self._full.constants
         if self._constants is None:
-            doc = self._read_part("constants")
-            if doc is not None:
-                try:
-                    self._constants = cache.load(list[Constant], doc)
-                except CacheError as e:
-                    self._note(f"index cache part ignored and rebuilt: {e}")
+            self._constants = self._parts.load_constants()
             if self._constants is None:
                 from ..parse.wrapper import WrapperScanner
 
@@ -621,7 +555,7 @@ class ModelIndex:
                 sc.read_constants(None)
                 sc.finish()
                 self._constants = m.constants
-                self._write_part("constants", cache.dump(self._constants))
+                self._parts.save_constants(self._constants)
         return self._constants
 
     def constant_totals(self) -> dict:
@@ -636,16 +570,13 @@ class ModelIndex:
             return self._full
         want = sorted(set(kernels))
         lines = sorted(set(call_lines))
-        part = "s-" + _digest(json.dumps([want, lines]))
+        part = slice_part(want, lines)
         if part in self._slices:
             return self._slices[part]
-        doc = self._read_part(part)
-        if doc is not None:
-            try:
-                m = self._slices[part] = self._load_slice(doc)
-                return m
-            except (CacheError, KeyError, TypeError, ValueError) as e:
-                self._note(f"index cache part ignored and rebuilt: {e}")
+        cached = self._parts.load_slice(part)
+        if cached is not None:
+            m = self._slices[part] = self._load_slice(*cached)
+            return m
         run = self.wmap.run
         want_set, line_set = set(want), set(lines)
         alloc = self.wmap.dialect.allocation_prefix
@@ -660,16 +591,12 @@ class ModelIndex:
         targets = [self.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]
         names = [n for n in dict.fromkeys([*kernels, *targets]) if n and self.kernel_kind(n)]
         m = self._slices[part] = self._model(included, names, uses=around)
-        self._write_part(part, self._slice_doc(m))
+        self._parts.save_slice(part, m)
         return m
 
-    def _slice_doc(self, m: Model) -> dict:
-        bare = dataclasses.replace(m, metadata={}, provenance={}, warnings=[], coverage={}, kernels={})
-        return {"model": cache.dump(bare), "kernels": list(m.kernels)}
-
-    def _load_slice(self, doc: dict) -> Model:
-        m = self._share(cache.load(Model, doc["model"]))
-        for name in doc["kernels"]:
+    def _load_slice(self, m: Model, kernels: list[str]) -> Model:
+        self._share(m)
+        for name in kernels:
             k = self.kernel(name)  # its own part (written when it was parsed)
             if k is not None:
                 m.kernels[name] = k

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import compress, count, repeat
 
 from ..dialects import FALLBACK, Dialect, sniff
 
@@ -174,8 +175,13 @@ def _scan_run_impl(wm: WrapperMap, i: int) -> int:
         i += 1
     i += 1
     end = i
-    while end < n and not d.is_run_impl_end(lines[end]):
-        end += 1
+    is_end = d.is_run_impl_end
+    if d.run_impl_end.startswith("}"):  # every end line opens with `}` (both spellings): ask only those
+        end = next((k for k in compress(count(end), map(str.startswith, map(lines.__getitem__, range(end, n)),
+                                                         repeat("}"))) if is_end(lines[k])), n)
+    else:
+        while end < n and not is_end(lines[end]):
+            end += 1
     # one statement per non-empty line; locals, not attribute look-ups, in the loop (~190,000 lines on 20k kernels)
     run, start_rule, size_stride, checked = wm.run, d.start_rule, d.size_stride_check, d.checked_call
     skip = len(checked)
@@ -229,6 +235,7 @@ def declared_names(statements: list[RunStatement]) -> list[str | None]:
     """`declared_name` of each statement, in one loop (no call per statement: a 20,000-kernel run_impl has
     ~90,000 declarations)."""
     out, search, handle = [], _DECLARED.search, _HANDLE_DECL.match
+    big = 1 << 62  # `find`'s -1 (not there) modulo this is big - 1: after every real position
     for st in statements:
         if st.kind not in ("declaration", "handle_decl"):
             out.append(None)
@@ -238,6 +245,17 @@ def declared_names(statements: list[RunStatement]) -> list[str | None]:
             text = text.replace("decltype(auto)", "")
         if "[[maybe_unused]]" in text:
             text = text.replace("[[maybe_unused]]", "")
+        # The first of `=`, `;`, `(` ends the name when one is found at all: the name is then the last word
+        # before it (after any spaces and one `[]`), as `_DECLARED` finds it; any other shape goes to the regex.
+        p = min(text.find("=") % big, text.find(";") % big, text.find("(") % big)
+        if p < big - 1:
+            head = text[:p].rstrip()
+            if head[-2:] == "[]":
+                head = head[:-2].rstrip()
+            name = head[head.rfind(" ") + 1:]
+            if name.isidentifier() and name.isascii():
+                out.append(name)
+                continue
         # `RAIIAtenTensorHandle buf0(buf0_handle);`: the anchored match is what the search finds first there
         m = handle(text) or search(text)
         out.append(m.group(1) if m else None)

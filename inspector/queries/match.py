@@ -117,9 +117,10 @@ def find_for_report(pkg: Package, r: ReportedAssert, model: str | None):
         pkg, model, message_in(r.message), lambda k, a: norm_msg(a.message) == norm_msg(r.message), limit=CANDIDATES)]
 
 
-def _call_lines(pkg: Package, name: str, keep) -> list[int]:
-    """Wrapper lines of the run_impl calls whose (callee, target, statement) pass ``keep`` (scan only)."""
-    return [st.line for st, target, kind in pkg.index(name).calls() if keep(st, (target, kind))]
+def _call_lines(pkg: Package, name: str, keep, near: tuple[int, int] | None = None) -> list[int]:
+    """Wrapper lines of the run_impl calls whose (callee, target, statement) pass ``keep`` (scan only); only
+    among the calls at wrapper lines ``near`` (lo, hi) when given."""
+    return [st.line for st, target, kind in pkg.index(name).calls(near) if keep(st, (target, kind))]
 
 
 def site_for_noticed(pkg: Package, n: NoticedCall, model: str | None) -> tuple[Model, CallSite] | None:
@@ -128,7 +129,8 @@ def site_for_noticed(pkg: Package, n: NoticedCall, model: str | None) -> tuple[M
         wrapper = pkg.files(name).wrapper
         if wrapper and os.path.basename(wrapper) != n.file_name and len(pkg.model_names) > 1:
             continue
-        lines = _call_lines(pkg, name, lambda st, tk: st.line == n.line or (tk[0] == n.call and abs(st.line - n.line) <= 2))
+        lines = _call_lines(pkg, name, lambda st, tk: st.line == n.line or (tk[0] == n.call and abs(st.line - n.line) <= 2),
+                            near=(n.line - 2, n.line + 2))
         if not lines:
             continue
         m = pkg.index(name).slice(call_lines=lines)

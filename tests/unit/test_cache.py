@@ -175,8 +175,9 @@ def test_concurrent_writers_leave_one_whole_file(tmp_path, cache_dir):
     # the whole model, and the lazy index's parts (the scan's summary): no temporary file left behind
     assert [f.suffix for f in files] == [".json", ".lazy"]
     parts = sorted(p.name for p in files[1].iterdir())
-    # the scan's summary, and its kernel list, assert sites and calls, each read only when a question needs it
-    assert parts == ["calls.json", "kernels.json", "scan.json", "sites.json"]
+    # the scan's summary, and its kernel list, assert sites and calls (an index and its chunks), each read only
+    # when a question needs it
+    assert parts == ["calls-0.json", "calls.json", "kernels.json", "scan.json", "sites.json"]
     assert cache.read_part(files[1].stem, "kernels")
     doc = json.loads(files[0].read_text())
     assert doc["tool"] == cache.TOOL and cache.load_model(doc["model"]).name == "model"
@@ -288,3 +289,37 @@ def test_show_json_coverage_is_the_same_from_a_warm_cache(cache_dir, capsys):
     rc, out, _ = run(capsys, ["show", pkg, "--json"])
     warm = json.loads(out)["models"][0]["coverage"]
     assert (warm["total"], warm["understood"]) == (cold["total"], cold["understood"])
+
+
+def test_calls_near_a_line_read_from_the_cache_are_the_scans(cache_dir, monkeypatch):
+    """A cached index answers `calls(lines=(lo, hi))` from the chunks of the ``calls`` part that hold those
+    lines (a cached trace of an ``API call failed at …wrapper.cpp, line N`` decodes a chunk, not every call):
+    the same calls the scan finds, for every window; a missing chunk is rebuilt from the scan."""
+    from inspector.index import cache_parts
+
+    monkeypatch.setattr(cache_parts, "CALLS_CHUNK", 3)  # many chunks on a small sample
+    pkg = ROOT / "sample_packages/cuda/hf_t5_encoder/hf_t5_encoder.pt2"
+
+    def rows(calls):
+        return [(st.line, st.kind, st.callee, st.text, t, k) for st, t, k in calls]
+
+    with inspector.open_package(pkg, cache=False) as p:
+        ix = p.index(p.model_names[0])
+        every = rows(ix.calls())
+    assert len(every) > 3 * 2  # more than two chunks
+    with inspector.open_package(pkg, cache=True) as p:
+        p.index(p.model_names[0])  # writes the parts
+    chunks = sorted(cache_dir.glob("*.lazy/calls-*.json"))
+    assert len(chunks) == -(-len(every) // 3)
+    windows = [(line + d, line + e) for line, *_ in every for d, e in ((-2, 2), (0, 0), (-9, 0), (0, 9))] + \
+        [(0, 10 ** 9), (every[-1][0] + 1, every[-1][0] + 9)]
+    for lo, hi in windows:
+        with inspector.open_package(pkg, cache=True) as p:
+            ix = p.index(p.model_names[0])
+            assert rows(ix.calls((lo, hi))) == [r for r in every if lo <= r[0] <= hi]
+            assert not ix.scanned  # answered from the cache, the wrapper not read
+    chunks[1].unlink()
+    with inspector.open_package(pkg, cache=True) as p:
+        ix = p.index(p.model_names[0])
+        assert rows(ix.calls()) == every
+        assert rows(ix.calls((every[4][0], every[4][0]))) == [every[4]]

@@ -6,7 +6,7 @@ import random
 from inspector.parse.regions import RunStatement, declared_name, declared_names
 
 WORDS = ["AtenTensorHandle ", "RAIIAtenTensorHandle ", "auto", "x", "y1", "=", ";", "(", ")", "[]", "[[maybe_unused]]",
-         "decltype(auto)", " ", "  ", "\t", "&", "*", "buf0", "int64_t", "const", "{", "}", "::", "1", "é"]
+         "decltype(auto)", " ", "  ", "\t", "&", "*", "buf0", "int64_t", "const", "{", "}", "::", "1", "é", "_9", "[] ", "9a"]
 
 
 def test_declared_names_equal_declared_name():
@@ -16,3 +16,22 @@ def test_declared_names_equal_declared_name():
     sts.append(RunStatement(2, "RAIIAtenTensorHandle buf0(buf0_handle);", "handle_decl"))
     assert declared_names(sts) == [declared_name(st) for st in sts]
     assert declared_names(sts[-1:]) == ["buf0"]
+
+
+def test_declared_names_on_real_wrappers():
+    """The same on every run_impl statement of real wrappers (the fast path takes most declarations there)."""
+    from pathlib import Path
+
+    import inspector
+    from inspector.parse.regions import scan_wrapper
+
+    root = Path(__file__).resolve().parents[1] / "sample_packages"
+    seen = 0
+    for pkg in ("cuda/hf_t5_encoder/hf_t5_encoder.pt2", "cpu/transformer/transformer.pt2", "cuda/jagged/jagged.pt2"):
+        with inspector.open_package(root / pkg, cache=False) as p:
+            f = p.files(p.model_names[0])
+            run = scan_wrapper(p.archive.read_text(f.wrapper), f.wrapper).run
+        names = declared_names(run)
+        assert names == [declared_name(st) for st in run]
+        seen += sum(1 for n in names if n)
+    assert seen > 100

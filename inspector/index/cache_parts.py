@@ -1,0 +1,235 @@
+"""The parts of a lazily filled index cache: what each part holds and how it is written and read back.
+
+`inspector.index.cache` keeps the files (``<cache>/<key>.lazy/<part>.json``, written atomically, checked for
+tool, format and key); this module knows the parts a `ModelIndex` keeps there:
+
+* ``scan``: the summary (metadata, warnings, the small facts, coverage, constant totals, missing sources);
+* ``kernels``, ``sites``, ``calls``: the scan's facts about kernels, each its own part, read only when a
+  question needs it (a cached trace of one kernel reads the assert sites, not the list of 20,000 kernels);
+  ``calls`` is an index of chunks (``calls-0``, ``calls-1``…, `CALLS_CHUNK` calls each, in wrapper order, with
+  each chunk's first and last wrapper line), so the calls near one wrapper line (a log's ``API call failed at
+  …wrapper.cpp, line N``) are read without decoding the other 90,000;
+* ``k-<digest of name>``: one parsed kernel and its launcher parameters;
+* ``s-<digest of kernels and lines>``: one slice (a `Model` without kernels, metadata or coverage);
+* ``constants``: every entry of constants_info_.
+
+A part that is there but unusable (foreign, corrupt, does not decode) is a note in the index's warnings
+("index cache part ignored and rebuilt: …") and the caller rebuilds it; a part that cannot be written is a
+note too ("index cache not written to …"), never an error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+
+from ..model import Constant, Coverage, Kernel, KernelParam, Model
+from ..parse.regions import RunStatement
+import inspector.index.cache as cache
+from .cache import CacheError
+
+# kept out of the stored summary: they describe this process's cache, not the package
+CACHE_NOTES = ("index cache part ignored", "index cache not written")
+
+_UNUSABLE = (CacheError, KeyError, TypeError, ValueError)
+
+
+def digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
+
+
+def kernel_part(name: str) -> str:
+    return "k-" + digest(name)
+
+
+def slice_part(kernels: list[str], lines: list[int]) -> str:
+    return "s-" + digest(json.dumps([kernels, lines]))
+
+
+class AssertSite:
+    """An assert found by the scan: its kernel, line in the kernel's file numbering, and raw text."""
+
+    __slots__ = ("kernel", "line", "text", "wrapper_line")
+
+    def __init__(self, kernel: str, line: int, text: str, wrapper_line: int | None):
+        self.kernel, self.line, self.text, self.wrapper_line = kernel, line, text, wrapper_line
+
+    def __repr__(self) -> str:
+        return f"<AssertSite {self.kernel}:{self.line}>"
+
+
+def _decode_call(line, rule, callee, target, kind, text=""):
+    """One cached call (an older cache wrote no text: then the statement's text is empty)."""
+    if not isinstance(line, int) or not isinstance(text, str):
+        raise ValueError("a cached call is not [line, rule, callee, target, kind, text]")
+    return RunStatement(line, text, rule, callee), target, kind
+
+
+# The scan's facts about kernels, each its own part.
+FACTS = ("kernels", "sites", "calls")
+_ENCODE = {
+    "kernels": lambda v: [[n, k, fl] for n, (k, fl) in v.items()],
+    "sites": lambda v: [[s.kernel, s.line, s.text, s.wrapper_line] for s in v],
+    # the statement's text too: a rule reads it (an unbacked symbol's `&u0_raw`, a printed launch's arguments)
+    "calls": lambda v: [[st.line, st.kind, st.callee, t, kind, st.text] for st, t, kind in v],
+}
+_DECODE = {
+    "kernels": lambda d: {n: (k, fl) for n, k, fl in d},
+    "sites": lambda d: [AssertSite(*x) for x in d],
+    "calls": lambda d: [_decode_call(*x) for x in d],
+}
+
+
+# Calls a chunk of the ``calls`` part holds: a cached trace decodes one or two chunks, not 66,000 calls (29 MB)
+CALLS_CHUNK = 1024
+
+
+@dataclasses.dataclass
+class Summary:
+    """What the ``scan`` part holds: enough for an index to answer the small facts without the wrapper."""
+
+    metadata: dict
+    warnings: list[str]
+    eager: Model
+    eager_aliases: dict
+    coverage: dict[str, Coverage]
+    constant_totals: dict
+    missing: list[tuple[int, str]]
+
+
+class CacheParts:
+    """The parts of one index (``key``; None: no cache, every read misses and every write is dropped).
+    ``note(text)`` records what went wrong with the cache (an unusable part, a folder not writable)."""
+
+    def __init__(self, key: str | None, note):
+        self.key = key
+        self.note = note
+
+    # -- any part ------------------------------------------------------------------------------
+    def read(self, part: str):
+        if self.key is None:
+            return None
+        try:
+            return cache.read_part(self.key, part)
+        except CacheError as e:
+            self.note(f"index cache part ignored and rebuilt: {e}")
+            return None
+
+    def write(self, part: str, payload) -> None:
+        if self.key is None:
+            return
+        try:
+            cache.write_part(self.key, part, payload)
+        except OSError as e:
+            self.note(f"index cache not written to {cache.cache_dir()}: {e.strerror or e}")
+
+    def _decoded(self, part: str, decode):
+        """``decode(payload)`` of a part, or None when it is not there or does not decode (noted)."""
+        doc = self.read(part)
+        if doc is None:
+            return None
+        try:
+            return decode(doc)
+        except _UNUSABLE as e:
+            self.note(f"index cache part ignored and rebuilt: {e}")
+            return None
+
+    # -- the summary -----------------------------------------------------------------------------
+    def load_summary(self) -> Summary | None:
+        def decode(doc):
+            return Summary(metadata=doc["metadata"], warnings=doc["warnings"],
+                           eager=cache.load(Model, doc["eager"]), eager_aliases=dict(doc["eager_aliases"]),
+                           coverage=cache.load(dict[str, Coverage], doc["coverage"]),
+                           constant_totals=dict(doc["constant_totals"]),
+                           missing=[(int(line), str(name)) for line, name in doc["missing_sources"]])
+
+        return self._decoded("scan", decode)
+
+    def save_summary(self, s: Summary) -> None:
+        self.write("scan", {"metadata": s.metadata,
+                            "warnings": [w for w in s.warnings if not w.startswith(CACHE_NOTES)],
+                            "eager": cache.dump(s.eager), "eager_aliases": s.eager_aliases,
+                            "coverage": cache.dump(s.coverage), "constant_totals": s.constant_totals,
+                            "missing_sources": [list(x) for x in s.missing]})
+
+    # -- the scan's facts about kernels ----------------------------------------------------------
+    def load_fact(self, part: str):
+        if part == "calls":
+            return self.load_calls()
+        return self._decoded(part, _DECODE[part])
+
+    def save_fact(self, part: str, value) -> None:
+        if part != "calls":
+            self.write(part, _ENCODE[part](value))
+            return
+        rows = _ENCODE["calls"](value)
+        chunks = [rows[k:k + CALLS_CHUNK] for k in range(0, len(rows), CALLS_CHUNK)]
+        for j, chunk in enumerate(chunks):
+            self.write(f"calls-{j}", chunk)
+        # the index last: a reader that finds it finds every chunk (each part is written whole)
+        self.write("calls", {"count": len(rows), "lines": [[c[0][0], c[-1][0]] for c in chunks]})
+
+    def load_calls(self, lines: tuple[int, int] | None = None):
+        """The cached calls (statement, target, kind), in wrapper order: all of them, or (``lines``) those at
+        wrapper lines ``lo..hi`` only, decoding only the chunks that hold such lines.  None when the index or a
+        chunk it names is not there or does not decode (noted)."""
+        def index(doc):
+            spans = [(int(lo), int(hi)) for lo, hi in doc["lines"]]
+            if not isinstance(doc["count"], int):
+                raise ValueError("a cached calls index has no count")
+            return doc["count"], spans
+
+        got = self._decoded("calls", index)
+        if got is None:
+            return None
+        count, spans = got
+        want = range(len(spans)) if lines is None else \
+            [j for j, (lo, hi) in enumerate(spans) if lo <= lines[1] and hi >= lines[0]]
+        out = []
+        for j in want:
+            chunk = self._decoded(f"calls-{j}", _DECODE["calls"])
+            if chunk is None:
+                return None
+            out += chunk
+        if lines is None:
+            if len(out) != count:
+                self.note("index cache part ignored and rebuilt: calls: the chunks hold "
+                          f"{len(out)} calls, the index says {count}")
+                return None
+            return out
+        return [c for c in out if lines[0] <= c[0].line <= lines[1]]
+
+    # -- kernels -------------------------------------------------------------------------------
+    def has_kernel(self, name: str) -> bool:
+        """Whether an earlier run parsed this kernel (its part is there and ours)."""
+        return self.read(kernel_part(name)) is not None
+
+    def load_kernel(self, name: str) -> tuple[Kernel, list[KernelParam] | None, list[str] | None] | None:
+        """(kernel, its launcher parameters, its Triton source) as an earlier run parsed them."""
+        def decode(doc):
+            k = cache.load(Kernel, doc["kernel"])
+            params = cache.load(list[KernelParam], doc["params"]) if doc["params"] is not None else None
+            return k, params, (list(doc["source"]) if doc["source"] is not None else None)
+
+        return self._decoded(kernel_part(name), decode)
+
+    def save_kernel(self, k: Kernel, params: list[KernelParam] | None) -> None:
+        self.write(kernel_part(k.name), {"kernel": cache.dump(k), "params": cache.dump(params),
+                                         "source": k.source if k.kind == "triton" else None})
+
+    # -- slices --------------------------------------------------------------------------------
+    def load_slice(self, part: str) -> tuple[Model, list[str]] | None:
+        """(the slice without its kernels, the names of its kernels)."""
+        return self._decoded(part, lambda doc: (cache.load(Model, doc["model"]), list(doc["kernels"])))
+
+    def save_slice(self, part: str, m: Model) -> None:
+        bare = dataclasses.replace(m, metadata={}, provenance={}, warnings=[], coverage={}, kernels={})
+        self.write(part, {"model": cache.dump(bare), "kernels": list(m.kernels)})
+
+    # -- constants -----------------------------------------------------------------------------
+    def load_constants(self) -> list[Constant] | None:
+        return self._decoded("constants", lambda doc: cache.load(list[Constant], doc))
+
+    def save_constants(self, constants: list[Constant]) -> None:
+        self.write("constants", cache.dump(constants))

@@ -228,8 +228,29 @@ class CacheParts:
         self.write(part, {"model": cache.dump(bare), "kernels": list(m.kernels)})
 
     # -- constants -----------------------------------------------------------------------------
-    def load_constants(self) -> list[Constant] | None:
-        return self._decoded("constants", lambda doc: cache.load(list[Constant], doc))
+    def load_constants(self) -> tuple[list[Constant], dict[str, Coverage]] | None:
+        """Every constant, and the coverage counts their parse made (added to the index's on load)."""
+        return self._decoded("constants", lambda doc: (cache.load(list[Constant], doc["constants"]),
+                                                       cache.load(dict[str, Coverage], doc["coverage"])))
 
-    def save_constants(self, constants: list[Constant]) -> None:
-        self.write("constants", cache.dump(constants))
+    def save_constants(self, constants: list[Constant], coverage: dict[str, Coverage]) -> None:
+        self.write("constants", {"constants": cache.dump(constants), "coverage": cache.dump(coverage)})
+
+
+def coverage_since(coverage: dict[str, Coverage], before: dict[str, tuple[int, int, int]]) -> dict[str, Coverage]:
+    """What was counted in ``coverage`` since ``before`` (region -> understood, total, skipped kept)."""
+    out = {}
+    for region, c in coverage.items():
+        u, t, k = before.get(region, (0, 0, 0))
+        if c.total > t:
+            out[region] = Coverage(understood=c.understood - u, total=c.total - t, skipped=list(c.skipped[k:]))
+    return out
+
+
+def add_coverage(coverage: dict[str, Coverage], counts: dict[str, Coverage]) -> None:
+    """Count ``counts`` in ``coverage`` too (the first `Coverage.KEEP` skipped statements kept)."""
+    for region, c in counts.items():
+        mine = coverage.setdefault(region, Coverage())
+        mine.understood += c.understood
+        mine.total += c.total
+        mine.skipped += c.skipped[:max(Coverage.KEEP - len(mine.skipped), 0)]

@@ -35,7 +35,7 @@ from ..parse.metadata import WrapperMetadata
 from ..parse.regions import (TOKEN, RunStatement, WrapperMap, check_statement, constant_totals, declared_names,
                           kernel_flavor, scan_kernel_cpp, scan_warnings, scan_wrapper)
 from .name_closure import grow
-from .cache_parts import FACTS, AssertSite, CacheParts, Summary, slice_part
+from .cache_parts import FACTS, AssertSite, CacheParts, Summary, add_coverage, coverage_since, slice_part
 from .gc_pause import gc_paused as _gc_paused
 
 # A name mentioned by more run_impl statements than this (`kernels`, `stream`, a dtype) is followed to its
@@ -546,16 +546,26 @@ class ModelIndex:
         if self._full is not None:
             return self._full.constants
         if self._constants is None:
-            self._constants = self._parts.load_constants()
-            if self._constants is None:
+            got = self._parts.load_constants()
+            if got is not None:  # the part brings the counts its parse made, so the coverage is a cold run's
+                self._constants, counts = got
+                add_coverage(self.coverage, counts)
+            else:
                 from ..parse.wrapper import WrapperScanner
 
+                if self._wmap is None:
+                    # The summary came from the cache: the scan drops its counts, so the small facts are parsed
+                    # (and counted) again, as a cold run counts them, before the constants' own parse.
+                    _ = self.wmap
+                    self._parse, self._eager = None, None
+                    self.eager()
+                before = {r: (c.understood, c.total, len(c.skipped)) for r, c in self.coverage.items()}
                 m = Model(name=self.name, wrapper_member=self.files.wrapper)
                 sc = WrapperScanner(m, self.wmap, self.parse)
                 sc.read_constants(None)
                 sc.finish()
                 self._constants = m.constants
-                self._parts.save_constants(self._constants)
+                self._parts.save_constants(self._constants, coverage_since(self.coverage, before))
         return self._constants
 
     def constant_totals(self) -> dict:

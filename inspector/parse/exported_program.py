@@ -13,10 +13,8 @@ from dataclasses import dataclass, field
 
 from ..archive import Archive
 from ..errors import UnreadablePackage
-from ..logs.patterns import PYTHON_FRAME
+from ..logs.parse import stack_frames
 from ..naming import EXPORT_SCALAR_TYPES
-
-_FRAME = PYTHON_FRAME.regex
 
 
 @dataclass
@@ -37,13 +35,9 @@ class EPNode:
     inputs: list[str] = field(default_factory=list)  # tensor names it reads
 
     def locations(self) -> list[SourceLocation]:
-        out = []
-        for m in _FRAME.finditer(self.stack_trace or ""):
-            if m.group("code") is None:  # a frame with no code line under it names no line of the user's
-                continue
-            out.append(SourceLocation(node=self.name, file=m.group("file"), line=int(m.group("line")),
-                                      code=m.group("code").strip(), module=self.module))
-        return out
+        # a frame with no code line under it names no line of the user's
+        return [SourceLocation(node=self.name, file=f.file, line=f.line, code=f.code, module=self.module)
+                for f in stack_frames(self.stack_trace) if f.code is not None]
 
 
 @dataclass

@@ -7,6 +7,7 @@ import inspector.explain as words
 
 from ....explain import diagnose as say
 from ....logs import patterns as P
+from ....parse.specs import Device
 from ...candidates import assert_candidates
 from ...match import site_for_noticed
 from ..results import Diagnosis, Evidence, Step, step
@@ -51,7 +52,8 @@ def _device_pair(evs) -> tuple[str, str, str | None, str | None] | None:
         g = mm.groupdict()
         first, second = g.get("first") or g.get("first2"), g.get("second") or g.get("second2")
         arg, method = g.get("arg") or g.get("arg2"), g.get("method") or g.get("method2")
-        if first and second and first.split(":")[0] == second.split(":")[0] != "cpu" and first != second:
+        a, b = Device.of(first), Device.of(second)
+        if a and b and a.type == b.type != "cpu" and first != second:
             return first, second, arg, method
     return None
 

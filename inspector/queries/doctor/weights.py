@@ -108,7 +108,7 @@ def compare_weights(name: str, constants, wfile, readings) -> list:
     """A weights file against the model's constants: every FQN present, dtype, shape and stride equal, extra
     keys with their reason.  Seen for real (torch 2.13, cpu/embedding): load_constants copies raw bytes, so a
     float16 table, a transposed weight or a table of another size run and give wrong numbers with no error;
-    a key the package lacks fails with `Constant not found: <key>`.  ``readings``: the model's DoctorResult.facts
+    a key the package lacks fails with `Constant not found: <key>`.  ``readings``: the model's DoctorResult.readings
     entry, given the file's counts."""
     from ...weights import contiguous_stride
     from .results import Finding

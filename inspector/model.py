@@ -332,7 +332,10 @@ class Model:
 
     @property
     def device(self) -> str | None:
-        return self.metadata.get(DEVICE_KEY)
+        """The device `WrapperMetadata` reads (the index filled in its one fallback); None for a model whose
+        metadata was never read (a bare or test-built Model: no device is guessed here)."""
+        wm = self.wrapper_metadata
+        return None if wm.device_guessed else wm.device
 
     @property
     def wrapper_metadata(self) -> "WrapperMetadata":

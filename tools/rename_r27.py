@@ -1,9 +1,10 @@
 """The renames of issue 21 §4 "Names" (round 27, branch reshape), as a script the lead can re-run after merging
-other branches that touched the same files: ``python tools/rename_r27.py kernel`` / ``… facts`` (``--check``:
-say what would change, write nothing).
+other branches that touched the same files: ``python tools/rename_r27.py kernel`` / ``… facts`` / ``… rules``
+(``--check``: say what would change, write nothing).
 
-Each rule is a regular expression over one file or over every Python file of inspector/, tests/, tools/ and
-bench/ (never queries/doctor*, queries/diagnose/: helper doctor's; the report names what is left there).  Rules
+Each rule is a regular expression over one file, one folder (a ``where`` ending in "/") or every Python file of
+inspector/, tests/, tools/ and bench/ (families kernel and facts never read queries/doctor*, queries/diagnose/:
+helper doctor's then; family rules is theirs, round 27, branch twins).  Rules
 only match the old names, so a second run changes nothing.  JSON keys are not renamed: a dataclass serialized by
 ``asdict`` keeps its field (TraceMatch.kernel_kind, KernelSummary.kind/flavor, KernelRow.kind), and string
 literals ("kernel_kind", graph attributes kind=/flavor=) are left as they are.  After a run, the script lists
@@ -19,7 +20,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SKIP = ("inspector/queries/doctor", "inspector/queries/diagnose/", "tools/rename_r27.py")
+# family "rules" is doctor's and diagnose's own (round 27, branch twins): it reads those folders, and only them.
+SKIP_BY_FAMILY = {"rules": ("tools/rename_r27.py",)}
 ALL = "*"
+DIAGNOSE = "inspector/queries/diagnose/"  # a folder: every Python file under it, the rule modules added later too
 
 # family -> [(file or ALL, pattern, replacement)]
 RULES: dict[str, list[tuple[str, str, str]]] = {
@@ -103,37 +107,72 @@ RULES: dict[str, list[tuple[str, str, str]]] = {
         ("inspector/index/model_index.py", r"\(the eager facts and slices", "(the interface and slices"),
         ("inspector/index/closure.py", r"the small\n(\s+)facts,", r"the\n\1interface,"),
     ],
+    # "facts" and `f` in doctor and diagnose (issue 21 §4 "Names").  Diagnose's `Facts` is what a rule observes of
+    # the failure (the log read once, the models' interfaces, the trace when first asked): `Observations`; its
+    # `f` parameter (and the one it is built into) is `obs`.  In diagnose, `f` means nothing else (f-strings and a
+    # `{x:f}` format are not matched).  Doctor's `DoctorResult.facts` is what its checks read of each model (the
+    # checks already fill `Subject.readings`): `DoctorResult.readings`; its JSON key stays "facts".
+    # `Finding.facts` stays (the issue names it), and so do the words of `explain/` and every JSON key.
+    "rules": [
+        (DIAGNOSE, r"\bFacts\b", "Observations"),
+        (DIAGNOSE, r"(?<![%:.\w])\bf\b(?![\"'}\w])", "obs"),
+        (DIAGNOSE, r"\bthe models' small facts\b", "the models' interfaces"),
+        (DIAGNOSE, r"\bthe package's small facts\b", "the package's interface"),
+        ("inspector/queries/doctor/results.py", r"^(    )facts: dict = field\(default_factory=dict\)$",
+         r"\1readings: dict = field(default_factory=dict)"),
+        ("inspector/queries/doctor/results.py", r'"facts": self\.facts,', '"facts": self.readings,'),
+        ("inspector/queries/doctor/__init__.py", r"^(    )facts: dict = \{\}$", r"\1readings: dict = {}"),
+        ("inspector/queries/doctor/__init__.py", r"^(        )facts\[name\] = m\.readings$", r"\1readings[name] = m.readings"),
+        ("inspector/queries/doctor/__init__.py", r"\bany\(facts\[n\]\.get\(", "any(readings[n].get("),
+        ("inspector/queries/doctor/__init__.py", r"\bnames, findings, facts, unchecked\)", "names, findings, readings, unchecked)"),
+        ("inspector/queries/doctor/base.py", r"\bDoctorResult\.facts\b", "DoctorResult.readings"),
+        ("inspector/queries/doctor/weights.py", r"\bDoctorResult\.facts\b", "DoctorResult.readings"),
+        *((t, r"\br\.facts\[", "r.readings[") for t in (
+            "tests/test_doctor.py", "tests/test_memory.py", "tests/test_packaging_options_cuda.py",
+            "tests/test_certainty.py")),
+        ("tests/test_doctor.py", r'(\.pt2"\))\.facts\["model"\]', r'\1.readings["model"]'),
+    ],
 }
 
 # What still spells an old name after a run (to read, not to rewrite blindly).
 LEFT = {
     "kernel": [r"\bflavor\b", r"\bkernel_kind\b", r"\bk\.kind\b"],
     "facts": [r"\b_?facts?\b", r"Fact\b"],
+    "rules": [r"\bFacts\b", r"\bf\b(?![\"'])", r"\bfacts\b"],
 }
+# Where the listing looks (all files when a family is not named here).
+LEFT_WHERE = {"rules": ("inspector/queries/doctor", DIAGNOSE)}
 
 
-def _files() -> list[Path]:
+def _files(family: str) -> list[Path]:
     out = []
     for top in ("inspector", "tests", "tools", "bench"):
         out += sorted((ROOT / top).rglob("*.py"))
-    return [p for p in out if not p.relative_to(ROOT).as_posix().startswith(SKIP)]
+    skip = SKIP_BY_FAMILY.get(family, SKIP)
+    return [p for p in out if not p.relative_to(ROOT).as_posix().startswith(skip)]
+
+
+def _applies(where: str, rel: str) -> bool:
+    """A rule's ``where``: ALL, one file (or one of that name where it moved), or a folder ending in "/"."""
+    return where in (ALL, rel) or (where.endswith("/") and rel.startswith(where)) or _moved(where, rel)
 
 
 def _moved(where: str, rel: str) -> bool:
     """A per-file rule whose file is not there any more also applies to a file of the same name elsewhere
     (helper tests moves tests/test_x.py to tests/unit/test_x.py, tests/samples/…)."""
-    return where != ALL and not (ROOT / where).exists() and rel.rsplit("/", 1)[-1] == where.rsplit("/", 1)[-1]
+    return (where != ALL and not where.endswith("/") and not (ROOT / where).exists()
+            and rel.rsplit("/", 1)[-1] == where.rsplit("/", 1)[-1])
 
 
 def apply(family: str, write: bool) -> int:
-    files = _files()
+    files = _files(family)
     changed = 0
     after: dict[Path, str] = {}
     for p in files:
         rel = p.relative_to(ROOT).as_posix()
         text = new = p.read_text()
         for where, pat, rep in RULES[family]:
-            if where in (ALL, rel) or _moved(where, rel):
+            if _applies(where, rel):
                 new = re.sub(pat, rep, new, flags=re.M)
         after[p] = new
         if new != text:
@@ -143,13 +182,15 @@ def apply(family: str, write: bool) -> int:
             if write:
                 p.write_text(new)
     for where, pat, _ in RULES[family]:  # a per-file rule that matches nothing: its file moved or changed
-        if where != ALL and not (ROOT / where).exists() and not any(_moved(where, p.relative_to(ROOT).as_posix())
+        if where != ALL and not where.endswith("/") and not (ROOT / where).exists() and not any(_moved(where, p.relative_to(ROOT).as_posix())
                                                                      for p in files):
             print(f"note: {where} is not there (rule {pat!r}): nothing to do, unless its code went elsewhere", file=sys.stderr)
     print(f"{changed} file(s) {'changed' if write else 'would change'}")
     seen = set()
     for pat in LEFT.get(family, []):
         for p in files:
+            if family in LEFT_WHERE and not p.relative_to(ROOT).as_posix().startswith(LEFT_WHERE[family]):
+                continue
             for i, line in enumerate(after[p].splitlines(), 1):
                 if re.search(pat, line) and (p, i) not in seen:
                     seen.add((p, i))

@@ -31,8 +31,9 @@ WEIGHTS_BLOB_SUFFIX = ".wrapper_weights.blob"
 # (`extern "C" void cpp_fused_<k>(…)`) are appended to the wrapper, after run_impl (seen: torch 2.13 CPU).
 CMAKE_PROJECT = "CMakeLists.txt"
 # aot_inductor_mode.compile_standalone's CMakeLists.txt (a libtorch-free static library; link_libtorch=False) says
-# `find_package(TorchStandalone REQUIRED)` where package_cpp_only's says `find_package(Torch REQUIRED)`.
-CMAKE_STANDALONE = "find_package(TorchStandalone"
+# `find_package(TorchStandalone REQUIRED)` where package_cpp_only's says `find_package(Torch REQUIRED)`: the package
+# name, as `parse.binaries.CMakeFacts.packages` reads it.
+CMAKE_STANDALONE_PACKAGE = "TorchStandalone"
 
 # Compiled device code (CUDA cubins, ROCm hsaco, SPIR-V; CUDA fatbins of emit_multi_arch_kernel=True and the PTX
 # members of compile_standalone): read for the `assertFile` strings and, by doctor, for their architecture.

@@ -406,23 +406,3 @@ def reduction_position_hypothesis(kernel: str, length: str, rows) -> str:
 
 def reduction_position_note(length: str) -> str:
     return f"; the index is a position along {length} (an argmax/argmin)"
-
-
-# ---------------------------------------------------------------------------
-# device indices (doctor, check, diagnose)
-# ---------------------------------------------------------------------------
-
-
-def device_index_words(dev: str, uses: int, fixed: list[str]) -> str:
-    if fixed:
-        return (f"the wrapper names fixed devices ({', '.join(fixed)}) besides the runner's own index: load it on "
-                "that index, or expect a device mismatch on another")
-    if uses:
-        return (f"loads on any {dev} device index: every allocation and launch uses the runner's own index "
-                f"(this->device_idx_, {uses} uses); inputs and load_constants tensors must be on that same GPU")
-    return f"a {dev} model; the wrapper does not say which device index it uses"
-
-
-def device_index_fix(dev: str) -> str:
-    return (f"pick the GPU with torch._inductor.aoti_load_package(path, device_index=N) (default: the current "
-            f"device, {dev}:0), then move every input there: x.to('{dev}:N')")

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..dialects.members import PICKLED_WEIGHTS_DIR
-from . import device_index_fix, device_index_words
 from .diagnose import load_from_disk_call
 
 
@@ -189,6 +188,21 @@ def _gpu_multi_arch(x):
 
 
 # -- device_index -----------------------------------------------------------------------------------------
+
+def device_index_words(dev: str, uses: int, fixed: list[str]) -> str:
+    if fixed:
+        return (f"the wrapper names fixed devices ({', '.join(fixed)}) besides the runner's own index: load it on "
+                "that index, or expect a device mismatch on another")
+    if uses:
+        return (f"loads on any {dev} device index: every allocation and launch uses the runner's own index "
+                f"(this->device_idx_, {uses} uses); inputs and load_constants tensors must be on that same GPU")
+    return f"a {dev} model; the wrapper does not say which device index it uses"
+
+
+def device_index_fix(dev: str) -> str:
+    return (f"pick the GPU with torch._inductor.aoti_load_package(path, device_index=N) (default: the current "
+            f"device, {dev}:0), then move every input there: x.to('{dev}:N')")
+
 
 def _device_index(x):
     uses, fixed, wrapper = x["runner_lines"], x["fixed"], x["wrapper"]

@@ -9,9 +9,18 @@ from __future__ import annotations
 def source_nodes(dialect, text: str) -> list[str] | None:
     """The FX nodes a Source Nodes comment names, in order; None when ``text`` is no such comment."""
     m = dialect.source_nodes_re.search(text)
-    if not m:
-        return None
-    return [x.strip() for x in m.group(1).split(",") if x.strip()]
+    return _split(m.group(1)) if m else None
+
+
+def source_nodes_and_ops(dialect, text: str) -> tuple[list[str], list[str]] | None:
+    """The FX nodes and the ``Original ATen:`` ops of a Source Nodes comment, each in order (no ops: []);
+    None when ``text`` is no such comment."""
+    m = dialect.source_nodes_re.search(text)
+    return (_split(m.group(1)), _split(m.group(2) or "")) if m else None
+
+
+def _split(s: str) -> list[str]:
+    return [x.strip() for x in s.split(",") if x.strip()]
 
 
 def provenance_key(dialect, text: str) -> str | None:

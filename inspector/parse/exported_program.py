@@ -13,10 +13,8 @@ from dataclasses import dataclass, field
 
 from ..archive import Archive
 from ..errors import UnreadablePackage
-from ..logs.patterns import PYTHON_FRAME
+from ..logs.parse import stack_frames
 from ..naming import EXPORT_SCALAR_TYPES
-
-_FRAME = PYTHON_FRAME.regex
 
 
 @dataclass
@@ -37,13 +35,9 @@ class EPNode:
     inputs: list[str] = field(default_factory=list)  # tensor names it reads
 
     def locations(self) -> list[SourceLocation]:
-        out = []
-        for m in _FRAME.finditer(self.stack_trace or ""):
-            if m.group("code") is None:  # a frame with no code line under it names no line of the user's
-                continue
-            out.append(SourceLocation(node=self.name, file=m.group("file"), line=int(m.group("line")),
-                                      code=m.group("code").strip(), module=self.module))
-        return out
+        # a frame with no code line under it names no line of the user's
+        return [SourceLocation(node=self.name, file=f.file, line=f.line, code=f.code, module=self.module)
+                for f in stack_frames(self.stack_trace) if f.code is not None]
 
 
 @dataclass
@@ -207,24 +201,59 @@ def packaged_ep(pkg, model: str | None = None) -> ExportedProgramInfo | None:
     return next((e for e in eps if e.name == want), eps[0] if len(eps) == 1 else None)
 
 
-def disagreements(ep: ExportedProgramInfo, m, constants=None) -> list[str]:
-    """Where the exported program and the package's model differ (input count, dtypes, ranks, constants).
+@dataclass(frozen=True)
+class Disagreement:
+    """One way the exported program and the package's model differ."""
+
+    kind: str  # "input_count" | "missing_constants" | "dtype" | "rank"
+    source: str  # the exported program's source (`ExportedProgramInfo.source`)
+    model: str
+    index: int | None = None  # the input (dtype, rank)
+    name: str | None = None  # its name in the exported program (dtype, rank)
+    ep_value: object = None  # the exported program's count, dtype or rank
+    pkg_value: object = None  # the package's
+    fqns: tuple[str, ...] = ()  # missing_constants: the parameters/buffers the program lacks (the first 5)
+
+    @property
+    def names_unusable(self) -> bool:
+        """The input counts differ: the program's input names cannot be given to the package's inputs."""
+        return self.kind == "input_count"
+
+
+def differences(ep: ExportedProgramInfo, m, constants=None) -> list[Disagreement]:
+    """Where the exported program and the package's model differ (input count, dtypes, ranks, constants), typed.
     ``constants``: the model's constants when ``m`` holds only some (`ModelIndex.eager` holds the bound ones)."""
-    out = []
     if len(ep.user_inputs) != len(m.inputs):
-        out.append(f"the exported program ({ep.source}) has {len(ep.user_inputs)} user inputs, the package model "
-                   f"{m.name!r} {len(m.inputs)}: input names are not used")
-        return out
+        return [Disagreement("input_count", ep.source, m.name, ep_value=len(ep.user_inputs), pkg_value=len(m.inputs))]
+    out = []
     fqns = {c.fqn for c in (m.constants if constants is None else constants) if c.fqn}
     missing = sorted(fqns - set(ep.parameters.values())) if ep.parameters else []
     if missing:
-        out.append(f"the exported program has no parameter/buffer {', '.join(missing[:5])} that the package holds")
+        out.append(Disagreement("missing_constants", ep.source, m.name, fqns=tuple(missing[:5])))
     for e, i in zip(ep.user_inputs, m.inputs):
         if e.dtype and i.dtype and e.dtype != i.dtype:
-            out.append(f"input {i.index}: the exported program says {e.name} is {e.dtype}, the package {i.dtype}")
+            out.append(Disagreement("dtype", ep.source, m.name, i.index, e.name, e.dtype, i.dtype))
         if e.shape and i.shape and len(e.shape) != len(i.shape):
-            out.append(f"input {i.index}: the exported program says {e.name} has rank {len(e.shape)}, the package {len(i.shape)}")
+            out.append(Disagreement("rank", ep.source, m.name, i.index, e.name, len(e.shape), len(i.shape)))
     return out
+
+
+def disagreement_text(d: Disagreement) -> str:
+    """The sentence for one `Disagreement` (here, not in explain/, while parse/ holds `disagreements` for
+    callers that want strings: parse/ may not import explain/)."""
+    if d.kind == "input_count":
+        return (f"the exported program ({d.source}) has {d.ep_value} user inputs, the package model "
+                f"{d.model!r} {d.pkg_value}: input names are not used")
+    if d.kind == "missing_constants":
+        return f"the exported program has no parameter/buffer {', '.join(d.fqns)} that the package holds"
+    if d.kind == "dtype":
+        return f"input {d.index}: the exported program says {d.name} is {d.ep_value}, the package {d.pkg_value}"
+    return f"input {d.index}: the exported program says {d.name} has rank {d.ep_value}, the package {d.pkg_value}"
+
+
+def disagreements(ep: ExportedProgramInfo, m, constants=None) -> list[str]:
+    """`differences` as sentences (`disagreement_text`)."""
+    return [disagreement_text(d) for d in differences(ep, m, constants)]
 
 
 def annotate_summary(pkg, s, ep_path: str | None = None) -> None:
@@ -234,9 +263,9 @@ def annotate_summary(pkg, s, ep_path: str | None = None) -> None:
     for md in s.models:
         ep = ep_given or packaged_ep(pkg, md.name)
         ix = pkg.index(md.name) if ep else None
-        dis = disagreements(ep, ix.eager(), ix.constants()) if ep else []
-        usable = ep is not None and not any("user inputs" in d for d in dis)
+        dis = differences(ep, ix.eager(), ix.constants()) if ep else []
+        usable = ep is not None and not any(d.names_unusable for d in dis)
         for i in md.inputs:
             i.user_name = ep.user_name(i.index) if usable else None
         md.exported_program = ep.source if ep else None
-        md.exported_program_disagreements = dis
+        md.exported_program_disagreements = [disagreement_text(d) for d in dis]

@@ -36,6 +36,7 @@ from ..model import (
     param_role,
 )
 from ..dialects import embedded_source
+from .comments import provenance_key, source_nodes_and_ops
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .regions import LauncherRegion, WrapperMap
 from .statements import (  # InputSlot … View: re-exported, the names the tests and the index import from here
@@ -247,12 +248,12 @@ class WrapperScanner:
         for idx in indices:
             st = run[idx]
             if st.kind == "comment":
-                m = self.d.source_nodes_re.search(st.text)
-                if m:
-                    self.pending_nodes = (_split_list(m.group(1)), _split_list(m.group(2) or ""))
-                m = self.d.provenance_re.search(st.text)
-                if m:
-                    self.pending_provenance = m.group(1)
+                nodes = source_nodes_and_ops(self.d, st.text)
+                if nodes is not None:
+                    self.pending_nodes = nodes
+                key = provenance_key(self.d, st.text)
+                if key is not None:
+                    self.pending_provenance = key
                 continue
             if st.kind == "size_stride":
                 self._size_stride(idx, st.text, st.line)
@@ -544,10 +545,6 @@ def _dims(text: str) -> list[int | str]:
             v = _int(x)
             out.append(v if v is not None else x.replace(" ", ""))
     return out
-
-
-def _split_list(s: str) -> list[str]:
-    return [x.strip() for x in s.split(",") if x.strip()]
 
 
 def _int(s: str) -> int | None:

@@ -101,7 +101,7 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
           ) -> CheckResult:
     """``device``: where the package is loaded (``cuda:1`` = ``aoti_load_package(path, device_index=1)``);
     inputs on another GPU are said as such."""
-    from ..parse.exported_program import disagreements, packaged_ep
+    from ..parse.exported_program import differences, disagreement_text, packaged_ep
 
     ix = pkg.index(model)
     m = ix.eager()  # the contract: inputs, guards, symbols (no kernel parsed)
@@ -109,9 +109,9 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
         ep = packaged_ep(pkg, m.name)
     notes = []
     if ep is not None:
-        dis = disagreements(ep, m, ix.constants())
-        notes += dis
-        if any("user inputs" in d for d in dis):
+        dis = differences(ep, m, ix.constants())
+        notes += [disagreement_text(d) for d in dis]
+        if any(d.names_unusable for d in dis):
             ep = None
     if not specs:
         raise UsageError(say.NO_INPUTS)

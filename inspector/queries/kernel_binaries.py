@@ -53,7 +53,9 @@ class KernelImage:
         return None
 
 
-def _reader(pkg, member: str):
+def member_reader(pkg, member: str):
+    """Ranged reads of a member (an `elf.Reader`): the headers and tables of a `.so` whose weights may be
+    gigabytes, a cubin's header.  The one such reader: doctor's checks read the `.so` through it too."""
     return lambda offset, size: pkg.archive.read_range(member, offset, size)
 
 
@@ -96,11 +98,11 @@ def kernel_images(pkg, files, wrapper: str) -> list[KernelImage]:
                 img.error = "no .target line in its first 8 KiB"
             out.append(img)
         else:  # .cubin, .fatbin, and device code of other vendors (.hsaco, .spv): read as an error, not skipped
-            out.append(_from_bytes_reader(_reader(pkg, m), m, m.rsplit(".", 1)[-1]))
+            out.append(_from_bytes_reader(member_reader(pkg, m), m, m.rsplit(".", 1)[-1]))
     wanted = embedded_kernel_symbols(wrapper)
     if wanted:
         for so in files.shared_objects[:1]:
-            read = _reader(pkg, so)
+            read = member_reader(pkg, so)
             try:
                 found = elf.embedded_images(read)
             except elf.ElfError as e:

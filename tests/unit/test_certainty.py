@@ -165,7 +165,7 @@ def test_doctor_says_which_device_index_the_package_loads_on():
         r = doctor(p)
     (f,) = [x for x in r.findings if x.kind == "device_index"]
     assert "any cuda device index" in f.message and "device_index=N" in (f.fix or "")
-    assert r.facts["model"]["device_index"]["runner_index_uses"] > 0
+    assert r.readings["model"]["device_index"]["runner_index_uses"] > 0
     with inspector.open_package(S / "cpu/jagged/jagged.pt2") as p:
         assert not [x for x in doctor(p).findings if x.kind == "device_index"]
 

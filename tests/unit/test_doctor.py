@@ -42,7 +42,7 @@ def test_cuda_package_on_an_older_gpu_is_an_error():
 @pytest.mark.parametrize("gpu", ["sm_90", "9.0", "90", "sm_90a"])
 def test_cuda_package_on_its_own_gpu_is_fine(gpu):
     r = _run(CUDA, gpu=gpu)
-    assert "gpu_arch" not in _kinds(r, "error") and r.facts["model"]["cubin_sm"] == [90]
+    assert "gpu_arch" not in _kinds(r, "error") and r.readings["model"]["cubin_sm"] == [90]
 
 
 def test_another_major_version_is_an_error_too():
@@ -63,7 +63,7 @@ def test_cpu_isa_against_a_real_cpuinfo_without_amx():
     assert "cpu_isa" not in _kinds(r, "error")
     f = next(f for f in r.findings if f.kind == "cpu_isa" and "amx_tile" in f.message)
     assert f.severity == "warn" and "no kernel" in f.message
-    assert r.facts["model"]["cpu_isa"] == "AVX512 AVX512_VNNI AMX_TILE"
+    assert r.readings["model"]["cpu_isa"] == "AVX512 AVX512_VNNI AMX_TILE"
     log = (ROOT / "sample_packages/cpu/embedding/weights/no_bias.log").read_text()
     assert "Device information mismatch for AOTI_CPU_ISA" in log and "max |out - eager| = 0.0" in log
 
@@ -87,8 +87,8 @@ def test_torch_abi_against_the_table():
     """The package's undefined aoti_* symbols, read from its .so, against the releases that export them."""
     table = shim_table()
     r = _run(CUDA)
-    oldest = r.facts["model"]["oldest_torch"]
-    assert oldest and r.facts["model"]["shim_symbols"] > 10
+    oldest = r.readings["model"]["oldest_torch"]
+    assert oldest and r.readings["model"]["shim_symbols"] > 10
     older = [x for x in table["releases"] if tuple(map(int, x.split("."))) < tuple(map(int, oldest.split(".")))]
     assert older, "cuda/jagged (torch 2.11) calls symbols older releases lack"
     bad = _run(CUDA, torch=older[-1])
@@ -114,14 +114,14 @@ def test_weights_left_out_of_the_so():
     r = _run(MULTI)
     warned = {f.model for f in r.findings if f.kind == "weights" and f.severity == "warn"}
     assert warned == set(r.models) and len(warned) == 10
-    assert all(r.facts[m]["weights_in_so_bytes"] <= 1 for m in r.models)
+    assert all(r.readings[m]["weights_in_so_bytes"] <= 1 for m in r.models)
     assert "load_constants" in next(f for f in r.findings if f.kind == "weights").fix
 
 
 def test_weights_compiled_in():
     r = _run(ROOT / "sample_packages" / "cpu" / "embedding" / "embedding.pt2")
     f = next(f for f in r.findings if f.kind == "weights")
-    assert f.severity == "info" and r.facts["model"]["weights_in_so_bytes"] >= r.facts["model"]["constants_bytes"] > 0
+    assert f.severity == "info" and r.readings["model"]["weights_in_so_bytes"] >= r.readings["model"]["constants_bytes"] > 0
 
 
 def _repack(src: Path, dst: Path, drop) -> Path:
@@ -260,11 +260,11 @@ def test_custom_ops_unchecked_loads_and_extern_calls():
     assert "Could not find schema for hvlib::scale_shift" in (custom / "logs/missing_op.log").read_text()
     r = _run(custom / "custom_op_cpu.pt2")
     f = next(f for f in r.findings if f.kind == "custom_op")
-    assert f.severity == "warn" and "hvlib::scale_shift" in f.message and r.facts["model"]["custom_ops"] == ["hvlib::scale_shift"]
+    assert f.severity == "warn" and "hvlib::scale_shift" in f.message and r.readings["model"]["custom_ops"] == ["hvlib::scale_shift"]
     r = _run(ROOT / "sample_packages/cuda/embedding_noassert/embedding_noassert.pt2")
-    assert r.facts["model"]["unchecked_indirect"] == 1
+    assert r.readings["model"]["unchecked_indirect"] == 1
     assert any(f.kind == "checks" and "no bounds check" in f.message for f in r.findings)
-    assert _run(ROOT / "sample_packages/cuda/embedding/embedding.pt2").facts["model"]["unchecked_indirect"] == 0
+    assert _run(ROOT / "sample_packages/cuda/embedding/embedding.pt2").readings["model"]["unchecked_indirect"] == 0
 
 
 def test_proxy_executor_calls_without_the_wrapper_json_are_an_error():
@@ -313,7 +313,7 @@ def test_weights_stored_beside_the_code_pickle_weights():
     assert f"2 member(s) under data/weights/, {sum(sizes.values()):,} bytes (zip directory): weight_0, weight_1" in ev
     assert 'load_pt2(PKG, load_weights_from_disk=True).aoti_runners["model"]' in f.fix
     assert "load_package has no load_weights_from_disk" in f.fix
-    fact = r.facts["model"]
+    fact = r.readings["model"]
     assert fact["weights_on_disk_members"] == 2 and fact["weights_on_disk_bytes"] == sum(sizes.values()) == 5458
     assert fact["weights_in_so_bytes"] == 1
     # load_package takes no load_weights_from_disk on torch 2.13: the real TypeError the fix names
@@ -352,7 +352,7 @@ def test_a_weightless_package_without_pickled_weights_keeps_the_load_constants_a
     r = _run(ROOT / "sample_packages/harvest/issue15_cpu213/weightless_cpu/weightless_cpu.pt2")
     f = next(f for f in r.findings if f.kind == "weights")
     assert "pickle_weights" not in f.message and "load_constants" in f.fix
-    assert "weights_on_disk_members" not in r.facts["model"]
+    assert "weights_on_disk_members" not in r.readings["model"]
 
 
 def test_pickled_weights_members_in_index_order():

@@ -116,3 +116,20 @@ def test_check_and_diagnose_take_ep(capsys):
     assert main(["diagnose", pkg, "--ep", str(TRANSFORMER_EP), "--log", str(S / "cpu/transformer/error.log"), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["trace"]["matches"][0]["source_locations"][0]["line"] == 138
+
+
+def test_differences_are_typed_records():
+    """check and show decide on the record's kind, not on a sentence they read back (issue 21 §3)."""
+    from inspector.package import open_package
+    from inspector.parse.exported_program import differences, disagreement_text, load_ep
+
+    ep = load_ep(str(EP_FILE))
+    ix = open_package(S / "cpu/jagged/jagged.pt2", cache=False).index(None)
+    ds = differences(ep, ix.eager(), ix.constants())
+    assert [(d.kind, d.index, d.name, d.ep_value, d.pkg_value) for d in ds if d.kind == "rank"] == [
+        ("rank", 1, "idx", 2, 1)]
+    assert not any(d.names_unusable for d in ds)
+    assert "exported program says idx has rank 2, the package 1" in disagreement_text(ds[-1])
+    ix = open_package(S / "cpu/two_models/two_models.pt2", cache=False).index("encoder")
+    ds = differences(ep, ix.eager(), ix.constants())
+    assert [d.kind for d in ds] == ["input_count"] and ds[0].names_unusable

@@ -59,7 +59,7 @@ def test_doctor_memory_finding_at_the_given_input():
     assert f.severity == "info" and "at s31 = 8192: 256.0 MiB to 292.0 MiB of activations" in f.message
     assert "MiB of constants on cuda" in f.message
     assert any("4*s31*4096" in e for e in f.evidence)
-    assert r.facts["model"]["memory"]["peak_activation_bytes"] == 268435456  # the H200 measured exactly this
+    assert r.readings["model"]["memory"]["peak_activation_bytes"] == 268435456  # the H200 measured exactly this
 
 
 def test_without_input_the_sizes_taken_are_said():
@@ -134,7 +134,7 @@ def test_no_size_found_says_could_not_estimate_never_0_b(capsys):
         r = doctor(pkg)
     f = next(x for x in r.findings if x.kind == "memory")
     assert "could not estimate" in f.message and "0 B of activations" not in f.message
-    assert r.facts["model"]["memory"]["peak_activation_bytes"] is None
+    assert r.readings["model"]["memory"]["peak_activation_bytes"] is None
 
 
 def test_doctor_prints_the_range_and_what_it_was_measured_against():
@@ -144,7 +144,7 @@ def test_doctor_prints_the_range_and_what_it_was_measured_against():
     assert "245.0 MiB to 592.0 MiB of activations at their peak" in f.message  # measured: 428.8 MiB
     assert any("convolution's workspace allowance" in e for e in f.evidence)
     assert any(e.startswith("measured on an H200") for e in f.evidence)
-    mem = r.facts["model"]["memory"]
+    mem = r.readings["model"]["memory"]
     assert mem["upper_bytes"] >= 449642496 >= mem["peak_activation_bytes"]
 
 

@@ -76,7 +76,7 @@ def test_doctor_reads_the_embedded_kernels_architecture():
         r = doctor(pkg)
         r80 = doctor(pkg, gpu="sm_80")
         r90 = doctor(pkg, gpu="sm_90")
-    f = r.facts["model"]
+    f = r.readings["model"]
     assert f["kernel_images"] == {"forms": {"embedded": 2}, "sass_sm": [90], "ptx_sm": [], "arch_specific": True}
     (g,) = [x for x in r.findings if x.kind == "gpu_arch"]
     assert "sm_90a" in g.message and any("__triton_poi_fused_add_embedding_0_start" in e for e in g.evidence)
@@ -118,7 +118,7 @@ def test_doctor_says_which_gpus_run_the_fatbins():
         r = doctor(pkg)
         r100 = doctor(pkg, gpu="sm_100")
         r90 = doctor(pkg, gpu="sm_90")
-    assert r.facts["model"]["kernel_images"] == {"forms": {"fatbin": 2}, "sass_sm": [90], "ptx_sm": [90],
+    assert r.readings["model"]["kernel_images"] == {"forms": {"fatbin": 2}, "sass_sm": [90], "ptx_sm": [90],
                                                  "arch_specific": True}
     (g,) = [x for x in r.findings if x.kind == "gpu_arch"]
     assert "SASS for sm_90a and PTX for sm_90a" in g.message and "cannot JIT" in g.message
@@ -149,7 +149,7 @@ def test_cpp_only_package_is_c_plus_plus_to_build_not_a_package_without_its_so()
     (c,) = [x for x in r.findings if x.kind == "completeness"]
     assert c.severity == "warn" and "CMakeLists.txt" in c.message and "compiles and links it itself" in c.message
     assert "CMake 3.27+" in c.fix and "Torch" in c.fix and "CUDA toolkit" in c.fix
-    assert r.facts["model"]["cpp_build"]["packages"] == ["Torch", "CUDAToolkit"]
+    assert r.readings["model"]["cpp_build"]["packages"] == ["Torch", "CUDAToolkit"]
 
 
 def test_standalone_package_needs_its_cmake_build():
@@ -220,7 +220,7 @@ def test_cpu_constants_are_not_counted_as_cuda_memory():
     """Was: '+ 1.0 MiB of constants on cuda' (cpu_tab, 4096x64 float32, lives on the CPU)."""
     with inspector.open_package(_pkg("mixed_cpu_cuda")) as pkg:
         r = doctor(pkg)
-    mem = r.facts["model"]["memory"]
+    mem = r.readings["model"]["memory"]
     assert mem["constants_bytes"] == 64 * 64 * 4 and mem["constants_bytes_elsewhere"] == {"cpu": 4096 * 64 * 4}
     (f,) = [x for x in r.findings if x.kind == "memory"]
     assert "of constants on cuda" in f.message and "on cpu, not cuda memory" in f.message
@@ -290,7 +290,7 @@ def test_a_package_with_a_cpu_and_a_cuda_model():
         r = doctor(pkg)
         d = diagnose(pkg, _log("cpu_and_cuda_models", "oob_cuda"))
     assert {m.name: m.device for m in s.models} == {"gather_cpu": "cpu", "gather_cuda": "cuda"}
-    assert r.facts["gather_cpu"]["device"] == "cpu" and r.facts["gather_cuda"]["cubin_sm"] == [90]
+    assert r.readings["gather_cpu"]["device"] == "cpu" and r.readings["gather_cuda"]["cubin_sm"] == [90]
     assert not [x for x in r.findings if x.kind == "gpu_arch" and x.model == "gather_cpu"]
     assert d.category == "index_assert" and d.trace.matches[0].model == "gather_cuda"
 

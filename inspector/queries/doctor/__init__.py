@@ -106,22 +106,22 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
             raise UsageError(say.weights_need_a_model(str(pkg.path), names))
         here.weights = read_weights(weights)
     findings: list[Finding] = []
-    facts: dict = {}
+    readings: dict = {}
     members = set(pkg.archive.members())
     for name in names:
         m = _subject(pkg, name, members)
-        facts[name] = m.readings
+        readings[name] = m.readings
         for check in CHECKS:
             findings += check.run(m, here)
     findings.sort(key=lambda x: (SEVERITY_ORDER[x.severity], x.model or "", x.kind))
     unchecked = []
-    if any(facts[n].get("cubin_sm") is not None or pkg.files(n).cubins for n in names):
+    if any(readings[n].get("cubin_sm") is not None or pkg.files(n).cubins for n in names):
         if not gpu:
             unchecked.append(say.unchecked("gpu_not_given"))
         elif here.gpu_sm is None:
             unchecked.append(say.unchecked("gpu_not_found"))
     if here.cpu_gap:
         unchecked.append(say.unchecked("cpuinfo_unreadable", here.cpu_gap))
-    elif not host_cpuinfo and any(facts[n].get("cpu_flags_needed") for n in names):
+    elif not host_cpuinfo and any(readings[n].get("cpu_flags_needed") for n in names):
         unchecked.append(say.unchecked("cpu_not_given"))
-    return DoctorResult(str(pkg.path), names, findings, facts, unchecked)
+    return DoctorResult(str(pkg.path), names, findings, readings, unchecked)

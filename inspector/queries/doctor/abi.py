@@ -16,6 +16,7 @@ import inspector.host as host
 
 from ...errors import UsageError
 from ...explain import doctor as say
+from ..kernel_binaries import member_reader
 from .base import Check, Here, Subject
 
 
@@ -42,11 +43,6 @@ def resolve_release(torch: str) -> str:
     raise UsageError(say.unknown_release(torch, known))
 
 
-def so_reader(pkg, member: str):
-    """Ranged reads of a member: the headers and tables of a `.so` whose weights may be gigabytes."""
-    return lambda offset, size: pkg.archive.read_range(member, offset, size)
-
-
 def _newest(versions: list[str]) -> str | None:
     return max(versions, key=host.version_key) if versions else None
 
@@ -61,7 +57,7 @@ class TorchAbi(Check):
         release = here.release
         for so in m.files.shared_objects:
             try:
-                read = so_reader(m.pkg, so)
+                read = member_reader(m.pkg, so)
                 syms = elf.dynamic_symbols(read)
                 versions = elf.needed_versions(read)
             except elf.ElfError as e:

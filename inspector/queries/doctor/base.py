@@ -37,7 +37,7 @@ class Subject:
     dialect: object | None  # the wrapper's dialect, sniffed once (each sniff reads the whole text)
     metadata: WrapperMetadata
     metadata_unreadable: bool = False
-    # what doctor read of the model: DoctorResult.facts[name], filled by the checks in CHECKS order
+    # what doctor read of the model: DoctorResult.readings[name], filled by the checks in CHECKS order
     readings: dict = field(default_factory=dict)
 
     @property

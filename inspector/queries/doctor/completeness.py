@@ -4,7 +4,8 @@ each cubin a launcher's ``loadKernel`` names)."""
 
 from __future__ import annotations
 
-from ...dialects.members import CMAKE_PROJECT, CMAKE_STANDALONE
+from ...dialects.members import CMAKE_PROJECT, CMAKE_STANDALONE_PACKAGE
+from ...parse.binaries import cmake_facts
 from ...parse.wrapper_text import loaded_image_names
 from ..kernel_binaries import cpp_build, embedded_kernel_symbols
 from .base import Check, Here, Subject
@@ -27,7 +28,8 @@ def cmake_project(pkg, name: str) -> str | None:
     member = pkg.files(name).folder + CMAKE_PROJECT
     if member not in pkg.archive.members():
         return None
-    return "standalone" if CMAKE_STANDALONE in pkg.archive.read_text(member) else "cpp_only"
+    packages = cmake_facts(pkg.archive.read_text(member)).packages  # find_package names, by the CMake grammar
+    return "standalone" if CMAKE_STANDALONE_PACKAGE in packages else "cpp_only"
 
 
 class CmakeProject(Check):

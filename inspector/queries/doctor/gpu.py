@@ -8,6 +8,7 @@ import inspector.host as host
 
 from ...errors import UsageError
 from ...explain import doctor as say
+from ...parse.specs import device_type
 from ...parse.wrapper_text import device_index_use
 from ..kernel_binaries import kernel_images
 from .base import Check, Here, Subject
@@ -91,7 +92,7 @@ class DeviceIndex(Check):
     name = "device_index"
 
     def run(self, m: Subject, here: Here):
-        dev = (m.device or "").split(":")[0]
+        dev = device_type(m.device)
         if dev not in ("cuda", "xpu") or not m.wrapper:
             return []
         use = device_index_use(m.wrapper)

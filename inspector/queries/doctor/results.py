@@ -52,7 +52,7 @@ class DoctorResult:
     models: list[str]
     findings: list[Finding]
     # per model, what doctor read of it (sm, isa, shim symbols, oldest torch, weights bytes …): the JSON's "facts"
-    facts: dict = field(default_factory=dict)
+    readings: dict = field(default_factory=dict)
     # what "here" could not be checked against (no GPU found, cpuinfo not read, not asked): said in the verdict,
     # so "nothing stands against running it here" is never said without having looked (issue 22 §2)
     unchecked: list[str] = field(default_factory=list)
@@ -71,5 +71,5 @@ class DoctorResult:
 
     def to_dict(self) -> dict:
         return {"package": self.package, "models": list(self.models), "ok": self.ok, "verdict": self.verdict(),
-                "findings": [f.to_dict() for f in self.findings], "facts": self.facts,
+                "findings": [f.to_dict() for f in self.findings], "facts": self.readings,
                 "unchecked": list(self.unchecked)}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspector.elf as elf
 
 from ...dialects.members import PICKLED_WEIGHTS_CONFIG, pickled_weights, weights_blob
-from .abi import so_reader
+from ..kernel_binaries import member_reader
 from .base import Check, Here, Subject
 
 INLINED_MAX_NUMEL = 8  # Inductor folds a 0-d tensor or a 1-D one of at most 8 elements into kernel code
@@ -20,7 +20,7 @@ def weights_blob_bytes(pkg, name: str) -> int | None:
     1 byte when it was built with package_constants_in_so=False; None when the .so says nothing."""
     for so in pkg.files(name).shared_objects:
         try:
-            syms = {s.name: s.value for s in elf.dynamic_symbols(so_reader(pkg, so))}
+            syms = {s.name: s.value for s in elf.dynamic_symbols(member_reader(pkg, so))}
         except elf.ElfError:
             continue
         if "_binary_constants_bin_start" in syms:
@@ -108,7 +108,7 @@ def compare_weights(name: str, constants, wfile, readings) -> list:
     """A weights file against the model's constants: every FQN present, dtype, shape and stride equal, extra
     keys with their reason.  Seen for real (torch 2.13, cpu/embedding): load_constants copies raw bytes, so a
     float16 table, a transposed weight or a table of another size run and give wrong numbers with no error;
-    a key the package lacks fails with `Constant not found: <key>`.  ``readings``: the model's DoctorResult.facts
+    a key the package lacks fails with `Constant not found: <key>`.  ``readings``: the model's DoctorResult.readings
     entry, given the file's counts."""
     from ...weights import contiguous_stride
     from .results import Finding

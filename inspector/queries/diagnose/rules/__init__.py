@@ -3,11 +3,11 @@ answers it.  ``CATEGORIES`` (the same order) is the one list of categories: the 
 docstring and the words (inspector.explain.diagnose.CATEGORY_DOC) are checked against it
 (tests/test_diagnose_registry.py).
 
-A rule reads ``Facts`` (the parsed log, the package's small facts) and fills a ``Diagnosis`` with typed parts.
+A rule reads ``Observations`` (the parsed log, the package's interface) and fills a ``Diagnosis`` with typed parts.
 It matches no text itself (the log's patterns are named in inspector.logs.patterns) and writes no sentence
 (they are in inspector.explain.diagnose).
 
-The rules live one family per module: ``base`` (``Facts``, ``Rule``), ``cpu_isa`` (the host's CPU against the
+The rules live one family per module: ``base`` (``Observations``, ``Rule``), ``cpu_isa`` (the host's CPU against the
 package's), ``traced``, ``artifact``, ``inputs``, ``device``, ``load``, ``values``, ``weights``, ``memory``,
 ``unknown``; the order they are tried in is ``RULES``, here, alone.
 
@@ -22,7 +22,7 @@ from ....explain import diagnose as say
 from ....package import Package
 from ..results import Diagnosis, Step
 from .artifact import CustomOp, DeprecatedApi, TorchVersion, WrongArtifact, _deprecated_apis
-from .base import Facts, Rule
+from .base import Observations, Rule
 from .device import DeviceAssert, DeviceMismatch, IllegalMemoryAccess
 from .inputs import InputCheckRule, SymbolicAssert
 from .load import Load
@@ -61,20 +61,20 @@ def diagnose(pkg: Package, log: str, model: str | None = None, ep=None, against:
     ``against``: the log of a good run (the printer's output is compared kernel by kernel)."""
     if model is not None:
         pkg.files(model)
-    f = Facts(pkg, log, model, ep, against, log_name)
+    obs = Observations(pkg, log, model, ep, against, log_name)
     d = Diagnosis(package=str(pkg.path), category="unknown", verdict="")
-    d.notes += list(dict.fromkeys(say.isa_note(x) for x in f.isa))
-    if f.rep.has("old_package"):
+    d.notes += list(dict.fromkeys(say.isa_note(x) for x in obs.isa))
+    if obs.rep.has("old_package"):
         d.notes.append(say.OLD_PACKAGE)
-    for rule in (RULES if not f.not_torch else RULES[-1:]):  # another program's log: only "unknown" answers
-        if rule.claims(f):
+    for rule in (RULES if not obs.not_torch else RULES[-1:]):  # another program's log: only "unknown" answers
+        if rule.claims(obs):
             d.category = rule.category
-            rule.answer(f, d)
+            rule.answer(obs, d)
             break
-    if d.category != DeprecatedApi.category and f.rep.has("deprecated_api"):
-        d.notes.append(say.deprecated_note(_deprecated_apis(f.rep)))
+    if d.category != DeprecatedApi.category and obs.rep.has("deprecated_api"):
+        d.notes.append(say.deprecated_note(_deprecated_apis(obs.rep)))
     d.certainty = _certainty(d)
-    if not any(i.guards for m in f.models for i in m.inputs):  # torch 2.6: no check_input_K compiled in
+    if not any(i.guards for m in obs.models for i in m.inputs):  # torch 2.6: no check_input_K compiled in
         d.steps = [Step(s.do + say.NO_GUARDS_COMPILED, s.env, "compile") if "AOTI_RUNTIME_CHECK_INPUTS" in s.env else s
                    for s in d.steps]
     return d

@@ -9,7 +9,7 @@ from ....logs import LogReport
 from ....logs import patterns as P
 from ...doctor.guards import PROXY_CALL
 from ..results import Diagnosis, step
-from .base import Facts, Rule, _ev
+from .base import Observations, Rule, _ev
 
 
 def _deprecated_apis(rep: LogReport) -> list[str]:
@@ -26,11 +26,11 @@ class DeprecatedApi(Rule):
 
     category = "deprecated_api"
 
-    def claims(self, f: Facts) -> bool:
-        return f.rep.has("deprecated_api") and f.rep.has("load_failure")
+    def claims(self, obs: Observations) -> bool:
+        return obs.rep.has("deprecated_api") and obs.rep.has("load_failure")
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
-        rep = f.rep
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
+        rep = obs.rep
         ev = [e for e in rep.events if e.pattern == "deprecated_api"]
         apis = _deprecated_apis(rep)
         d.verdict = say.deprecated_verdict(apis)
@@ -45,20 +45,20 @@ class CustomOp(Rule):
 
     category = "custom_op"
 
-    def claims(self, f: Facts) -> bool:
-        return f.rep.has("custom_op_missing", "no_proxy_executor")
+    def claims(self, obs: Observations) -> bool:
+        return obs.rep.has("custom_op_missing", "no_proxy_executor")
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
-        evs = [e for e in f.rep.events if e.category == "custom_op"]
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
+        evs = [e for e in obs.rep.events if e.category == "custom_op"]
         d.evidence = _ev(evs, 2)
         op = next((e.fields["op"].rstrip(".") for e in evs if e.fields.get("op")), None)
-        calls = [st.line for m in f.models for st, target, _k in f.pkg.index(m.name).calls()
+        calls = [st.line for m in obs.models for st, target, _k in obs.pkg.index(m.name).calls()
                  if target == PROXY_CALL]
         if op:
             d.verdict = say.custom_op_verdict(op, calls)
             d.steps = [step(say.custom_op_step(op))]
         else:
-            json_members = [x for m in f.models for x in f.pkg.files(m.name).other if x.endswith(".wrapper.json")]
+            json_members = [x for m in obs.models for x in obs.pkg.files(m.name).other if x.endswith(".wrapper.json")]
             d.verdict = say.no_proxy_verdict(calls, bool(json_members))
             d.steps = [step(say.custom_op_step(None) if json_members else say.NO_PROXY_REBUILD)]
 
@@ -68,11 +68,11 @@ class TorchVersion(Rule):
 
     category = "torch_version"
 
-    def claims(self, f: Facts) -> bool:
-        return f.rep.has("rootless_loader") or (f.rep.has("undefined_shim_symbol") and not f.standalone)
+    def claims(self, obs: Observations) -> bool:
+        return obs.rep.has("rootless_loader") or (obs.rep.has("undefined_shim_symbol") and not obs.standalone)
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
-        evs = [e for e in f.rep.events if e.category == "torch_version"]
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
+        evs = [e for e in obs.rep.events if e.category == "torch_version"]
         d.evidence = _ev(evs, 2)
         sym = next((e.fields["symbol"] for e in evs if e.fields.get("symbol")), None)
         if sym:
@@ -91,20 +91,20 @@ class WrongArtifact(Rule):
 
     category = "wrong_artifact"
 
-    def claims(self, f: Facts) -> bool:
-        return f.rep.has("no_aoti_model", "export_load_failed") or (f.rep.has("undefined_shim_symbol") and f.standalone)
+    def claims(self, obs: Observations) -> bool:
+        return obs.rep.has("no_aoti_model", "export_load_failed") or (obs.rep.has("undefined_shim_symbol") and obs.standalone)
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
-        if f.standalone and not f.rep.has("no_aoti_model", "export_load_failed"):
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
+        if obs.standalone and not obs.rep.has("no_aoti_model", "export_load_failed"):
             # compile_standalone: the loader compiled the libtorch-free library and dlopen could not bind the shim
-            evs = [e for e in f.rep.events if e.pattern == "undefined_shim_symbol"]
+            evs = [e for e in obs.rep.events if e.pattern == "undefined_shim_symbol"]
             d.evidence = _ev(evs, 2)
             d.verdict = say.standalone_loaded_verdict(next((e.fields.get("symbol") for e in evs), None))
             d.steps = [step(say.STANDALONE_STEP)]
             # torch prints `Loading outdated pt2 file` before it tries the package (seen on this log): not its age
             d.notes = [n for n in d.notes if n != say.OLD_PACKAGE]
             return
-        evs = [e for e in f.rep.events if e.category == "wrong_artifact"]
+        evs = [e for e in obs.rep.events if e.category == "wrong_artifact"]
         d.evidence = _ev(evs, 2)
         d.verdict = say.WRONG_EXPORT_TO_AOTI if evs[0].pattern == "no_aoti_model" else say.WRONG_AOTI_TO_EXPORT
         d.steps = [step(say.WRONG_KIND_STEP)]

@@ -1,4 +1,4 @@
-"""What every rule reads and is: ``Facts`` (the log read once, the models' small facts, the trace when first
+"""What every rule reads and is: ``Observations`` (the log read once, the models' interfaces, the trace when first
 asked) and ``Rule`` (``claims`` / ``answer``)."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from .cpu_isa import _with_tile_code, isa_findings
 _ASSERT_PATTERN = {"cuda": P.CUDA_ASSERT.name, "cpu": P.CPU_FROM.name, "aten": P.ATEN_ASSERT.name}
 
 
-class Facts:
-    """What the rules decide on: the log read once, the models' small facts (inputs, guards, symbols,
+class Observations:
+    """What the rules decide on: the log read once, the models' interfaces (inputs, guards, symbols,
     metadata: ``ModelIndex.eager``; no kernel parsed), and the trace of a located check, made when first asked."""
 
     def __init__(self, pkg: Package, log: str, model: str | None, ep, against: str | None = None,
@@ -110,8 +110,8 @@ class Rule:
     category: str = ""
     by_package: bool = False
 
-    def claims(self, f: Facts) -> bool:
+    def claims(self, obs: Observations) -> bool:
         raise NotImplementedError
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
         raise NotImplementedError

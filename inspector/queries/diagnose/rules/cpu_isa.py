@@ -1,5 +1,5 @@
 """The host's CPU features against each model's ``AOTI_CPU_ISA`` (the one ``WrapperMetadata`` record), through
-the one ISA table (inspector.cpu_isa): what ``Facts.isa`` holds, read by ``load`` and the notes."""
+the one ISA table (inspector.cpu_isa): what ``Observations.isa`` holds, read by ``load`` and the notes."""
 
 from __future__ import annotations
 

@@ -7,26 +7,27 @@ import inspector.explain as words
 
 from ....explain import diagnose as say
 from ....logs import patterns as P
+from ....parse.specs import Device
 from ...candidates import assert_candidates
 from ...match import site_for_noticed
 from ..results import Diagnosis, Evidence, Step, step
-from .base import Facts, Rule, _ev
+from .base import Observations, Rule, _ev
 from .inputs import _answer_runtime_check
 
 
 class DeviceMismatch(Rule):
     category = "device_mismatch"
 
-    def claims(self, f: Facts) -> bool:
-        check = f.input_check()
-        return (check is not None and check[1] == "device") or f.rep.has("device_mismatch")
+    def claims(self, obs: Observations) -> bool:
+        check = obs.input_check()
+        return (check is not None and check[1] == "device") or obs.rep.has("device_mismatch")
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
-        check = f.input_check()
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
+        check = obs.input_check()
         if check is not None and check[1] == "device":
-            return _answer_runtime_check(f, d, *check)
-        key = next((m.device for m in f.models if m.device), "?")
-        evs = [e for e in f.rep.events if e.pattern == "device_mismatch"]
+            return _answer_runtime_check(obs, d, *check)
+        key = next((m.device for m in obs.models if m.device), "?")
+        evs = [e for e in obs.rep.events if e.pattern == "device_mismatch"]
         d.evidence = _ev(evs, 3)
         pair = _device_pair(evs)
         if pair is not None:  # two GPUs of one type in one call: the indices, and which to move
@@ -37,7 +38,7 @@ class DeviceMismatch(Rule):
                        step(say.DEVICE_INDEX_CHECK)]
             return
         d.verdict = say.mismatch_verdict(key)
-        d.steps = [step(say.mismatch_move(key, f.models[0])),
+        d.steps = [step(say.mismatch_move(key, obs.models[0])),
                    step(say.CONFIRM_WITH_CHECKS, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
 
 
@@ -51,7 +52,8 @@ def _device_pair(evs) -> tuple[str, str, str | None, str | None] | None:
         g = mm.groupdict()
         first, second = g.get("first") or g.get("first2"), g.get("second") or g.get("second2")
         arg, method = g.get("arg") or g.get("arg2"), g.get("method") or g.get("method2")
-        if first and second and first.split(":")[0] == second.split(":")[0] != "cpu" and first != second:
+        a, b = Device.of(first), Device.of(second)
+        if a and b and a.type == b.type != "cpu" and first != second:
             return first, second, arg, method
     return None
 
@@ -61,21 +63,21 @@ class IllegalMemoryAccess(Rule):
 
     category = "illegal_memory_access"
 
-    def claims(self, f: Facts) -> bool:
-        if f.rep.has("segfault"):
-            return not f.crashed_at_load
-        return f.rep.has("illegal_memory_access")
+    def claims(self, obs: Observations) -> bool:
+        if obs.rep.has("segfault"):
+            return not obs.crashed_at_load
+        return obs.rep.has("illegal_memory_access")
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
         from ...suspects import first_kernel_names, model_suspects
 
-        pkg = f.pkg
-        d.evidence = _ev([e for e in f.rep.events
+        pkg = obs.pkg
+        d.evidence = _ev([e for e in obs.rep.events
                           if e.pattern in ("illegal_memory_access", "runner_failed", "segfault")], 3)
-        key = next((m.device for m in f.models if m.device), "cuda")
+        key = next((m.device for m in obs.models if m.device), "cuda")
         steps: list[Step] = []
         if key == "cuda":
-            said = f.rep.first("illegal_memory_access")  # quote only a text the log holds
+            said = obs.rep.first("illegal_memory_access")  # quote only a text the log holds
             steps.append(step(say.ima_on_cuda(key, said.text.strip() if said else None),
                               {"AOTI_RUNTIME_CHECK_INPUTS": "1"}))
             steps.append(step(say.IMA_DETERMINISTIC, {"CUDA_LAUNCH_BLOCKING": "1", "PYTORCH_NO_CUDA_MEMORY_CACHING": "1"},
@@ -84,11 +86,11 @@ class IllegalMemoryAccess(Rule):
             steps.append(step(say.IMA_GDB, {"OMP_NUM_THREADS": "1"}, "run"))
         steps.append(step(say.IMA_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3"}, "compile"))
         d.suspects = []
-        for m in f.models:  # any unchecked load may be the one: the kernels whose text may hold one, parsed
+        for m in obs.models:  # any unchecked load may be the one: the kernels whose text may hold one, parsed
             for s in model_suspects(pkg, m.name):
                 d.suspects.append(dict(s, model=m.name))
         names = list(dict.fromkeys(s["kernel"] for s in d.suspects)) or [
-            k for m in f.models for k in first_kernel_names(pkg, m.name, 8)]
+            k for m in obs.models for k in first_kernel_names(pkg, m.name, 8)]
         steps.append(step(say.IMA_PRINT_SUSPECTS, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3",
                                                    "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": ",".join(names)},
                           "compile"))
@@ -107,21 +109,21 @@ class DeviceAssert(Rule):
 
     category = "device_assert"
 
-    def claims(self, f: Facts) -> bool:
-        rep = f.rep
-        return (f.device != "cpu" and not rep.has("segfault")
+    def claims(self, obs: Observations) -> bool:
+        rep = obs.rep
+        return (obs.device != "cpu" and not rep.has("segfault")
                 and (rep.has("device_side_assert", "cublas_error") or bool(rep.noticed)))
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
-        rep = f.rep
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
+        rep = obs.rep
         d.evidence = _ev([e for e in rep.events if e.pattern in ("device_side_assert", "cublas_error")], 3)
         d.evidence += [Evidence(n.text, P.NOTICED.name) for n in rep.noticed][:2]
-        d.candidates = assert_candidates(f.pkg, rep, f.model)
+        d.candidates = assert_candidates(obs.pkg, rep, obs.model)
         symptom = ("cublas_error" if rep.has("cublas_error") else
                    "device_side_assert" if rep.has("device_side_assert") else "noticed")
         target = line = None
         for n in rep.noticed:
-            hit = site_for_noticed(f.pkg, n, f.model)
+            hit = site_for_noticed(obs.pkg, n, obs.model)
             if hit:
                 target, line = hit[1].target, hit[1].line
                 d.notes.append(say.noticed_symptom(n.call, n.line))

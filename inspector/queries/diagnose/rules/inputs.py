@@ -9,7 +9,7 @@ from ....logs import patterns as P
 from ....model import Model
 from ....naming import C10_SCALAR_TYPES as SCALAR_TYPES
 from ..results import Diagnosis, Evidence, InputCheck, step
-from .base import Facts, Rule
+from .base import Observations, Rule
 
 
 def _device_name(text: str) -> str:
@@ -20,21 +20,21 @@ def _device_name(text: str) -> str:
     return {"0": "cpu"}.get(text, text)
 
 
-def _ep_for(f: Facts, m: Model):
+def _ep_for(obs: Observations, m: Model):
     """The exported program to name inputs with: --ep when it fits the model, else the packaged one."""
     from ....parse.exported_program import packaged_ep
 
-    ep = f.ep
-    if ep is None and f.pkg is not None:
-        ep = packaged_ep(f.pkg, m.name)
+    ep = obs.ep
+    if ep is None and obs.pkg is not None:
+        ep = packaged_ep(obs.pkg, m.name)
     if ep is not None and len(ep.user_inputs) != len(m.inputs):  # its inputs are not the model's
         return None
     return ep
 
 
-def _answer_runtime_check(f: Facts, d: Diagnosis, ev: LogEvent, kind: str) -> None:
+def _answer_runtime_check(obs: Observations, d: Diagnosis, ev: LogEvent, kind: str) -> None:
     """A runtime input check (AOTI_RUNTIME_CHECK_INPUTS=1) named the input: what it is, what it must be."""
-    models = f.models
+    models = obs.models
     m = models[0]
     idx = int(ev.fields["input"])
     what = ev.fields.get("what", "")
@@ -43,7 +43,7 @@ def _answer_runtime_check(f: Facts, d: Diagnosis, ev: LogEvent, kind: str) -> No
     inp = next((i for i in m.inputs if i.index == idx), None)
     ic = InputCheck(input=idx, wrapper_name=inp.name if inp else None, message=what, kind=kind)
     d.evidence = [Evidence(ev.text, ev.pattern)]
-    ep = _ep_for(f, m)
+    ep = _ep_for(obs, m)
     if ep is not None:
         ic.user_name = ep.user_name(idx)
     label = say.input_label(idx, ic.wrapper_name, ic.user_name)
@@ -80,12 +80,12 @@ def _answer_runtime_check(f: Facts, d: Diagnosis, ev: LogEvent, kind: str) -> No
                step(say.KEEP_CHECKS_ON, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
 
 
-def _answer_size_assert(f: Facts, d: Diagnosis, ev: LogEvent) -> None:
+def _answer_size_assert(obs: Observations, d: Diagnosis, ev: LogEvent) -> None:
     """``expected size 3==4, stride 8==8 at dim=0`` names no input: the inputs whose dim shares a symbol
     (or a static size) with another input are the candidates."""
     dim, got, exp = int(ev.fields["dim"]), int(ev.fields["got"]), int(ev.fields["exp"])
     cands = []
-    for m in f.models:
+    for m in obs.models:
         for inp in m.inputs:
             if dim >= len(inp.shape):
                 continue
@@ -117,22 +117,22 @@ class InputCheckRule(Rule):
 
     category = "input_check"
 
-    def claims(self, f: Facts) -> bool:
-        check = f.input_check()
-        return check[1] != "device" if check else f.rep.has("size_assert")
+    def claims(self, obs: Observations) -> bool:
+        check = obs.input_check()
+        return check[1] != "device" if check else obs.rep.has("size_assert")
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
-        check = f.input_check()
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
+        check = obs.input_check()
         if check:
-            _answer_runtime_check(f, d, *check)
+            _answer_runtime_check(obs, d, *check)
         else:
-            _answer_size_assert(f, d, f.rep.first("size_assert"))
+            _answer_size_assert(obs, d, obs.rep.first("size_assert"))
 
 
-def _wrapper_line_saying(f: Facts, text: str) -> int | None:
+def _wrapper_line_saying(obs: Observations, text: str) -> int | None:
     """The 1-based wrapper line that holds ``text`` (the runtime assertion's own message), in the first model."""
-    for m in f.models:
-        wm = f.pkg.index(m.name).wmap
+    for m in obs.models:
+        wm = obs.pkg.index(m.name).wmap
         for i, line in enumerate(wm.lines):
             if text in line:
                 return i + 1
@@ -144,31 +144,31 @@ class SymbolicAssert(Rule):
 
     category = "symbolic_assert"
 
-    def claims(self, f: Facts) -> bool:
-        return f.rep.has("symbolic_assert")
+    def claims(self, obs: Observations) -> bool:
+        return obs.rep.has("symbolic_assert")
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
-        ev = f.rep.first("symbolic_assert")
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
+        ev = obs.rep.first("symbolic_assert")
         cond, got = ev.fields.get("cond", ""), ev.fields.get("got", "")
         d.evidence = [Evidence(ev.text, ev.pattern)]
-        line = _wrapper_line_saying(f, f'"Expected {cond} ')
+        line = _wrapper_line_saying(obs, f'"Expected {cond} ')
         syms = [m.group("symbol") for m in P.SYMBOL_NAME.regex.finditer(cond)]
         symbol = syms[0] if syms else None
         origin = None
         unbacked = bool(symbol and symbol.startswith("u"))
         if symbol and unbacked:
-            for m in f.models:
-                for st, target, _kind in f.pkg.index(m.name).calls():
+            for m in obs.models:
+                for st, target, _kind in obs.pkg.index(m.name).calls():
                     if f"&{symbol}_raw" in st.text or f"&{symbol})" in st.text:
                         origin = say.unbacked_origin(target, st.line)
                         break
         elif symbol:
-            for m in f.models:
+            for m in obs.models:
                 sym = m.symbols.get(symbol)
                 if sym is not None and sym.input is not None:
                     inp = m.inputs[sym.input] if sym.input < len(m.inputs) else None
                     label = say.input_label(sym.input, inp.name if inp else None,
-                                              f.ep.user_name(sym.input) if f.ep else None)
+                                              obs.ep.user_name(sym.input) if obs.ep else None)
                     rng = f"{sym.min if sym.min is not None else '?'}..{sym.max if sym.max is not None else '?'}"
                     origin = say.backed_origin(label, sym.dim, rng)
                     break

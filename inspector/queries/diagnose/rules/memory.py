@@ -5,7 +5,7 @@ from __future__ import annotations
 from ....explain import diagnose as say
 from ....logs import patterns as P
 from ..results import Diagnosis, Evidence, step
-from .base import Facts, Rule
+from .base import Observations, Rule
 
 
 class OutOfMemory(Rule):
@@ -14,23 +14,23 @@ class OutOfMemory(Rule):
 
     category = "out_of_memory"
 
-    def claims(self, f: Facts) -> bool:
-        return f.rep.has("out_of_memory")
+    def claims(self, obs: Observations) -> bool:
+        return obs.rep.has("out_of_memory")
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
         from ...memory import human_bytes, memory_plan
 
-        ev = f.rep.first("out_of_memory")
-        d.evidence = [Evidence(ev.text, ev.pattern)] + [Evidence(n.text, P.NOTICED.name) for n in f.rep.noticed[:1]]
+        ev = obs.rep.first("out_of_memory")
+        d.evidence = [Evidence(ev.text, ev.pattern)] + [Evidence(n.text, P.NOTICED.name) for n in obs.rep.noticed[:1]]
         size = ev.fields.get("size") or (human_bytes(int(ev.fields["bytes"])) if ev.fields.get("bytes") else "?")
         alloc = None
         consts = 0
-        lines = {n.line for n in f.rep.noticed}  # the failed allocation's wrapper line
-        for m in f.models:
-            consts += f.pkg.index(m.name).constant_totals().get("nbytes") or 0
+        lines = {n.line for n in obs.rep.noticed}  # the failed allocation's wrapper line
+        for m in obs.models:
+            consts += obs.pkg.index(m.name).constant_totals().get("nbytes") or 0
             if lines:
                 try:
-                    plan = memory_plan(f.pkg, m.name)
+                    plan = memory_plan(obs.pkg, m.name)
                 except Exception:  # noqa: BLE001 - the verdict stands without the buffer's formula
                     continue
                 alloc = next((a for a in plan.allocations if a.line in lines), alloc)

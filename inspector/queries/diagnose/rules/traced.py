@@ -6,7 +6,7 @@ from __future__ import annotations
 from ....explain import diagnose as say
 from ....logs import patterns as P
 from ..results import Diagnosis, Evidence, step
-from .base import Facts, Rule, _ASSERT_PATTERN
+from .base import Observations, Rule, _ASSERT_PATTERN
 
 
 def _checked(assertion) -> bool | None:
@@ -16,58 +16,58 @@ def _checked(assertion) -> bool | None:
 class _Traced(Rule):
     """A located failing check the trace found in the package: the full trace-assert answer."""
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
-        t, rep = f.trace, f.rep
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
+        t, rep = obs.trace, obs.rep
         d.trace = t
         d.verdict = t.verdict
-        for r in f.located[:3]:
+        for r in obs.located[:3]:
             if r.kind == "cpu" and r.message:
                 d.evidence.append(Evidence(r.message, P.CPU_MSG.name))
             d.evidence.append(Evidence(r.first_text, _ASSERT_PATTERN[r.kind]))
         d.evidence += [Evidence(n.text, P.NOTICED.name) for n in rep.noticed][:2]
         d.evidence += [Evidence(f"{n.error}", P.NOTICED_ERROR.name) for n in rep.noticed[:1] if n.error]
-        self.more(f, d)
+        self.more(obs, d)
         d.steps = [step(say.TRACE_CHECK_INDEX)]
         # A device assert's own line (file, line, block, thread) already names the failing kernel: rerunning with
         # CUDA_LAUNCH_BLOCKING=1 would tell nothing new.
-        if f.device == "cuda" and not any(r.kind == "cuda" for r in f.located):
+        if obs.device == "cuda" and not any(r.kind == "cuda" for r in obs.located):
             blocking = step(say.TRACE_LAUNCH_BLOCKING, {"CUDA_LAUNCH_BLOCKING": "1"})
             # several calls could have failed: the rerun that names the one comes first
             d.steps = [blocking] + d.steps if t.ambiguous else d.steps + [blocking]
         d.notes += t.hints + t.context
 
-    def more(self, f: Facts, d: Diagnosis) -> None:
+    def more(self, obs: Observations, d: Diagnosis) -> None:
         pass
 
 
-def _nan_check(f: Facts) -> bool:
+def _nan_check(obs: Observations) -> bool:
     """The located, traced check is a Triton kernel's NaN/Inf assert (TORCHINDUCTOR_RUNTIME_TRITON_NAN_ASSERTS)."""
-    return f.trace is not None and bool(P.REGISTRY["nan_inf_triton"].search(f.trace.matches[0].assertion.message or ""))
+    return obs.trace is not None and bool(P.REGISTRY["nan_inf_triton"].search(obs.trace.matches[0].assertion.message or ""))
 
 
 class ExternOp(_Traced):
     category = "extern_op"
 
-    def claims(self, f: Facts) -> bool:
+    def claims(self, obs: Observations) -> bool:
         # the proxy executor's call failing because the runtime has none, or a custom op missing, is custom_op's
-        return (f.trace is not None and f.trace.matches[0].kernel_kind == "extern"
-                and not f.rep.has("custom_op_missing", "no_proxy_executor"))
+        return (obs.trace is not None and obs.trace.matches[0].kernel_kind == "extern"
+                and not obs.rep.has("custom_op_missing", "no_proxy_executor"))
 
-    def more(self, f: Facts, d: Diagnosis) -> None:
-        ev = f.rep.first("exception_in_aoti_torch")
+    def more(self, obs: Observations, d: Diagnosis) -> None:
+        ev = obs.rep.first("exception_in_aoti_torch")
         if ev:
             d.evidence.append(Evidence(ev.text, ev.pattern))
-        if any(m.kernel_kind == "extern" and _checked(m.assertion) is False for m in f.trace.matches):
+        if any(m.kernel_kind == "extern" and _checked(m.assertion) is False for m in obs.trace.matches):
             d.notes.append(say.UNCHECKED_EXTERN)
 
 
 class IndexAssert(_Traced):
     category = "index_assert"
 
-    def claims(self, f: Facts) -> bool:
+    def claims(self, obs: Observations) -> bool:
         # a Triton kernel's NaN/Inf assert (TORCHINDUCTOR_RUNTIME_TRITON_NAN_ASSERTS) is located like an index
         # check, but it is nan_inf's
-        return f.trace is not None and f.trace.matches[0].kernel_kind != "extern" and not _nan_check(f)
+        return obs.trace is not None and obs.trace.matches[0].kernel_kind != "extern" and not _nan_check(obs)
 
 
 class ForeignLog(Rule):
@@ -77,14 +77,14 @@ class ForeignLog(Rule):
     category = "foreign_log"
     by_package = True
 
-    def claims(self, f: Facts) -> bool:
-        return bool([r for r in f.located if r.kind in ("cuda", "cpu")]) and f.trace is None
+    def claims(self, obs: Observations) -> bool:
+        return bool([r for r in obs.located if r.kind in ("cuda", "cpu")]) and obs.trace is None
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
         from ...trace import trace_assert
 
-        t = trace_assert(f.pkg, log=f.log, model=f.model, ep=f.ep, log_name=f.log_name)
+        t = trace_assert(obs.pkg, log=obs.log, model=obs.model, ep=obs.ep, log_name=obs.log_name)
         d.verdict = t.verdict or say.FOREIGN_LOG
-        d.evidence = [Evidence(r.first_text, _ASSERT_PATTERN[r.kind]) for r in f.located[:3]]
+        d.evidence = [Evidence(r.first_text, _ASSERT_PATTERN[r.kind]) for r in obs.located[:3]]
         d.notes += t.hints[-1:]
         d.steps = [step(say.FOREIGN_STEP)]

@@ -6,7 +6,7 @@ from ....explain import diagnose as say
 from ....logs import patterns as P
 from ....model import Model
 from ..results import Diagnosis, Evidence, Step, step
-from .base import Facts, Rule, _NOT_OPS, _ev
+from .base import Observations, Rule, _NOT_OPS, _ev
 
 
 class Unknown(Rule):
@@ -15,25 +15,25 @@ class Unknown(Rule):
     category = "unknown"
     by_package = True
 
-    def claims(self, f: Facts) -> bool:
+    def claims(self, obs: Observations) -> bool:
         return True
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
-        if f.not_torch:
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
+        if obs.not_torch:
             d.verdict = say.NOT_TORCH_VERDICT
-            d.evidence = _ev(f.rep.events, 3) + [Evidence(ln, P.ERROR_LINE.name)
-                                                 for ln in f.rep.lines_saying(P.ERROR_LINE.name)[:3]]
+            d.evidence = _ev(obs.rep.events, 3) + [Evidence(ln, P.ERROR_LINE.name)
+                                                 for ln in obs.rep.lines_saying(P.ERROR_LINE.name)[:3]]
             d.notes.append(say.not_torch_note(say.TORCH_SAID_WORDS))
-            d.steps = [step(say.NOT_TORCH_STEP)] + general_steps(f.models)
+            d.steps = [step(say.NOT_TORCH_STEP)] + general_steps(obs.models)
             return
         d.verdict = say.UNKNOWN_VERDICT
-        for m in f.models:
-            bare = [(target, st.line) for st, target, kind in f.pkg.index(m.name).calls()
+        for m in obs.models:
+            bare = [(target, st.line) for st, target, kind in obs.pkg.index(m.name).calls()
                     if kind == "extern" and st.kind != "checked_call" and not target.startswith(_NOT_OPS)]
             if bare:
                 d.notes.append(say.bare_extern_note(m.name, bare))
-        d.evidence = [Evidence(ln, P.ERROR_LINE.name) for ln in f.rep.lines_saying(P.ERROR_LINE.name)[:5]]
-        d.steps = general_steps(f.models)
+        d.evidence = [Evidence(ln, P.ERROR_LINE.name) for ln in obs.rep.lines_saying(P.ERROR_LINE.name)[:5]]
+        d.steps = general_steps(obs.models)
 
 
 def general_steps(models: list[Model]) -> list[Step]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ....explain import diagnose as say
 from ..results import Diagnosis, Evidence, step
-from .base import Facts, Rule, _ASSERT_PATTERN, _ev
+from .base import Observations, Rule, _ASSERT_PATTERN, _ev
 from .traced import _nan_check
 
 
@@ -13,31 +13,31 @@ class NanInf(Rule):
 
     category = "nan_inf"
 
-    def claims(self, f: Facts) -> bool:
-        return f.rep.has("nan_inf_input", "nan_inf_call", "nan_inf_triton") or _nan_check(f)
+    def claims(self, obs: Observations) -> bool:
+        return obs.rep.has("nan_inf_input", "nan_inf_call", "nan_inf_triton") or _nan_check(obs)
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
-        rep = f.rep
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
+        rep = obs.rep
         evs = [e for e in rep.events if e.pattern in ("nan_inf_input", "nan_inf_call", "nan_inf_triton")]
         d.evidence = _ev(evs, 3)
         buf = next((e.fields["buf"] for e in evs if e.fields.get("buf")), None)
         what = say.nan_word(next((e.fields["what"] for e in evs if e.fields.get("what")), None))
-        m = f.models[0]
+        m = obs.models[0]
         inp = next((i for i in m.inputs if i.name == buf), None) if buf else None
-        if f.trace is not None and not buf:  # a Triton kernel's own NaN/Inf assert: the trace names the kernel
-            mt = f.trace.matches[0]
-            d.trace = f.trace
-            d.evidence = _ev(evs, 1) + [Evidence(r.first_text, _ASSERT_PATTERN[r.kind]) for r in f.located[:1]]
+        if obs.trace is not None and not buf:  # a Triton kernel's own NaN/Inf assert: the trace names the kernel
+            mt = obs.trace.matches[0]
+            d.trace = obs.trace
+            d.evidence = _ev(evs, 1) + [Evidence(r.first_text, _ASSERT_PATTERN[r.kind]) for r in obs.located[:1]]
             # read straight from an input (no buffer on the way): that input held it
             direct = any(o.input and not o.through_buffer for o in mt.index_origin)
-            d.verdict = say.nan_kernel_verdict(f.trace.verdict, mt.file_line, mt.call_sites, mt.source_nodes)
+            d.verdict = say.nan_kernel_verdict(obs.trace.verdict, mt.file_line, mt.call_sites, mt.source_nodes)
             d.steps = ([step(say.NAN_CHECK_INPUT)] if direct else []) + [
                        step(say.NAN_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "2",
                                               "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": mt.kernel}, "compile")]
             d.notes += [h.text for h in mt.hypotheses[:1]]
             return
         if inp is not None:
-            label = say.input_label(inp.index, inp.name, f.ep.user_name(inp.index) if f.ep else None)
+            label = say.input_label(inp.index, inp.name, obs.ep.user_name(inp.index) if obs.ep else None)
             d.verdict = say.nan_input_verdict(what, label)
             d.steps = [step(say.NAN_CHECK_INPUT)]
         else:
@@ -46,21 +46,21 @@ class NanInf(Rule):
             check_line = next((int(e.fields["line"]) for e in evs if e.fields.get("line")), None)
             from ...locate import calls_naming
 
-            for st, target in calls_naming(f.pkg.index(m.name), buf) if buf else []:
+            for st, target in calls_naming(obs.pkg.index(m.name), buf) if buf else []:
                 if not target.startswith("aoti_torch_check") and (check_line is None or st.line < check_line):
                     writer, line = target, st.line
             if writer:
                 from ...locate import locate
 
                 try:
-                    nodes = [n for x in locate(f.pkg, kernel=writer, model=m.name).found for n in x.nodes][:8]
+                    nodes = [n for x in locate(obs.pkg, kernel=writer, model=m.name).found for n in x.nodes][:8]
                 except Exception:  # noqa: BLE001 - FX nodes are a bonus; the writer stands without them
                     nodes = []
             d.verdict = say.nan_buffer_verdict(what, buf or "a buffer", writer, line, nodes)
             d.steps = [step(say.NAN_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "2",
                                               **({"AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": writer} if writer else {})},
                             "compile")]
-        if f.device == "cpu":
+        if obs.device == "cpu":
             d.notes.append(say.NAN_CPU_NOTE)
 
 
@@ -71,35 +71,35 @@ class Printer(Rule):
 
     category = "printer"
 
-    def claims(self, f: Facts) -> bool:
-        return f.rep.has("printer_block", "printer_mark")
+    def claims(self, obs: Observations) -> bool:
+        return obs.rep.has("printer_block", "printer_mark")
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
         from ....logs import printer_blocks
 
-        blocks = printer_blocks(f.log)
-        d.evidence = _ev([e for e in f.rep.events if e.category == "printer"], 2)
+        blocks = printer_blocks(obs.log)
+        d.evidence = _ev([e for e in obs.rep.events if e.category == "printer"], 2)
         if not any(b.stats for b in blocks):  # level 3: names only
             started = [b for b in blocks if b.when == "mark:before_launch"]
             ended = {(b.kernel, b.call) for b in blocks if b.when == "mark:after_launch"}
             open_ = [b for b in started if (b.kernel, b.call) not in ended]
             last = open_[-1] if open_ else (started[-1] if started else None)
-            d.verdict = say.printer_level3_verdict(last.kernel if last else None, bool(open_), self._line(f, last))
+            d.verdict = say.printer_level3_verdict(last.kernel if last else None, bool(open_), self._line(obs, last))
             d.steps = [step(say.PRINTER_LEVEL2, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "2"}, "compile")]
             return
         from ...printer import printer_finding
 
-        pf = printer_finding(f.pkg, f.model, blocks, printer_blocks(f.against) if f.against is not None else None)
+        pf = printer_finding(obs.pkg, obs.model, blocks, printer_blocks(obs.against) if obs.against is not None else None)
         d.printer = pf
         d.evidence = [Evidence(x, "printer") for x in pf.evidence()] or d.evidence
         d.verdict = say.printer_verdict(pf)
-        d.steps = [step(say.PRINTER_AGAINST)] if f.against is None else []
+        d.steps = [step(say.PRINTER_AGAINST)] if obs.against is None else []
         d.steps.append(step(say.PRINTER_LOCATE))
         d.notes.append(say.PRINTER_BEFORE_LAUNCH)
 
     @staticmethod
-    def _line(f: Facts, b) -> int | None:
+    def _line(obs: Observations, b) -> int | None:
         if b is None:
             return None
-        lines = sorted(st.line for m in f.models for st, target, _k in f.pkg.index(m.name).calls() if target == b.kernel)
+        lines = sorted(st.line for m in obs.models for st, target, _k in obs.pkg.index(m.name).calls() if target == b.kernel)
         return lines[b.call - 1] if 0 < b.call <= len(lines) else (lines[0] if lines else None)

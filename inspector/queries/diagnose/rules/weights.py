@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ....explain import diagnose as say
 from ..results import Diagnosis, step
-from .base import Facts, Rule, _ev
+from .base import Observations, Rule, _ev
 
 
 # Tensors Inductor folds into kernel code when they are 0-d or at most 8 elements (a head's bias, a
@@ -18,16 +18,16 @@ class Constants(Rule):
 
     category = "constants"
 
-    def claims(self, f: Facts) -> bool:
-        return f.rep.has("constant_not_found", "constants_map_missing", "constant_device", "weights_corrupt",
+    def claims(self, obs: Observations) -> bool:
+        return obs.rep.has("constant_not_found", "constants_map_missing", "constant_device", "weights_corrupt",
                          "constant_not_provided")
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
-        rep = f.rep
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
+        rep = obs.rep
         evs = [e for e in rep.events if e.category == "constants"]
         d.evidence = _ev(evs, 3)
-        m = f.models[0]
-        consts = f.pkg.index(m.name).constants()
+        m = obs.models[0]
+        consts = obs.pkg.index(m.name).constants()
         by_fqn = {c.fqn or c.name: c for c in consts}
         by_name = {c.name: c for c in consts}
         e = evs[0]
@@ -50,7 +50,7 @@ class Constants(Rule):
             fqns = [by_name[n].fqn if n in by_name and by_name[n].fqn else n for n in names]
             kinds = {by_name[n].kind for n in names if n in by_name}
             d.verdict = say.constants_not_provided_verdict(names, fqns, "Buffer" in kinds,
-                                                           f.rep.has("illegal_memory_access", "segfault", "cublas_error"))
+                                                           obs.rep.has("illegal_memory_access", "segfault", "cublas_error"))
         elif e.pattern == "constant_device":
             d.verdict = say.constant_device_verdict(e.fields.get("name", ""), e.fields.get("got", "?"),
                                                     e.fields.get("exp", "?"))
@@ -66,21 +66,21 @@ class WeightsNotLoaded(Rule):
     category = "weights_not_loaded"
     by_package = True
 
-    def claims(self, f: Facts) -> bool:
-        crashed = (f.rep.has("segfault") and not f.crashed_at_load) or f.rep.has("illegal_memory_access")
-        return crashed and bool(f.weightless)
+    def claims(self, obs: Observations) -> bool:
+        crashed = (obs.rep.has("segfault") and not obs.crashed_at_load) or obs.rep.has("illegal_memory_access")
+        return crashed and bool(obs.weightless)
 
-    def answer(self, f: Facts, d: Diagnosis) -> None:
+    def answer(self, obs: Observations, d: Diagnosis) -> None:
         from ...doctor import weights_blob_member, weights_on_disk
 
-        d.evidence = _ev([e for e in f.rep.events if e.pattern in ("segfault", "illegal_memory_access")], 2)
-        name, n, nbytes = f.weightless[0]
-        blob = weights_blob_member(f.pkg, name)
+        d.evidence = _ev([e for e in obs.rep.events if e.pattern in ("segfault", "illegal_memory_access")], 2)
+        name, n, nbytes = obs.weightless[0]
+        blob = weights_blob_member(obs.pkg, name)
         if blob:  # binary_blob: aoti_load_package loads the blob itself; a crash means the .so was loaded without it
             d.verdict = say.weights_blob_not_loaded_verdict(n, nbytes, blob[0].rsplit("/", 1)[-1], blob[1])
             d.steps = [step(say.WEIGHTS_BLOB_STEP), step(say.WEIGHTS_LOAD_STEP)]
             return
-        disk = weights_on_disk(f.pkg, name)
+        disk = weights_on_disk(obs.pkg, name)
         if disk:  # pickle_weights: the package carries them; only the loader that reads them loads them
             _, pickled, disk_bytes = disk
             d.verdict = say.weights_beside_not_loaded_verdict(n, nbytes, len(pickled), disk_bytes, name)

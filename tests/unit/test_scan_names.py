@@ -25,7 +25,7 @@ def test_declared_names_on_real_wrappers():
     import inspector
     from inspector.parse.regions import scan_wrapper
 
-    root = Path(__file__).resolve().parents[1] / "sample_packages"
+    root = Path(__file__).resolve().parents[2] / "sample_packages"
     seen = 0
     for pkg in ("cuda/hf_t5_encoder/hf_t5_encoder.pt2", "cpu/transformer/transformer.pt2", "cuda/jagged/jagged.pt2"):
         with inspector.open_package(root / pkg, cache=False) as p:

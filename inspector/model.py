@@ -187,8 +187,8 @@ class Assertion:
 @dataclass
 class Kernel:
     name: str
-    kind: str  # "triton" | "cpp"
-    flavor: str  # "pointwise" | "reduction" | "persistent_reduction" | "template" | "foreach" | "cpp" | …
+    backend: str  # "triton" | "cpp": the code generator (an "extern" match is an ATen op)
+    heuristic: str  # "pointwise" | "reduction" | "persistent_reduction" | "template" | "foreach" | "cpp" | …
     params: list[KernelParam] = field(default_factory=list)
     tmps: list[TmpDef] = field(default_factory=list)
     stores: list[Store] = field(default_factory=list)
@@ -205,7 +205,7 @@ class Kernel:
     source_loader: object = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
-        return (f"<Kernel {self.name} {self.kind}/{self.flavor}: {len(self.params)} params, {len(self.tmps)} tmps, "
+        return (f"<Kernel {self.name} {self.backend}/{self.heuristic}: {len(self.params)} params, {len(self.tmps)} tmps, "
                 f"{len(self.assertions)} assertions, {len(self.source) or self.source_count} lines>")
 
     def param(self, name: str) -> KernelParam | None:

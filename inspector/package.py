@@ -135,7 +135,7 @@ class Package:
         for k in m.kernels.values():
             if not k.source_file or k.source_file not in self.archive.members():
                 continue
-            if k.kind == "triton":
+            if k.backend == "triton":
                 k.source_loader = (lambda k=k: embedded_source(
                     self.member_lines(k.source_file), k.first_line - 1, k.first_line - 1 + k.source_count))
             else:

@@ -105,7 +105,7 @@ def build_graph(m: Model) -> MultiDiGraph:
 
 def _add_kernel(g: MultiDiGraph, k: Kernel):
     kn = ids.kernel(k.name)
-    g.add_node(kn, type="kernel", name=k.name, kind=k.kind, flavor=k.flavor)
+    g.add_node(kn, type="kernel", name=k.name, kind=k.backend, flavor=k.heuristic)
     for p in k.params:
         pn = ids.param(k.name, p.name)
         g.add_node(pn, type="kernel_param", name=p.name, role=p.role, kernel=k.name)

@@ -165,7 +165,7 @@ def neighbourhood_of(pkg, model: str | None, thing: str, depth: int = 2, max_nod
         return neighbourhood(pkg.graph_of(ix.full()), thing, depth, max_nodes)
     parts = thing.split(":")
     tokens = set(TOKEN.findall(thing)) - ids.PREFIXES
-    seed_kernels = {t for t in tokens if ix.kernel_kind(t)}
+    seed_kernels = {t for t in tokens if ix.kernel_backend(t)}
     seeds = (closure.statements_naming(ix, tokens) | closure.calls_of(ix, seed_kernels)
              | closure.calls_below_comments_naming(ix, tokens - seed_kernels)  # (`kernel:` resolves first)
              | closure.calls_at(ix, {int(p) for p in parts if p.isdigit()}))

@@ -216,7 +216,7 @@ class CacheParts:
 
     def save_kernel(self, k: Kernel, params: list[KernelParam] | None) -> None:
         self.write(kernel_part(k.name), {"kernel": cache.dump(k), "params": cache.dump(params),
-                                         "source": k.source if k.kind == "triton" else None})
+                                         "source": k.source if k.backend == "triton" else None})
 
     # -- slices --------------------------------------------------------------------------------
     def load_slice(self, part: str) -> tuple[Model, list[str]] | None:

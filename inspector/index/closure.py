@@ -148,7 +148,7 @@ def model_naming(ix, seeds: set[int], kernels=()) -> Model:
     around = _declarations(ix, seeds)
     included = ix._eager_statements() | around
     targets = [ix.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]
-    names = [n for n in dict.fromkeys([*kernels, *targets]) if n and ix.kernel_kind(n)]
+    names = [n for n in dict.fromkeys([*kernels, *targets]) if n and ix.kernel_backend(n)]
     return ix._model(included, names, uses=included)
 
 
@@ -177,9 +177,9 @@ def _contract(ix, name: str):
             params.append(KernelParam(name=p.name, position=len(params), role=param_role(p.name), ctype=p.ctype))
     if r.triton is None:
         from ..model import Kernel
-        from ..parse.regions import kernel_flavor
+        from ..parse.regions import kernel_heuristic
 
-        k = Kernel(name=name, kind="triton", flavor=kernel_flavor(name, None), source_file=wm.member)
+        k = Kernel(name=name, backend="triton", heuristic=kernel_heuristic(name, None), source_file=wm.member)
     else:
         start, end = r.triton
         k = parse_triton_contract(name, embedded_source(wm.lines, start, end), wm.member, start + 1,
@@ -201,7 +201,7 @@ def bounds_model(ix, kernels) -> Model | None:
     decls, _ = _tables(ix)
     ks, launcher = {}, {}
     for name in kernels:
-        if name in ix._kernels or ix.kernel_kind(name) != "triton" or name not in ix.wmap.launchers:
+        if name in ix._kernels or ix.kernel_backend(name) != "triton" or name not in ix.wmap.launchers:
             k = ix.kernel(name)
             if k is None:
                 continue

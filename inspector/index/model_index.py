@@ -33,7 +33,7 @@ from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
 from ..parse.metadata import WrapperMetadata
 from ..parse.regions import (TOKEN, RunStatement, WrapperMap, check_statement, constant_totals, declared_names,
-                          kernel_flavor, scan_kernel_cpp, scan_warnings, scan_wrapper)
+                          kernel_heuristic, scan_kernel_cpp, scan_warnings, scan_wrapper)
 from .name_closure import grow
 from .cache_parts import FACTS, AssertSite, CacheParts, Summary, add_coverage, coverage_since, slice_part
 from .gc_pause import gc_paused as _gc_paused
@@ -230,7 +230,7 @@ class ModelIndex:
     def _scan_facts(self):
         """(kernel kinds, assert sites, calls): what the scan says about the kernels, nothing parsed."""
         wm = self.wmap
-        kinds = {n: ("triton", kernel_flavor(n, r.decorator)) for n, r in wm.launchers.items()}
+        kinds = {n: ("triton", kernel_heuristic(n, r.decorator)) for n, r in wm.launchers.items()}
         for n in self.cpp_regions:
             kinds.setdefault(n, ("cpp", "cpp"))
         sites = []
@@ -304,12 +304,12 @@ class ModelIndex:
         """Every kernel, in wrapper order (Triton launchers), then kernel.cpp order (CPU)."""
         return list(self._kinds)
 
-    def kernel_kind(self, name: str) -> str | None:
+    def kernel_backend(self, name: str) -> str | None:
         k = self._kinds.get(name)
         return k[0] if k else None
 
-    def kernel_flavor(self, name: str) -> str:
-        """What `Kernel.flavor` will say, from the scan: the Triton decorator or name; "cpp" for CPU kernels."""
+    def kernel_heuristic(self, name: str) -> str:
+        """What `Kernel.heuristic` will say, from the scan: the Triton decorator or name; "cpp" for CPU kernels."""
         return self._kinds[name][1]
 
     def calls(self, lines: tuple[int, int] | None = None) -> list[tuple[RunStatement, str, str]]:
@@ -357,7 +357,7 @@ class ModelIndex:
             k = self._load_kernel(*cached)
             self._kernels[name] = k
             return k
-        kind = self.kernel_kind(name)
+        kind = self.kernel_backend(name)
         if kind is None:
             return None
         from ..parse.cpp_kernel import parse_kernel_region
@@ -387,7 +387,7 @@ class ModelIndex:
         if not self._live and self._parts.has_kernel(name):  # parsed by an earlier run: no need to scan the wrapper for one line
             k = self.kernel(name)
             return k.cubin if k is not None else None
-        if self.kernel_kind(name) != "triton":
+        if self.kernel_backend(name) != "triton":
             return None
         r = self.wmap.launchers.get(name)
         if r is None or r.load_line is None:
@@ -599,7 +599,7 @@ class ModelIndex:
         around = self._closure(calls, follow_calls=True, globals_=self._globals())
         included = self._eager_statements() | self._constant_bindings() | around
         targets = [self.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]
-        names = [n for n in dict.fromkeys([*kernels, *targets]) if n and self.kernel_kind(n)]
+        names = [n for n in dict.fromkeys([*kernels, *targets]) if n and self.kernel_backend(n)]
         m = self._slices[part] = self._model(included, names, uses=around)
         self._parts.save_slice(part, m)
         return m

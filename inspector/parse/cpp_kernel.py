@@ -123,7 +123,7 @@ def parse_kernel_region(lines: list[str], start: int, end: int, member: str, cov
             r = parse_cpp_statement(sig.rstrip("{ "), "helper_signature" if helper else "signature", cov, line)
             if isinstance(r, CppSignature):
                 name = r.name
-                cur = Kernel(name=name, kind="cpp", flavor="cpp", source_file=member, first_line=line,
+                cur = Kernel(name=name, backend="cpp", heuristic="cpp", source_file=member, first_line=line,
                              line_base=1, source=lines, source_count=len(lines),
                              params=[KernelParam(name=p.name, position=k, role=param_role(p.name, p.ctype, p.const),
                                                  ctype=p.ctype) for k, p in enumerate(r.params)])

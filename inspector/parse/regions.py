@@ -31,7 +31,7 @@ class LauncherRegion:
     triton: tuple[int, int] | None = None  # [start, end) of the embedded `async_compile.triton(` source
     load_line: int | None = None  # the `loadKernel(` line
     asserts: tuple[int, ...] = ()  # lines of its `tl.device_assert(` statements
-    decorator: str | None = None  # the `@triton_heuristics.<flavor>(` of its source, when it has one
+    decorator: str | None = None  # the `@triton_heuristics.<heuristic>(` of its source, when it has one
 
 
 @dataclass(slots=True)
@@ -155,7 +155,7 @@ def _scan_triton(wm: WrapperMap, r: LauncherRegion, j: int, asserts: list[int]) 
             j += 1
             break
         elif s.startswith("@"):
-            r.decorator = decorator_flavor(s) or r.decorator
+            r.decorator = decorator_heuristic(s) or r.decorator
         j += 1
     while j < n:  # the body
         line = lines[j]
@@ -380,14 +380,14 @@ _NAME_FLAVORS = (("triton_poi_", "pointwise"), ("triton_red_", "reduction"), ("t
                  ("triton_tem_", "template"), ("triton_for_", "foreach"))
 
 
-def decorator_flavor(line: str) -> str | None:
+def decorator_heuristic(line: str) -> str | None:
     """``@triton_heuristics.pointwise(`` -> "pointwise" (None for any other line)."""
     m = _DECORATOR.search(line)
     return m.group(1) if m else None
 
 
-def kernel_flavor(name: str, decorator: str | None) -> str:
-    """A Triton kernel's flavor: its ``@triton_heuristics.<flavor>(`` decorator, else what its name says."""
+def kernel_heuristic(name: str, decorator: str | None) -> str:
+    """A Triton kernel's heuristic: its ``@triton_heuristics.<heuristic>(`` decorator, else what its name says."""
     if decorator:
         return decorator
     return next((f for prefix, f in _NAME_FLAVORS if name.startswith(prefix)), "other")

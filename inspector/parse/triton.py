@@ -15,7 +15,7 @@ from ..model import Assertion, Coverage, Kernel, KernelParam, Store, TmpDef, par
 from ..naming import is_kernel_def
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .message import parse_check_condition, parse_check_message, parse_value_check
-from .regions import _DECORATOR, kernel_flavor
+from .regions import _DECORATOR, kernel_heuristic
 from .statements import Annotation, Control, TritonAssign, TritonCall, TritonDef, TritonParam
 
 STARTS = GRAMMAR_STARTS["triton"]
@@ -102,8 +102,8 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
                         line_base: int = 1, cov: Coverage | None = None) -> Kernel:
     """``lines[0]`` is the ``async_compile.triton(`` line at wrapper line ``first_line``; it is kernel line
     ``line_base`` (the wrapper dialect says how the ``.py`` a device assert names is numbered)."""
-    flavor = "other"
-    k = Kernel(name=name, kind="triton", flavor=flavor, source_file=source_file,
+    heuristic = "other"
+    k = Kernel(name=name, backend="triton", heuristic=heuristic, source_file=source_file,
                first_line=first_line, source=list(lines), line_base=line_base,
                source_count=len(lines))
     in_def = False
@@ -121,7 +121,7 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
             s, joined_until = _join(lines, idx, s)
         m = _DECORATOR.search(s)
         if m and not in_def:
-            k.flavor = m.group(1)
+            k.heuristic = m.group(1)
             continue
         m = _MUTATED.search(s)
         if m:
@@ -170,8 +170,8 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
                     # An augmented `acc += tl.dot(a, b)` (templates) was kept under the name "acc +" (the text left of
                     # its `=`); kept so, as the answers have it, until a query needs the update.
                     k.tmps.append(TmpDef(name=n if r.op is None else f"{n} {r.op}", expr=r.value, line=kline))
-    if k.flavor == "other":
-        k.flavor = kernel_flavor(name, None)
+    if k.heuristic == "other":
+        k.heuristic = kernel_heuristic(name, None)
     _roles_from_use(k)
     return k
 
@@ -231,7 +231,7 @@ def parse_triton_contract(name: str, lines: list[str], source_file: str, first_l
     else (no tmps, stores or loads): what a bound chain needs (`check` on 20,000 kernels).  ``assert_at``:
     indices into ``lines`` of its ``tl.device_assert(`` lines (the scan knows them).  Statements are read
     by text (a kernel's name is replaced in its ``def`` line), so look-alike kernels parse once."""
-    k = Kernel(name=name, kind="triton", flavor=kernel_flavor(name, None), source_file=source_file,
+    k = Kernel(name=name, backend="triton", heuristic=kernel_heuristic(name, None), source_file=source_file,
                first_line=first_line, line_base=line_base, source_count=len(lines))
     def_at = None
     for idx, raw in enumerate(lines):

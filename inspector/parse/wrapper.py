@@ -43,7 +43,7 @@ from .statements import (  # InputSlot … View: re-exported, the names the test
     Assign, CallStmt, ConstantSlot, CType, Decl, GuardDim, GuardNames, HandleDecl, InputSlot, LauncherParam, LoadKernel,
     Moved, RaiiDecl, SizeOf, Tail, View,
 )
-from .triton import kernel_flavor, parse_triton_source
+from .triton import kernel_heuristic, parse_triton_source
 
 STARTS = GRAMMAR_STARTS["wrapper"]
 
@@ -519,7 +519,7 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
         if isinstance(p, LauncherParam):
             params.append(KernelParam(name=p.name, position=len(params), role=param_role(p.name), ctype=p.ctype))
     if r.triton is None:
-        kernel = Kernel(name=r.name, kind="triton", flavor=kernel_flavor(r.name, None), source_file=wm.member)
+        kernel = Kernel(name=r.name, backend="triton", heuristic=kernel_heuristic(r.name, None), source_file=wm.member)
     else:
         start, end = r.triton
         kernel = parse_triton_source(r.name, embedded_source(lines, start, end), wm.member, first_line=start + 1,

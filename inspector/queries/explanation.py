@@ -132,7 +132,7 @@ def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True,
     lo = a.line - 6
     snippet = [(ln, k.source_line(ln)) for ln in range(max(k.line_base, lo), a.line + 3) if k.source_line(ln) is not None]
     match = TraceMatch(
-        model=m.name, kernel=k.name, kernel_kind=k.kind, file_line=a.line,
+        model=m.name, kernel=k.name, kernel_kind=k.backend, file_line=a.line,
         assertion=a,
         static_bound=static, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
         aten_ops=aten, exact=exact, matched_by=how, call_sites=[c.line for c in sites],

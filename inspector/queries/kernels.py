@@ -19,7 +19,7 @@ from ..parse.tokens import identifiers, last_string
 class KernelRow:
     model: str
     name: str
-    kind: str  # "cpp" or "triton <flavor>"
+    kind: str  # "cpp" or "triton <heuristic>"
     launches: int
     assertions: list[tuple[int, str]] = field(default_factory=list)  # (line in the kernel's numbering, message)
     inputs: list[str] = field(default_factory=list)  # wrapper names of the model inputs its launches pass
@@ -67,8 +67,8 @@ def kernel_rows(pkg: Package, name: str) -> list[KernelRow]:
         asserts.setdefault(s.kernel, []).append((s.line, assert_message(s.text)))
     rows = []
     for k in ix.kernel_names():
-        kind = ix.kernel_kind(k)
-        rows.append(KernelRow(model=name, name=k, kind=kind if kind != "triton" else f"triton {ix.kernel_flavor(k)}",
+        kind = ix.kernel_backend(k)
+        rows.append(KernelRow(model=name, name=k, kind=kind if kind != "triton" else f"triton {ix.kernel_heuristic(k)}",
                               launches=launches.get(k, 0), assertions=asserts.get(k, []),
                               inputs=list(inputs.get(k, ())), fx_nodes=list(fx.get(k, ()))))
     return rows

@@ -90,7 +90,7 @@ def find_for_report(pkg: Package, r: ReportedAssert, model: str | None):
         return out
     if r.kind == "cuda":
         has_msg = message_in(r.message)
-        same = lambda k, a: k.kind == "triton" and (not r.message or norm_msg(a.message) == norm_msg(r.message))  # noqa: E731
+        same = lambda k, a: k.backend == "triton" and (not r.message or norm_msg(a.message) == norm_msg(r.message))  # noqa: E731
         # Which kernels' cubins name the file the assert printed: read from each candidate's loadKernel line and
         # its cubin, before any kernel is parsed (a package may hold thousands of look-alikes on that line).
         named, embedded = set(), False

@@ -264,7 +264,7 @@ def reduction_position(m: Model, origins) -> PositionBound | None:
                 kname = kname or next((k for k in m.kernels if any(k == q.name for q in o.path)), None)
                 ks = [m.kernels[kname]] if kname else list(m.kernels.values())
                 for k in ks:
-                    if k.kind != "cpp":
+                    if k.backend != "cpp":
                         continue
                     for st in k.stores:
                         acc = _stored_index(st) if st.ptr == step else None

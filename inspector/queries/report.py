@@ -119,7 +119,7 @@ class _Sources:
     def kernel_at(self, k: Kernel | None, line: int | None) -> dict | None:
         if k is None or not k.lines():
             return None
-        what = f"{k.name} ({'its .py numbering' if k.kind == 'triton' else 'kernel.cpp'})"
+        what = f"{k.name} ({'its .py numbering' if k.backend == 'triton' else 'kernel.cpp'})"
         return {"file": k.source_file, "what": what, "lines": _lines(k.source, k.line_base, line), "mark": line}
 
     def kernel_head(self, k: Kernel | None) -> dict | None:

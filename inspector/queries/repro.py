@@ -34,7 +34,7 @@ class IndexFact:
 
     model: str
     kernel: str
-    kernel_kind: str
+    kernel_backend: str  # TraceMatch.kernel_kind: "triton" | "cpp" | "extern"
     line: int
     message: str
     bound_expr: str | None
@@ -275,7 +275,7 @@ def fact_of(pkg: Package, mt) -> IndexFact:
         a = next((x for x in (k.assertions if k else []) if x.line == mt.file_line), None)
         if direct is not None and _unchanged(k, mt.assertion.index_var, a) is not True:
             computed, direct = direct, None  # read from the input, then changed (key // 4): a computed index
-    return IndexFact(model=mt.model, kernel=mt.kernel, kernel_kind=mt.kernel_kind, line=mt.file_line,
+    return IndexFact(model=mt.model, kernel=mt.kernel, kernel_backend=mt.kernel_kind, line=mt.file_line,
                      message=(mt.assertion.message or ""), bound_expr=mt.assertion.bound_expr,
                      static_bound=mt.static_bound, terms=terms, direct_input=direct, computed_input=computed,
                      wraps_negative=_wraps(k, mt.assertion.index_var, a))
@@ -396,11 +396,11 @@ def input_specs(m: Model, dims: dict[tuple[int, int], int], facts: list[IndexFac
 def expect_assert(f: IndexFact, device: str) -> tuple[dict, str]:
     from ..explain import repro_script as say
 
-    if f.kernel_kind == "extern":
+    if f.kernel_backend == "extern":
         return ({"kind": "extern", "all_of": [], "any_of": [f.kernel, f.kernel.replace("aoti_torch_", "")]},
                 say.expect_words("extern", op=f.kernel, message=f.message or "its check"))
     need = [f.message]
-    if device == "cpu" and f.kernel_kind == "cpp":
+    if device == "cpu" and f.kernel_backend == "cpp":
         need.append(f.kernel)
     return {"kind": "assert", "all_of": need, "kernel": f.kernel}, say.expect_words("assert", message=f.message, kernel=f.kernel)
 

@@ -236,7 +236,7 @@ def summarize_model(pkg: Package, name: str, full: bool = False, list_constants:
     totals = ConstantTotals(**pkg.index(name).constant_totals())  # the scan (before the whole parse: see SEEN)
     if full:
         m = pkg.model(name)
-        kernels = [(k.name, k.kind, k.flavor, k.source_file.rsplit("/", 1)[-1], [a.line for a in k.assertions])
+        kernels = [(k.name, k.backend, k.heuristic, k.source_file.rsplit("/", 1)[-1], [a.line for a in k.assertions])
                    for k in m.kernels.values()]
         calls = [(c.target, c.kind, c.line, c.checked) for c in m.calls]
         parsed = None
@@ -247,8 +247,8 @@ def summarize_model(pkg: Package, name: str, full: bool = False, list_constants:
         lines: dict[str, list[int]] = {}
         for site in ix.assert_sites():
             lines.setdefault(site.kernel, []).append(site.line)
-        kernels = [(n, ix.kernel_kind(n), ix.kernel_flavor(n),
-                    (f.wrapper if ix.kernel_kind(n) == "triton" else f.kernel_cpp or "").rsplit("/", 1)[-1],
+        kernels = [(n, ix.kernel_backend(n), ix.kernel_heuristic(n),
+                    (f.wrapper if ix.kernel_backend(n) == "triton" else f.kernel_cpp or "").rsplit("/", 1)[-1],
                     lines.get(n, [])) for n in ix.kernel_names()]
         calls = [(target, kind, st.line, st.kind == "checked_call") for st, target, kind in ix.calls()]
         parsed = (ix.parsed_kernels(), len(kernels))

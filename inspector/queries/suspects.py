@@ -102,7 +102,7 @@ def unchecked_indirect(m: Model, g, only: set[str] | None = None) -> list[dict]:
                 bind = next(edges(g, ids.param(k.name, ptr), "binds", call_node), None) if call_node else None
                 table = value_table(m, g, bind[0], ptr, bind[1].get("arg")) if bind else None
                 out.append({
-                    "kernel": k.name, "kernel_kind": k.kind, "line": int(line), "access": how, "pointer": ptr,
+                    "kernel": k.name, "kernel_kind": k.backend, "line": int(line), "access": how, "pointer": ptr,
                     "address": acc.address.text, "index_var": name, "table": table.to_dict() if table else None,
                     "index_origin": [{"input": o.input.index if o.input else None,
                                       "input_name": o.input.name if o.input else None,
@@ -168,7 +168,7 @@ def suspect_kernels(ix) -> list[str]:
     made from a tmp no assert certainly checks.  No kernel is parsed."""
     out = []
     for name in ix.kernel_names():
-        kind = ix.kernel_kind(name)
+        kind = ix.kernel_backend(name)
         if kind == "triton":
             r = ix.wmap.launchers.get(name)
             if r is None or r.triton is None:

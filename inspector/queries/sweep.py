@@ -133,7 +133,7 @@ def plan(pkg: Package, model: str | None = None, device: str | None = None, weig
     m = pkg.index(name).eager()
     dev = _device(m, device)
     loader, notes = loader_of(pkg, name, weights)
-    facts = [f for f in index_facts(pkg, name) if f.kernel_kind != "extern"]
+    facts = [f for f in index_facts(pkg, name) if f.kernel_backend != "extern"]
     base = sizes(m)
     rows, cases = [], []
 

@@ -112,7 +112,7 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
             cands.append((name, k, a, False, "line" if line else "filter"))
     seen = set()
     uniq = []
-    for c in sorted(cands, key=lambda c: (not c[3], c[1].kind != "triton", c[0], c[1].name, c[2].line)):
+    for c in sorted(cands, key=lambda c: (not c[3], c[1].backend != "triton", c[0], c[1].name, c[2].line)):
         key = (c[0], c[1].name, c[2].line)
         if key not in seen:
             seen.add(key)

@@ -35,7 +35,7 @@ def _parsed_rows(m) -> list[tuple]:
                 inputs.setdefault(s.target, {})[arg.base] = None
         for n in s.source_nodes:
             fx.setdefault(s.target, {})[n] = None
-    return [(k.name, k.kind if k.kind != "triton" else f"triton {k.flavor}", launches.get(k.name, 0),
+    return [(k.name, k.backend if k.backend != "triton" else f"triton {k.heuristic}", launches.get(k.name, 0),
              [(a.line, a.message) for a in k.assertions], list(inputs.get(k.name, {})), list(fx.get(k.name, {})))
             for k in m.kernels.values()]
 

@@ -334,7 +334,7 @@ def test_triton_source_assert_line_is_the_py_line():
 def test_triton_source_params_tmps_and_stores():
     src, _ = _jagged_triton_lines()
     k = parse_triton_source(CUDA_JAGGED_KERNEL, src, "w.cpp", first_line=1)
-    assert k.flavor == "pointwise"
+    assert k.heuristic == "pointwise"
     roles = {p.name: p.role for p in k.params}
     assert roles == {"in_ptr0": "in", "in_ptr1": "in", "out_ptr0": "out", "out_ptr1": "out", "ks0": "size",
                      "ynumel": "size", "xnumel": "size", "YBLOCK": "other", "XBLOCK": "other"}
@@ -415,7 +415,7 @@ def crafted():
 
 def test_cpp_signature_params(crafted):
     k = crafted
-    assert k.kind == "cpp"
+    assert k.backend == "cpp"
     assert k.first_line == _line_of(CRAFTED_KERNEL, 'extern "C"')
     assert [(p.name, p.role, p.position) for p in k.params] == [
         ("in_ptr0", "in", 0), ("in_ptr1", "in", 1), ("out_ptr0", "out", 2), ("ks0", "size", 3)]

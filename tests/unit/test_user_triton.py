@@ -20,7 +20,7 @@ def test_user_kernels_are_listed_with_their_cubin():
         with inspector.open_package(A / name / f"{name}.pt2") as pkg:
             m = pkg.model()
             k = m.kernels[kernel]
-            assert k.flavor == "user_autotune" and k.params and k.cubin
+            assert k.heuristic == "user_autotune" and k.params and k.cubin
             assert any(c.target == kernel and c.kind == "kernel" for c in m.calls)
             assert m.coverage and all(c.missed == 0 for c in m.coverage.values())  # every statement understood
 

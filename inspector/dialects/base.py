@@ -38,7 +38,7 @@ class Dialect:
     device_type_codes: tuple[tuple[str, str], ...] = (("0", "cpu"), ("1", "cuda"))
     cpp_kernel_decl: str = 'extern "C"'
     cpp_kernel_name: re.Pattern = field(default=re.compile(r"\b(cpp_\w+)\("))  # a CPU kernel a declaration names
-    constructor_facts: tuple[str, ...] = ("inputs_info_[", "outputs_info_[", "constants_info_[", "in_spec_", "out_spec_")
+    constructor_info_starts: tuple[str, ...] = ("inputs_info_[", "outputs_info_[", "constants_info_[", "in_spec_", "out_spec_")
     constant_info: str = "constants_info_["  # `constants_info_[3].data_size = 4096;`: one fact of constant 3
     constant_binding: str = "constants_->at("  # run_impl: `[[maybe_unused]] auto& w = constants_->at(3);`
     # the dtype and device of a constant in its `constants_info_[i].dtype` / `.device_type` value

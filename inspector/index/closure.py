@@ -3,7 +3,7 @@
 `ModelIndex.slice` follows a trace backwards (the writers of every buffer a call reads).  A neighbourhood
 (`pt2-inspect graph --around`) also needs the readers: every statement that names a value the walk crosses,
 whichever way its edges point.  `model_naming` builds a `Model` from such statements (their declarations
-and the small facts added, as a slice does); `inspector.graph.export.neighbourhood_of` grows it until the graph
+and the interface added, as a slice does); `inspector.graph.export.neighbourhood_of` grows it until the graph
 walk crosses no value whose statements are missing.
 
 Only the scan's tables are read (name postings, call targets); the statements included are parsed
@@ -143,7 +143,7 @@ def _declarations(ix, seeds) -> set[int]:
 
 def model_naming(ix, seeds: set[int], kernels=()) -> Model:
     """The model of the statements ``seeds`` (with the declarations of the names they use, the comments above
-    their calls and the small facts), the kernels they launch and ``kernels``."""
+    their calls and the interface), the kernels they launch and ``kernels``."""
     run = ix.wmap.run
     around = _declarations(ix, seeds)
     included = ix._eager_statements() | around
@@ -190,8 +190,8 @@ def _contract(ix, name: str):
 
 
 def bounds_model(ix, kernels) -> Model | None:
-    """A model for the bound chains of ``kernels``' assertions (`inspector.queries.walk.bound_chain`): the small
-    facts, the launches of the kernels whose bound is not a constant with the scalar declarations they
+    """A model for the bound chains of ``kernels``' assertions (`inspector.queries.walk.bound_chain`): the
+    interface, the launches of the kernels whose bound is not a constant with the scalar declarations they
     pass, and each Triton kernel read for its parameters and assertions only (`parse_triton_contract`);
     CPU kernels and kernels parsed already are whole.  Buffers are left out: a caller whose bound reads one
     takes `ModelIndex.slice` (`inspector.queries.check` checks)."""

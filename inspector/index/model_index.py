@@ -7,7 +7,7 @@ Nothing is parsed until asked:
 
 * `kernel(name)` parses one kernel's region (its launcher parameters, Triton source, cubin);
 * `assert_sites()` lists every assert by kernel, line and raw text, parsed by nobody;
-* `eager()` is the model's small facts (inputs, symbols, guards, outputs): the statements that define them
+* `eager()` is the model's interface (inputs, symbols, guards, outputs): the statements that define them
   and the names those need; `constants()` every entry of constants_info_;
 * `slice(kernels)` is a `Model` with just the run_impl statements a trace of those kernels needs: their
   launches, the definitions of every name in them and, for each buffer, the earlier calls that name it
@@ -98,7 +98,7 @@ def _word(c: str) -> bool:
 
 class ModelIndex:
     """``key``: the index cache key (None: no cache).  With a key, what the scan found (kernels, assert sites,
-    calls, the small facts) and every kernel and slice parsed are kept as parts under ``<cache>/<key>.lazy/``:
+    calls, the interface) and every kernel and slice parsed are kept as parts under ``<cache>/<key>.lazy/``:
     a later process answers from them without reading the wrapper at all, and scans it only to parse a
     region no earlier run parsed."""
 
@@ -127,7 +127,7 @@ class ModelIndex:
         self._eager_stmts: set[int] | None = None
         self._globals_: set[str] | None = None
         self._constants: list[Constant] | None = None
-        self._facts: dict = {}  # "kernels", "sites", "calls": see `_fact`
+        self._scan_parts: dict = {}  # "kernels", "sites", "calls": see `_scan_part`
         self._live = False  # True once `full` ran: every kernel parsed here, none read from the cache
         self._missing: list[tuple[int, str]] = []  # (first call's wrapper line, kernel) of kernels with no source
         self._parts = CacheParts(key, self._note)
@@ -140,7 +140,7 @@ class ModelIndex:
             metadata=self.metadata, warnings=self.warnings, eager=self._eager, eager_aliases=self._eager_aliases,
             coverage=self.coverage, constant_totals=self._constant_totals, missing=self._missing))
         for part in FACTS:
-            self._parts.save_fact(part, self._facts[part])
+            self._parts.save_fact(part, self._scan_parts[part])
 
     @property
     def parse(self) -> StatementParser:
@@ -165,7 +165,7 @@ class ModelIndex:
     def _scan(self) -> None:
         if self._wmap is None:
             # Coverage counts the statements parsed in this process: the counts a cached summary brought
-            # are dropped, whatever is parsed now counts again (a slice re-reads the small facts too).
+            # are dropped, whatever is parsed now counts again (a slice re-reads the interface too).
             self.coverage.clear()
             self._count_missing()
             self._wmap = scan_wrapper(self.archive.read_text(self.files.wrapper), self.files.wrapper,
@@ -208,8 +208,8 @@ class ModelIndex:
                         pre_grad_nodes=list(v.get("pre_grad_nodes") or []),
                         post_grad_nodes=list(v.get("post_grad_nodes") or []))
         self._constant_totals = constant_totals(wm)
-        kinds, sites, calls = self._scan_facts()
-        self._facts.update(kernels=kinds, sites=sites, calls=calls)
+        kinds, sites, calls = self._scan_kernel_parts()
+        self._scan_parts.update(kernels=kinds, sites=sites, calls=calls)
         missing = {}
         for st, t, kind in calls:
             if kind == "kernel" and t not in kinds:
@@ -227,7 +227,7 @@ class ModelIndex:
             for line, name in self._missing:
                 cov.skip(line, f"{name}(…): called in run_impl, its source was not found")
 
-    def _scan_facts(self):
+    def _scan_kernel_parts(self):
         """(kernel kinds, assert sites, calls): what the scan says about the kernels, nothing parsed."""
         wm = self.wmap
         kinds = {n: ("triton", kernel_heuristic(n, r.decorator)) for n, r in wm.launchers.items()}
@@ -262,22 +262,22 @@ class ModelIndex:
 
     # The scan's facts about kernels, each its own cache part, read only when a question needs it: a cached
     # trace of one kernel reads the assert sites, not the list of 20,000 kernels nor run_impl's calls.
-    def _fact(self, part: str):
-        v = self._facts.get(part)
+    def _scan_part(self, part: str):
+        v = self._scan_parts.get(part)
         if v is not None:
             return v
         v = self._parts.load_fact(part)
         if v is not None:
-            self._facts[part] = v
+            self._scan_parts[part] = v
             return v
-        kinds, sites, calls = self._scan_facts()
-        self._facts.update(kernels=kinds, sites=sites, calls=calls)
-        self._parts.save_fact(part, self._facts[part])
-        return self._facts[part]
+        kinds, sites, calls = self._scan_kernel_parts()
+        self._scan_parts.update(kernels=kinds, sites=sites, calls=calls)
+        self._parts.save_fact(part, self._scan_parts[part])
+        return self._scan_parts[part]
 
     @property
     def _kinds(self) -> dict[str, tuple[str, str]]:
-        return self._fact("kernels")
+        return self._scan_part("kernels")
 
     def _load_summary(self, s: Summary) -> None:
         self.metadata = s.metadata
@@ -317,14 +317,14 @@ class ModelIndex:
         with ``lines`` (lo, hi), only those at wrapper lines lo..hi (a cached index then reads only the calls
         stored near there, not all of them)."""
         if lines is None:
-            return self._fact("calls")
+            return self._scan_part("calls")
         lo, hi = lines
-        v = self._facts.get("calls")
+        v = self._scan_parts.get("calls")
         if v is None:
             near = self._parts.load_calls(lines)
             if near is not None:
                 return near
-            v = self._fact("calls")
+            v = self._scan_part("calls")
         at = bisect.bisect_left(v, lo, key=lambda c: c[0].line)
         out = []
         for c in itertools.islice(v, at, None):
@@ -335,7 +335,7 @@ class ModelIndex:
 
     def assert_sites(self) -> list[AssertSite]:
         """Every assert of every kernel, found by the scan (nothing parsed)."""
-        return self._fact("sites")
+        return self._scan_part("sites")
 
     @property
     def parsed_whole(self) -> bool:
@@ -407,7 +407,7 @@ class ModelIndex:
     # -- run_impl: which statements a question needs -----------------------------------------------
     def _name_tables(self):
         """(declared name -> its statements, postings, prologue end).  The postings (every statement a name
-        appears in) are built on first use (`_postings`): the small facts follow declarations only."""
+        appears in) are built on first use (`_postings`): the interface follow declarations only."""
         if self._names is None:
             run = self.wmap.run
             # name -> the indices of its declarations, in order: a tuple (48 bytes for the usual one declaration,
@@ -432,7 +432,7 @@ class ModelIndex:
         return postings
 
     def _eager_statements(self) -> set[int]:
-        """The run_impl statements of the small facts: their seeds and the declarations those need."""
+        """The run_impl statements of the interface: their seeds and the declarations those need."""
         if self._eager_stmts is None:
             self._eager_stmts = self._closure(self._eager_seeds(), follow_calls=False)
         return self._eager_stmts
@@ -487,7 +487,7 @@ class ModelIndex:
         run = self.wmap.run
         _, _, prologue_end = self._name_tables()
         # (comments travel with the call they sit above: `_closure` adds them only for calls it includes)
-        # Constant bindings (`auto& w = constants_->at(3);`, one per weight) are no small fact: a slice reads them.
+        # Constant bindings (`auto& w = constants_->at(3);`, one per weight) are no part of the interface: a slice reads them.
         skip = self._constant_bindings()
         seeds = [i for i in range(prologue_end) if run[i].kind != "comment" and i not in skip]
         for i in range(prologue_end, len(run)):
@@ -509,13 +509,13 @@ class ModelIndex:
     def _model(self, statements, kernels, scanner_out=None, all_constants: bool = False, uses=()) -> Model:
         """A model of these run_impl statements and kernels.  Its constants: every one with ``all_constants``,
         else those bound (``constants_->at(i)``) to a name that the statements ``uses`` (indices into run_impl:
-        the calls a slice is about) mention; the small facts alone read none (`constants` reads them all)."""
+        the calls a slice is about) mention; the interface alone read none (`constants` reads them all)."""
         from ..parse.wrapper import WrapperScanner
 
         f = self.files
         m = self._share(Model(name=f.name, wrapper_member=f.wrapper, kernel_member=f.kernel_cpp))
         sc = WrapperScanner(m, self.wmap, self.parse)
-        sc.facts(constants=None if all_constants else set())
+        sc.read_interface(constants=None if all_constants else set())
         sc.run_statements(sorted(statements))
         if not all_constants:
             named = {t for i in uses for t in TOKEN.findall(self.wmap.run[i].text)}
@@ -542,7 +542,7 @@ class ModelIndex:
 
     @_gc_paused
     def constants(self) -> list[Constant]:
-        """Every entry of constants_info_ (the eager facts and slices hold only the constants they bind)."""
+        """Every entry of constants_info_ (the interface and slices hold only the constants they bind)."""
         if self._full is not None:
             return self._full.constants
         if self._constants is None:
@@ -554,7 +554,7 @@ class ModelIndex:
                 from ..parse.wrapper import WrapperScanner
 
                 if self._wmap is None:
-                    # The summary came from the cache: the scan drops its counts, so the small facts are parsed
+                    # The summary came from the cache: the scan drops its counts, so the interface are parsed
                     # (and counted) again, as a cold run counts them, before the constants' own parse.
                     _ = self.wmap
                     self._parse, self._eager = None, None
@@ -595,7 +595,7 @@ class ModelIndex:
                      if st.callee and (st.line in line_set or self.wmap.call_target(st.callee) in want_set)}
         else:  # the launches of these kernels: among the calls the scan found (allocations are none of them)
             calls = {i for i, target, _ in self._call_index() if target in want_set}
-        # the small facts (as `eager` reads them) and, for the calls asked about, their buffers' writers
+        # the interface (as `eager` reads them) and, for the calls asked about, their buffers' writers
         around = self._closure(calls, follow_calls=True, globals_=self._globals())
         included = self._eager_statements() | self._constant_bindings() | around
         targets = [self.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]

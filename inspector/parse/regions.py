@@ -1,6 +1,6 @@
 """Plain string search over generated code: where each region sits, nothing parsed (no grammar, no lark).
 
-`scan_wrapper` slices a wrapper into its regions (constructor facts, ``check_input_K`` guards, Triton
+`scan_wrapper` slices a wrapper into its regions (constructor's info statements, ``check_input_K`` guards, Triton
 launchers with their embedded source and assert lines, run_impl's statements, each with the start
 rule its leading word selects); `scan_kernel_cpp` finds each CPU kernel of a kernel.cpp.  The cost
 grows with the file's size only (~1 s for a 137 MB wrapper).  The grammars in ``grammars/`` and the
@@ -75,7 +75,7 @@ class WrapperMap:
 
 
 def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progress=None) -> WrapperMap:
-    """Slice the wrapper into regions with plain string search (no grammar): the constructor facts, the
+    """Slice the wrapper into regions with plain string search (no grammar): the constructor's info statements, the
     ``check_input_K`` guards, each Triton launcher with its embedded source and assert lines, the CPU kernels
     it declares, and run_impl's statements.  Cost grows with the file's size only, ~1 s for 137 MB."""
     d = dialect or sniff(text, member)
@@ -106,7 +106,7 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
             continue
         if s.startswith(d.cpp_kernel_decl) and d.cpp_kernel_name.search(s):
             wm.cpp_kernels.add(d.cpp_kernel_name.search(s).group(1))
-        elif s.startswith(d.constructor_facts):
+        elif s.startswith(d.constructor_info_starts):
             wm.constructor.append((i + 1, s))
         i += 1
     if progress is not None:
@@ -293,12 +293,12 @@ def constant_totals(wm: WrapperMap) -> dict:
     d = wm.dialect
     prefix = re.escape(d.constant_info)
     text = "\n".join(s for _, s in wm.constructor)  # one regex call over them all, not a loop over lines
-    facts: dict[int, dict[str, str]] = {int(k): {} for k in re.findall(rf"^{prefix}(\d+)\]", text, re.M)}
+    infos: dict[int, dict[str, str]] = {int(k): {} for k in re.findall(rf"^{prefix}(\d+)\]", text, re.M)}
     for k, field, value in re.findall(rf"^{prefix}(\d+)\]\.(dtype|device_type|data_size)\s*=\s*(.*?)\s*;?\s*$",
                                       text, re.M):
-        facts[int(k)][field] = value
+        infos[int(k)][field] = value
     groups: dict[tuple, list[int]] = {}
-    for f in facts.values():
+    for f in infos.values():
         dt = d.constant_dtype.search(f.get("dtype", ""))
         dev = d.constant_device.search(f.get("device_type", ""))
         size = f.get("data_size", "").rstrip("Ll")
@@ -306,7 +306,7 @@ def constant_totals(wm: WrapperMap) -> dict:
         g[0] += 1
         g[1] += int(size) if size.isdigit() else 0
     by = sorted(([dt, dev, c, b] for (dt, dev), (c, b) in groups.items()), key=lambda x: (-x[3], str(x[0]), str(x[1])))
-    return {"count": len(facts), "nbytes": sum(x[3] for x in by), "by": by}
+    return {"count": len(infos), "nbytes": sum(x[3] for x in by), "by": by}
 
 
 def _constant_index(s: str, d: Dialect | None = None) -> int | None:

@@ -203,7 +203,7 @@ class WrapperScanner:
 
     The regions come from `scan_wrapper`; ``parse(region, index, text, rule, line)`` parses one statement
     (memoized by the caller, so a statement is parsed and counted in coverage once however many models
-    are built from the same scan).  `facts` reads the constructor and guards, `run_statements` any subset
+    are built from the same scan).  `read_interface` reads the constructor and guards, `run_statements` any subset
     of run_impl's statements (a subset closed under the definitions its names need gives the same facts
     for those names as the whole), `finish` ties inputs, symbols and shapes together."""
 
@@ -222,26 +222,26 @@ class WrapperScanner:
         self.pending_provenance: str | None = None
         self.locals: dict[str, Expr] = {}
         self.aliases: dict[str, str] = {}  # run_impl local -> base (var_0 -> buf2)
-        self.constant_facts: dict[int, Constant] = {}
+        self.constant_infos: dict[int, Constant] = {}
         self.input_names: dict[int, str] = {}
         self.size_stride: dict[int, tuple[list, list]] = {}
         self.guards: dict[int, list[Guard]] = {}
 
-    def facts(self, constants=None):
-        """The constructor's facts and the input guards.  ``constants``: the ``constants_info_`` indices to
+    def read_interface(self, constants=None):
+        """The model's interface: the constructor's info statements and the input guards.  ``constants``: the ``constants_info_`` indices to
         read (None: all; a model with thousands of constants parses them only when asked)."""
         for idx, ((line, s), k) in enumerate(zip(self.w.constructor, self.w.constant_of())):
             if k is None or constants is None or k in constants:
-                self._constructor_fact(idx, s, line)
+                self._constructor_info(idx, s, line)
         for k, start, end in self.w.check_inputs:
             self._check_input(k, start, end)
 
     def read_constants(self, indices=None) -> None:
-        """The ``constants_info_`` facts of these constant indices (None: all), after `facts(constants=...)`
+        """The ``constants_info_`` facts of these constant indices (None: all), after `read_interface(constants=...)`
         skipped them."""
         for idx, ((line, s), k) in enumerate(zip(self.w.constructor, self.w.constant_of())):
             if k is not None and (indices is None or k in indices):
-                self._constructor_fact(idx, s, line)
+                self._constructor_info(idx, s, line)
 
     def run_statements(self, indices) -> None:
         run = self.w.run
@@ -265,7 +265,7 @@ class WrapperScanner:
                 self._run_stmt(r, st.line)
 
     # -- constructor ---------------------------------------------------------
-    def _constructor_fact(self, idx: int, s: str, line: int):
+    def _constructor_info(self, idx: int, s: str, line: int):
         r = self.parse("constructor", idx, s, "assignment", line)
         if not isinstance(r, Assign):
             return
@@ -275,7 +275,7 @@ class WrapperScanner:
         elif target == "outputs_info_" and attr == "name":
             self.m.outputs.append(Output(index=idx, name=val.strip('"')))
         elif target == "constants_info_":
-            c = self.constant_facts.setdefault(idx, Constant(name="", index=idx))
+            c = self.constant_infos.setdefault(idx, Constant(name="", index=idx))
             if attr == "name":
                 c.name = val.strip('"')
             elif attr == "original_fqn":
@@ -470,7 +470,7 @@ class WrapperScanner:
                     inp.dtype = str(g.value)
                 elif g.kind == "device":
                     inp.device = str(g.value)
-        m.constants = [self.constant_facts[k] for k in sorted(self.constant_facts)]
+        m.constants = [self.constant_infos[k] for k in sorted(self.constant_infos)]
         m.outputs.sort(key=lambda o: o.index)
         # Symbols: resolve aliases and attach the allowed range from the guards.
         for sym in m.symbols.values():

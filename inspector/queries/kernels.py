@@ -36,7 +36,7 @@ def assert_message(text: str) -> str:
 def kernel_rows(pkg: Package, name: str) -> list[KernelRow]:
     """Every kernel of model ``name``, from the scan."""
     ix = pkg.index(name)
-    m = ix.eager()  # the small facts: the inputs' names
+    m = ix.eager()  # the interface: the inputs' names
     in_names = {i.name for i in m.inputs}
     dialect = ix.wmap.dialect
     launches: dict[str, int] = {}

@@ -29,7 +29,7 @@ ARITH_OPS = ("+", "-", "*", "/", "//", "%", "**")  # the operators that change a
 
 
 @dataclass
-class IndexFact:
+class BoundsCheck:
     """One assertion of the package, as its trace explains it: what a case needs to fill or violate it."""
 
     model: str
@@ -92,7 +92,7 @@ class ReproResult:
 
 
 # ---------------------------------------------------------------------------------------------------
-# The contract and the index facts
+# The contract and the bounds checks
 # ---------------------------------------------------------------------------------------------------
 
 
@@ -236,7 +236,7 @@ def _unchanged(k, var: str | None, a=None) -> bool | None:
     return None
 
 
-def index_facts(pkg: Package, name: str) -> list[IndexFact]:
+def bounds_checks(pkg: Package, name: str) -> list[BoundsCheck]:
     """Every range assertion of model ``name``, traced (bound, index origin, wrap-around)."""
     from .trace import trace_assert
 
@@ -251,11 +251,11 @@ def index_facts(pkg: Package, name: str) -> list[IndexFact]:
         for mt in r.matches:
             if mt.assertion.checks != "index" or (mt.kernel, mt.file_line) in {(f.kernel, f.line) for f in out}:
                 continue
-            out.append(fact_of(pkg, mt))
+            out.append(bounds_check_of(pkg, mt))
     return out
 
 
-def fact_of(pkg: Package, mt) -> IndexFact:
+def bounds_check_of(pkg: Package, mt) -> BoundsCheck:
     terms = []
     if mt.bound is not None:
         for t in mt.bound.terms or [mt.bound]:
@@ -275,7 +275,7 @@ def fact_of(pkg: Package, mt) -> IndexFact:
         a = next((x for x in (k.assertions if k else []) if x.line == mt.file_line), None)
         if direct is not None and _unchanged(k, mt.assertion.index_var, a) is not True:
             computed, direct = direct, None  # read from the input, then changed (key // 4): a computed index
-    return IndexFact(model=mt.model, kernel=mt.kernel, kernel_backend=mt.kernel_kind, line=mt.file_line,
+    return BoundsCheck(model=mt.model, kernel=mt.kernel, kernel_backend=mt.kernel_kind, line=mt.file_line,
                      message=(mt.assertion.message or ""), bound_expr=mt.assertion.bound_expr,
                      static_bound=mt.static_bound, terms=terms, direct_input=direct, computed_input=computed,
                      wraps_negative=_wraps(k, mt.assertion.index_var, a))
@@ -367,14 +367,14 @@ def shapes(m: Model, syms: dict[str, int]) -> dict[tuple[int, int], int]:
     return out
 
 
-def input_specs(m: Model, dims: dict[tuple[int, int], int], facts: list[IndexFact], syms: dict[str, int]) -> list[dict]:
+def input_specs(m: Model, dims: dict[tuple[int, int], int], asserts: list[BoundsCheck], syms: dict[str, int]) -> list[dict]:
     """Every input as a case describes it; index inputs hold values inside every table they feed."""
     out = []
     for inp in m.inputs:
         shape = [dims[(inp.index, d)] for d in range(len(inp.shape))]
-        dtype = inp.dtype or ("int64" if any(f.direct_input == inp.index for f in facts) else "float32")
+        dtype = inp.dtype or ("int64" if any(f.direct_input == inp.index for f in asserts) else "float32")
         spec = {"dtype": dtype, "shape": shape, "fill": "randn" if dtype in FLOAT_DTYPES else "zeros"}
-        bounds = [b for f in facts if f.direct_input == inp.index for b in [f.bound(dims)] if b is not None]
+        bounds = [b for f in asserts if f.direct_input == inp.index for b in [f.bound(dims)] if b is not None]
         if bounds and dtype not in FLOAT_DTYPES:
             spec["fill"], spec["bound"] = "range", max(1, min(bounds))
         if inp.stride:
@@ -393,7 +393,7 @@ def input_specs(m: Model, dims: dict[tuple[int, int], int], facts: list[IndexFac
 # ---------------------------------------------------------------------------------------------------
 
 
-def expect_assert(f: IndexFact, device: str) -> tuple[dict, str]:
+def expect_assert(f: BoundsCheck, device: str) -> tuple[dict, str]:
     from ..explain import repro_script as say
 
     if f.kernel_backend == "extern":
@@ -405,7 +405,7 @@ def expect_assert(f: IndexFact, device: str) -> tuple[dict, str]:
     return {"kind": "assert", "all_of": need, "kernel": f.kernel}, say.expect_words("assert", message=f.message, kernel=f.kernel)
 
 
-def violate(m: Model, f: IndexFact, device: str) -> tuple[dict, dict[str, int], dict]:
+def violate(m: Model, f: BoundsCheck, device: str) -> tuple[dict, dict[str, int], dict]:
     """(violation, symbol values, per-input changes) that make ``f`` fail and keep every other check."""
     syms = sizes(m)
     dims = shapes(m, syms)
@@ -433,10 +433,10 @@ def violate(m: Model, f: IndexFact, device: str) -> tuple[dict, dict[str, int], 
                      "no violation can be planned; give the inputs with --input SPEC")
 
 
-def make_case(pkg: Package, m: Model, f: IndexFact | None, device: str, loader: dict, *, syms=None, changes=None,
-              violation=None, expect=None, words="", title="", facts=None, env=None, unset=None) -> Case:
+def make_case(pkg: Package, m: Model, f: BoundsCheck | None, device: str, loader: dict, *, syms=None, changes=None,
+              violation=None, expect=None, words="", title="", asserts=None, env=None, unset=None) -> Case:
     dims = shapes(m, syms)
-    specs = input_specs(m, dims, facts or ([f] if f else []), syms)
+    specs = input_specs(m, dims, asserts or ([f] if f else []), syms)
     for i, ch in (changes or {}).items():
         specs[i].update(ch)
     env = dict(env or {})
@@ -474,12 +474,12 @@ def repro(pkg: Package, *, log: str | None = None, line: int | None = None, kern
     if len(r.matches) > 1 and not r.matches[0].exact:
         notes.append(f"{len(r.matches)} assertions match; the script reproduces the first ({r.matches[0].kernel} "
                      f"line {r.matches[0].file_line}); --line N picks another")
-    f = fact_of(pkg, r.matches[0])
+    f = bounds_check_of(pkg, r.matches[0])
     violation, syms, changes = violate(m, f, dev)
     expect, words = expect_assert(f, dev)
     title = say.title_words(violation["kind"], expect=words, **{k: v for k, v in violation.items() if k != "kind"})
     case = make_case(pkg, m, f, dev, loader, syms=syms, changes=changes, expect=expect, words=words, title=title,
-                     facts=index_facts(pkg, name), unset=["AOTI_RUNTIME_CHECK_INPUTS"])
+                     asserts=bounds_checks(pkg, name), unset=["AOTI_RUNTIME_CHECK_INPUTS"])
     return _result(pkg, m, dev, case, violation, notes, __version__)
 
 
@@ -498,7 +498,7 @@ def _repro_given(pkg, m, dev, loader, notes, specs) -> ReproResult:
                 sym = root_symbol(m.symbols, inp.shape[d])
                 if sym is not None:
                     syms[sym.name] = v
-    facts = index_facts(pkg, m.name)
+    asserts = bounds_checks(pkg, m.name)
     env, unset = {}, ["AOTI_RUNTIME_CHECK_INPUTS"]
     if c.predicted_assertions:
         pa = c.predicted_assertions[0]
@@ -512,7 +512,7 @@ def _repro_given(pkg, m, dev, loader, notes, specs) -> ReproResult:
     else:
         raise UsageError(f"nothing to reproduce: `check` predicts these inputs fit ({c.verdict})")
     case = make_case(pkg, m, None, dev, loader, syms=syms, expect=expect, words=words,
-                     title=say.title_words("given", expect=words), facts=facts, env=env, unset=unset)
+                     title=say.title_words("given", expect=words), asserts=asserts, env=env, unset=unset)
     for ch in c.checked:  # the user's dtypes where they differ from the contract (a dtype violation)
         if ch["spec"].get("dtype"):
             case.inputs[ch["input"]]["dtype"] = ch["spec"]["dtype"]

@@ -218,7 +218,7 @@ def shape_with_ranges(shape, symbols, index: int) -> list | None:
 
 @gc_paused
 def summarize(pkg: Package, model: str | None = None, full: bool = False, constants: bool = True) -> ShowResult:
-    """By default from the scan (kernels, asserts, calls: nothing parsed) and the small facts (inputs, guards,
+    """By default from the scan (kernels, asserts, calls: nothing parsed) and the interface (inputs, guards,
     symbols, outputs: their statements parsed); ``full``: every statement parsed, so the coverage counts the
     whole wrapper and kernel.cpp.  The answers are the same (tests/test_lazy.py).  ``constants=False``: the
     constants are counted by the scan (`ModelSummary.constant_totals`), not parsed one by one nor listed
@@ -241,7 +241,7 @@ def summarize_model(pkg: Package, name: str, full: bool = False, list_constants:
         calls = [(c.target, c.kind, c.line, c.checked) for c in m.calls]
         parsed = None
         constants = m.constants if list_constants else []
-    else:  # the scan: nothing parsed but the small facts (`ModelIndex.eager`)
+    else:  # the scan: nothing parsed but the interface (`ModelIndex.eager`)
         ix = pkg.index(name)
         m = ix.eager()
         lines: dict[str, list[int]] = {}

@@ -27,7 +27,7 @@ from ..naming import root_symbol
 from ..package import Package
 from ..parse.specs import InputSpec
 from .check import check
-from .repro import (Case, IndexFact, _device, expect_assert, index_facts, input_specs, loader_of, model_name, shapes,
+from .repro import (Case, BoundsCheck, _device, expect_assert, bounds_checks, input_specs, loader_of, model_name, shapes,
                     sizes)
 
 MAX_ELEMENTS = 1 << 22  # a guard maximum is capped so that no input of a case holds more elements
@@ -133,14 +133,14 @@ def plan(pkg: Package, model: str | None = None, device: str | None = None, weig
     m = pkg.index(name).eager()
     dev = _device(m, device)
     loader, notes = loader_of(pkg, name, weights)
-    facts = [f for f in index_facts(pkg, name) if f.kernel_backend != "extern"]
+    asserts = [f for f in bounds_checks(pkg, name) if f.kernel_backend != "extern"]
     base = sizes(m)
     rows, cases = [], []
 
     def add(rid, words, syms, changes, pred, note=None):
         for checks in (False, True):
             dims = shapes(m, syms)
-            specs = input_specs(m, dims, facts, syms)
+            specs = input_specs(m, dims, asserts, syms)
             for i, ch in changes.items():
                 specs[i].update(ch)
             p = pred(dims, checks) if callable(pred) else pred
@@ -171,7 +171,7 @@ def plan(pkg: Package, model: str | None = None, device: str | None = None, weig
                 capped if label == "max" else None)
     dims0 = shapes(m, base)
     seen = set()
-    for f in sorted(facts, key=lambda f: (f.bound(dims0) is None, f.bound(dims0) or 0)):
+    for f in sorted(asserts, key=lambda f: (f.bound(dims0) is None, f.bound(dims0) or 0)):
         i = f.direct_input
         b = f.bound(dims0)
         if i is None or b is None or i in seen or (m.inputs[i].dtype or "int64") in ("float16", "bfloat16", "float32",
@@ -189,7 +189,7 @@ def plan(pkg: Package, model: str | None = None, device: str | None = None, weig
                                   ("below-N", -b - 1, hit, None)):
             add(f"input{i}={label}", f"input {i} holds {v} ({label}; the bound is {b})", base, {i: {"set": [[0, v]]}},
                 p, note)
-    if not facts:
+    if not asserts:
         notes.append("no range assertion in the package's kernels: only the dims are swept")
     return rows, cases, m, dev, notes
 

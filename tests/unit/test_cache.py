@@ -33,7 +33,7 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 def _answers(pkg_path: Path, use_cache: bool):
-    """show (whole parse), show (lazy: from the scan and the small facts), and the trace of the real log."""
+    """show (whole parse), show (lazy: from the scan and the interface), and the trace of the real log."""
     log = (pkg_path.parent / "error.log").read_text()
     with inspector.open_package(pkg_path, cache=use_cache) as pkg:
         s = summarize(pkg, full=True).to_dict()

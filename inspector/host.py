@@ -90,6 +90,20 @@ def torch_python() -> str | None:
     return sys.executable if importlib.util.find_spec("torch") is not None else None
 
 
+def torch_cuda_devices(python: str, timeout: float = 120) -> int | None:
+    """How many CUDA devices torch sees in ``python`` (one child process, which imports torch; never this one);
+    None when the child could not say (it crashed, or ran past ``timeout``)."""
+    import subprocess
+
+    try:
+        p = subprocess.run([python, "-c", "import torch; print(torch.cuda.device_count())"], capture_output=True,
+                           text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    out = p.stdout.strip().splitlines()
+    return int(out[-1]) if p.returncode == 0 and out and out[-1].isdigit() else None
+
+
 def release_numbers(text: str) -> tuple[str, str] | None:
     """``"2.13"`` / ``"2.13.0"`` -> ("2", "13"); None when it is not a release number."""
     m = _RELEASE.match(text)

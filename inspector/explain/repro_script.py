@@ -348,6 +348,10 @@ NO_TORCH = ("--run needs torch in the Python that runs pt2-inspect ({python}); i
             "script with a Python that has it")
 
 
+NO_CUDA = ("--run on {device} needs a GPU, and torch in this Python ({python}) sees no CUDA device: every case would "
+           "fail the same way. Run the plan without --run here, or the sweep on a machine with a GPU")
+
+
 def wrote(path: str, nbytes: int, package_name: str) -> str:
     return f"wrote {path} ({nbytes:,} bytes): run it with `python {path} {package_name}`"
 

@@ -271,6 +271,7 @@ def sweep(pkg: Package, model: str | None = None, device: str | None = None, wei
           keep_logs: str | None = None) -> SweepResult:
     """Plan (and with ``run``, run and diagnose) every case of the package's contract."""
     from ..explain import repro_script as say
+    from ..host import torch_cuda_devices
     from .repro import torch_python
 
     rows, cases, m, dev, notes = plan(pkg, model, device, weights)
@@ -281,6 +282,9 @@ def sweep(pkg: Package, model: str | None = None, device: str | None = None, wei
         return res
     if torch_python() is None:
         raise UsageError(say.NO_TORCH.format(python=sys.executable))
+    if dev.startswith("cuda") and torch_cuda_devices(sys.executable) == 0:
+        # one probe instead of one fresh process per case that each finds no GPU (24 of them: minutes)
+        raise UsageError(say.NO_CUDA.format(device=dev, python=sys.executable))
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="pt2-sweep-") as tmp:
         plan_path, runner = write_plan(cases, tmp, timeout, jobs)

@@ -19,12 +19,14 @@ class DeviceMismatch(Rule):
 
     def claims(self, f: Facts) -> bool:
         check = f.input_check()
-        return (check is not None and check[1] == "device") or f.rep.has("device_mismatch")
+        return (check is not None and check[1] == "device") or f.rep.has("device_mismatch") or _host_pointer(f)
 
     def answer(self, f: Facts, d: Diagnosis) -> None:
         check = f.input_check()
         if check is not None and check[1] == "device":
             return _answer_runtime_check(f, d, *check)
+        if not f.rep.has("device_mismatch"):  # an illegal access that only a host pointer explains (_host_pointer)
+            return _answer_host_pointer(f, d)
         key = next((m.device for m in f.models if m.device), "?")
         evs = [e for e in f.rep.events if e.pattern == "device_mismatch"]
         d.evidence = _ev(evs, 3)
@@ -39,6 +41,32 @@ class DeviceMismatch(Rule):
         d.verdict = say.mismatch_verdict(key)
         d.steps = [step(say.mismatch_move(key, f.models[0])),
                    step(say.CONFIRM_WITH_CHECKS, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
+
+
+def _host_pointer(f: Facts) -> bool:
+    """An illegal memory access in a CUDA package that (by the package) cannot come from an index: no kernel has an
+    unchecked indirect access (an out-of-range index would print its Assertion line), the weights are in the
+    package, no located check or device assert was printed.  What is left is a pointer that is not device memory:
+    an input left on the CPU (every real log of CPU inputs fed to a CUDA package, sample_packages/*/logs/
+    cpu_inputs*.log, is this).  Read from the package, so the verdict is ``likely``, never certain."""
+    from ...suspects import model_suspects
+
+    rep = f.rep
+    if (f.device in (None, "cpu") or not rep.has("illegal_memory_access") or rep.has("segfault")
+            or rep.has("device_side_assert") or rep.asserts or f.weightless):
+        return False
+    return not any(model_suspects(f.pkg, m.name) for m in f.models)
+
+
+def _answer_host_pointer(f: Facts, d: Diagnosis) -> None:
+    key = f.device or "cuda"
+    first = next((e for e in f.rep.events if e.pattern in ("cublas_error", "illegal_memory_access")), None)
+    d.evidence = _ev([e for e in f.rep.events if e.pattern in ("cublas_error", "illegal_memory_access")], 3)
+    d.verdict = say.host_pointer_verdict(key, first.pattern == "cublas_error" if first else False)
+    d.notes.append(say.HOST_POINTER_RESTS_ON)
+    d.steps = [step(say.host_pointer_check(key), {"AOTI_RUNTIME_CHECK_INPUTS": "1"}),
+               step(say.mismatch_move(key, f.models[0])),
+               step(say.IMA_DETERMINISTIC, {"CUDA_LAUNCH_BLOCKING": "1"}, "run")]
 
 
 def _device_pair(evs) -> tuple[str, str, str | None, str | None] | None:

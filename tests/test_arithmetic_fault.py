@@ -118,3 +118,44 @@ def test_an_ima_with_unchecked_accesses_stays_an_ima():
     assert logs
     for lg in logs:
         assert _diag(p, lg.read_text()).category == "illegal_memory_access"
+
+
+MOD = S / "harvest/sigfpe_cpu213/mod_index"  # `x[torch.arange(n) % len(x)]`: the kernel's `x0 % ks1` runs first
+
+
+def test_a_generated_kernel_that_divides_by_a_size_is_the_place():
+    # The real run (torch 2.13): input 0 empty, guards off, `Fatal Python error: Floating point exception`.
+    d = _diag(MOD / "mod_index.pt2", (MOD / "logs/sigfpe_faulthandler.log").read_text())
+    assert d.category == "arithmetic_fault" and d.certainty == "possible"
+    assert [(h["kind"], h["target"], h["divisor"]) for h in d.hypotheses] == [
+        ("kernel", "cpp_fused_add_arange_index_remainder_0", "ks1")]
+    assert [(r["input"], r["dim"]) for r in d.hypotheses[0]["symbols"]] == [(0, 0)]
+    assert "cpp_fused_add_arange_index_remainder_0" in d.verdict
+
+
+def test_check_says_may_fail_for_a_size_at_0_that_a_kernel_divides_by():
+    from inspector.parse.specs import parse_spec
+    from inspector.queries.check import check
+
+    schema = json.loads((ROOT / "inspector/schemas/check.schema.json").read_text())
+    with inspector.open_package(MOD / "mod_index.pt2") as p:
+        zero = check(p, [parse_spec("0=float32[0]"), parse_spec("1=float32[8]")])
+        fit = check(p, [parse_spec("0=float32[5]"), parse_spec("1=float32[8]")])
+        other = check(p, [parse_spec("0=float32[5]"), parse_spec("1=float32[0]")])  # not the divisor
+    for r in (zero, fit, other):
+        jsonschema.validate(r.to_dict(), schema)
+    div = [x for x in zero.may_fail if x["op"] == "division"]
+    assert [(x["kernel"], x["message"]) for x in div] == [("cpp_fused_add_arange_index_remainder_0", "ks1")]
+    assert any("SIGFPE" in n for n in zero.notes)  # before the kernel's own check, which check also predicts
+    assert fit.ok and not fit.may_fail
+    assert not [x for x in other.may_fail if x["op"] == "division"]
+
+
+def test_check_on_the_transformer_at_seq_0_still_predicts_no_kernel_division():
+    # No generated kernel of transformer divides by a symbol: sdpa's own fault is not modelled (known_gaps.SWEEP).
+    from inspector.parse.specs import parse_spec
+    from inspector.queries.check import check
+
+    with inspector.open_package(TRANSFORMER) as p:
+        r = check(p, [parse_spec("0=int64[2,0]")])
+    assert not [x for x in r.may_fail if x["op"] == "division"]

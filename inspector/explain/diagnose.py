@@ -257,7 +257,9 @@ def fpe_verdict(n: int, first: dict | None, named: bool, function: str | None) -
         return out + "; no kernel of the package divides by a dynamic size and no extern op takes one"
     if named:
         return out + (f"; the backtrace names {fpe_place(first)}" + (f" (it faulted in {function})" if function else ""))
-    return out + (f"; {n} place(s) of the package can divide by a dynamic size, the log does not say which "
+    if n == 1:
+        return out + f"; one place of the package can divide by a dynamic size: {fpe_place(first)}"
+    return out + (f"; {n} places of the package can divide by a dynamic size, the log does not say which "
                   f"(first to run: {fpe_place(first)})")
 
 

@@ -92,14 +92,21 @@ def _extern_sites(pkg, m) -> list[FaultSite]:
     return out
 
 
+def _bare(n):
+    """A divisor without its casts and parentheses (``static_cast<int64_t>(ks1)`` -> ``ks1``)."""
+    while isinstance(n, (E.Cast, E.Paren)):
+        n = n.operand if isinstance(n, E.Cast) else n.inner
+    return n
+
+
 def _divisors(tree) -> list:
     """The divisors of the integer divisions and modulos in an expression tree."""
     out = []
     for n in E.walk(tree):
         if isinstance(n, E.BinOp) and n.op in _DIVIDING:
-            out.append(E.strip_parens(n.right))
+            out.append(_bare(n.right))
         elif isinstance(n, E.Call) and E.dotted(n.func) in _DIV_CALLS and len(n.args) >= 2:
-            out.append(E.strip_parens(n.args[1]))
+            out.append(_bare(n.args[1]))
     return out
 
 
@@ -127,6 +134,16 @@ def _kernel_sites(m) -> list[FaultSite]:
                                  divisor=E.unparse(d)))
             break
     return out
+
+
+def zero_divisions(pkg, name: str, dims: dict[tuple[int, int], int]) -> list[FaultSite]:
+    """The CPU kernels of model ``name`` whose integer division or modulo divides by a size these dims make 0
+    (read by `check`: a "may fail" that dies of SIGFPE)."""
+    ix = pkg.index(name)
+    if not any(ix.kernel_kind(k) == "cpp" for k in ix.kernel_names()):
+        return []
+    zero = {k for k, v in dims.items() if v == 0}
+    return [s for s in _kernel_sites(ix.full()) if any((r.input, r.dim) in zero for r in s.symbols)]
 
 
 @dataclass

@@ -15,7 +15,7 @@ from inspector.explain import diagnose as say
 from inspector.logs import parse_log
 from inspector.parse import expr_tree as E
 from inspector.queries.diagnose import diagnose
-from inspector.queries.diagnose.rules.arith import _divisors
+from inspector.queries.divisions import _divisors
 
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_packages"

@@ -259,9 +259,9 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
 
 def _zero_divisors(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list[dict]:
     """CPU kernels whose integer division or modulo divides by a size these dims make 0 (the expression trees of
-    their statements, inspector.queries.diagnose.rules.arith): the process dies of SIGFPE when the kernel runs
+    their statements, inspector.queries.divisions): the process dies of SIGFPE when the kernel runs
     that statement, which a loop over an empty range may skip, so "may"."""
-    from .diagnose.rules.arith import zero_divisions
+    from .divisions import zero_divisions
 
     out = []
     for s in zero_divisions(pkg, name, dims):

@@ -50,9 +50,11 @@ _TOPK_K = ("guards off, input 0's dim 1 below k=3: aten topk rejects it ('select
 SWEEP: dict[str, dict[str, str]] = {
     # Not swept by the suite (time); seen with `sweep --run`, listed so the next sweep starts from them:
     "cpu/transformer": {
-        "s27=0": ("guards off, batch 0: a kernel divides by the empty size and the process dies with SIGFPE; check "
-                  "predicts no failure (it knows asserts with a 0 bound, not integer division by a size) and "
-                  "diagnose says 'unknown' for 'Fatal Python error: Floating point exception'"),
+        "s27=0": ("guards off, sequence 0: ATen's cpu_flash_attention (the sdpa extern op at wrapper.cpp line 2780, "
+                  "gdb) divides by the empty size and the process dies with SIGFPE; diagnose says arithmetic_fault "
+                  "and names that op, but check predicts fit: no generated kernel divides by a symbol (each "
+                  "c10::div_floor_integer divides by 16L), and an extern op's own faults on an empty input are "
+                  "not modelled"),
     },
     "cpu/topk_gather": {"s69=0": _TOPK_K, "s69=1": _TOPK_K},
     # The recorded H200 sweep (sample_packages/cuda/topk_gather/logs/sweep_h200): the same class on CUDA

@@ -29,7 +29,8 @@ this package. The categories, tried in this order:
   torch_version          the loading torch lacks a C-shim symbol the .so calls
   wrong_artifact         an exported program given to aoti_load_package, or back
   input_check            AOTI_RUNTIME_CHECK_INPUTS=1 rejected an input
-  device_mismatch        an input on the wrong device
+  device_mismatch        an input on the wrong device (CPU inputs: read from the package)
+  arithmetic_fault       SIGFPE: a division by a size at 0 (kernels, extern ops)
   weights_not_loaded     a crash on a package built without its weights
   illegal_memory_access  the package's unchecked indirect accesses (suspects)
   device_assert          a device-side assert whose line is missing: candidates

@@ -180,6 +180,17 @@ def may_fail_why(pos, length: int, top: int, table: str | None, bound: int) -> s
             + f": any position ≥ {bound} fails the check (sizes {length} vs {bound})")
 
 
+def zero_divisor_why(divisor: str, dims: list[tuple[int, int]]) -> str:
+    where = " and ".join(f"input {i} dim {d}" for i, d in dims)
+    return (f"it divides by {divisor}, which is {where} = 0 here: an integer division by zero kills the process "
+            "with SIGFPE (`pt2-inspect diagnose` reads it as arithmetic_fault)")
+
+
+def zero_divisor_first(kernel: str, divisor: str) -> str:
+    return (f"{kernel} divides by {divisor}, 0 with these sizes: the process may die of SIGFPE there before that "
+            "kernel's check prints its message")
+
+
 def table_terms(terms) -> str:
     """``input 0 dim 1 * input 1 dim 0``: the sizes a bound multiplies."""
     return " * ".join(f"input {t.input.index} dim {t.input.dim}" for t in terms)

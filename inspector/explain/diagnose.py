@@ -28,6 +28,8 @@ CATEGORY_DOC = {
     "wrong_artifact": "a torch.export.save archive given to aoti_load_package, or the reverse;",
     "input_check": "AOTI_RUNTIME_CHECK_INPUTS=1 (or the wrapper's size/stride assert) rejected an input;",
     "device_mismatch": "the text names an input on the wrong device;",
+    "arithmetic_fault": "SIGFPE: an integer division by zero (or INT_MIN / -1) in native code: the kernels that divide "
+                        "by a dynamic size and the extern ops fed one, ranked by the backtrace when the log has one;",
     "weights_not_loaded": "a crash while running a package whose weights were left out of the .so and never loaded;",
     "illegal_memory_access": "IMA / unspecified launch failure: steps and unchecked-indirect-access suspects;",
     "device_assert": "a device-side assert whose ``Assertion`` line is missing: candidates;",
@@ -189,6 +191,24 @@ def mismatch_move(key: str, m) -> str:
             f"(the package's inputs: {inputs_words(m)}).")
 
 
+def host_pointer_verdict(key: str, cublas_first: bool) -> str:
+    """An illegal memory access that the package's own code cannot make: an input is most likely on the CPU."""
+    return ("an input is most likely on the CPU: an illegal memory access"
+            + (" (first seen by cuBLAS, whose handle could not be created after it)" if cublas_first else "")
+            + f" in a {key} package that has no unchecked indirect access and holds its weights, so no index of its "
+              "kernels can make it; a kernel given a host pointer can")
+
+
+HOST_POINTER_RESTS_ON = ("the device is read from the package, not from the log: the log names no device (CPU tensors fed "
+                         "to a CUDA package print only the illegal access); the runtime input checks would name the "
+                         "input")
+
+
+def host_pointer_check(key: str) -> str:
+    return (f"Confirm which input is not on {key}: rerun with AOTI_RUNTIME_CHECK_INPUTS=1 (it names the input), or "
+            f"`pt2-inspect check PKG --input …@{key}` with the devices your inputs are on.")
+
+
 CONFIRM_WITH_CHECKS = "Confirm with the runtime checks, which name the input."
 
 
@@ -211,6 +231,56 @@ def device_index_move(first: str, second: str, arg: str | None) -> str:
 
 DEVICE_INDEX_CHECK = ("AOTI_RUNTIME_CHECK_INPUTS=1 does not catch this: the package's input checks compare the device "
                       "type only (`unmatched device type`), never the index")
+
+# ---------------------------------------------------------------------------
+# arithmetic_fault (SIGFPE)
+# ---------------------------------------------------------------------------
+
+
+def _sizes(h: dict) -> str:
+    refs = [f"{r['symbol']} (input {r['input']} dim {r['dim']})" if r["input"] is not None else r["symbol"]
+            for r in h["symbols"]]
+    return ", ".join(refs) or "no named size"
+
+
+def fpe_place(h: dict) -> str:
+    """One hypothesis: a kernel's division or an extern op, its wrapper line and the sizes behind it."""
+    if h["kind"] == "kernel":
+        return f"kernel {h['target']} (launched at wrapper.cpp line {h['line']}) divides by {h['divisor']}: {_sizes(h)}"
+    return f"extern op {h['target']} at wrapper.cpp line {h['line']}, on inputs sized by {_sizes(h)}"
+
+
+def fpe_verdict(n: int, first: dict | None, named: bool, function: str | None) -> str:
+    out = ("SIGFPE: an integer division by zero (or INT_MIN / -1) in native code, most often a size that was 0 "
+           "used as a divisor")
+    if first is None:
+        return out + "; no kernel of the package divides by a dynamic size and no extern op takes one"
+    if named:
+        return out + (f"; the backtrace names {fpe_place(first)}" + (f" (it faulted in {function})" if function else ""))
+    if n == 1:
+        return out + f"; one place of the package can divide by a dynamic size: {fpe_place(first)}"
+    return out + (f"; {n} places of the package can divide by a dynamic size, the log does not say which "
+                  f"(first to run: {fpe_place(first)})")
+
+
+def fpe_backtrace_note(function: str | None, shim: str | None, line: int | None) -> str:
+    parts = [f"innermost function {function}" if function else None, f"shim {shim}" if shim else None,
+             f"wrapper.cpp line {line}" if line else None]
+    return "the log's native backtrace names " + (", ".join(p for p in parts if p) or "no function of ours")
+
+
+def fpe_check_step(dims: list[tuple[int, int]]) -> str:
+    where = " or ".join(f"input {i} dim {d}" for i, d in dims) if dims else "a dynamic dim"
+    return (f"Check the sizes you ran with: a 0 at {where} is the usual divisor; `pt2-inspect check PKG --input …` "
+            "with that dim at 0 says what the package's guards allow.")
+
+
+FPE_SWEEP = ("Run the edge cases one by one in child processes: `pt2-inspect sweep PKG --run` shows which size at 0 "
+             "dies of SIGFPE.")
+FPE_GDB = ("Get the native backtrace: `gdb -batch -ex run -ex bt --args python …` names the faulting function and "
+           "the wrapper.cpp line, which tells the places below apart.")
+FPE_TELL_APART = ("faulthandler's text shows Python frames only: a native backtrace (gdb), or the sweep's row at 0, "
+                  "tells these places apart")
 
 # ---------------------------------------------------------------------------
 # illegal_memory_access

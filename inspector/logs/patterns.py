@@ -185,6 +185,12 @@ PATTERNS: list[Pattern] = [
     _p("sigill", "crash", r"Illegal instruction|SIGILL|target signal 4\b",
        "the process died on an instruction the CPU does not have (exit 132): a package built for a wider ISA "
        "(-march=native, AVX-512, AMX) than the host's"),
+    _p("arithmetic_fault", "arithmetic_fault",
+       r"Floating point exception|SIGFPE|Arithmetic exception|\bsignal 8\b|\b(?:rc|returncode|exit code)[=: ]+-8\b",
+       "the process died of SIGFPE (exit 136, a subprocess's -8): an integer division by zero (or INT_MIN / -1) in "
+       "native code. Real forms (sample_packages/cpu/transformer/logs/sigfpe_*.log): Python faulthandler's `Fatal "
+       "Python error: Floating point exception`, bash's `bash: line 1: PID Floating point exception …`, gdb's "
+       "`Program received signal SIGFPE, Arithmetic exception.`; our sweep/repro's `killed by SIGFPE`, `rc -8`"),
     _p("segfault", "crash", r"Segmentation fault|SIGSEGV|signal 11",
        "the process crashed: at load time a bad package/host, at run time an out-of-bounds access"),
     _p("deprecated_api", "deprecated_api",
@@ -311,6 +317,22 @@ PYTHON_FRAME = _p(
     "a frame of a Python stack trace (an exported program's stack_trace, a traceback): file, line, function and "
     "the code line under it when there is one")
 
+# A native stack's frame, gdb's (``#6  0x… in torch::aot_inductor::AOTInductorModel::run_impl () at
+# /tmp/…/cnorm….wrapper.cpp:2780``) or torch's (``frame #7: aoti_torch_cuda_mm_out + 0x8b (0x… in …)``).
+NATIVE_FRAME = _p(
+    "native_frame", "detail",
+    r"^\s*(?:#(?P<gdb>\d+)\s+(?:0x[0-9a-fA-F]+\s+in\s+)?|frame #(?P<torch>\d+):\s+)(?P<fn>.+?)"
+    r"(?:\s+at\s+(?P<file>\S+?):(?P<line>\d+))?\s*$",
+    "a frame of a native backtrace (gdb's `#N … at FILE:LINE`, torch's `frame #N: …`)")
+FRAME_FUNCTION = _p(
+    "frame_function", "detail", r"(?P<name>[A-Za-z_]\w*)(?:<[^()]*>)?\s*\((?!anonymous)",
+    "the function a native frame names (`cpu_flash_attention` in `void at::native::(anonymous namespace)::"
+    "cpu_flash_attention<float, …>(at::Tensor const&, …)`)")
+SHIM_IN_FRAME = _p(
+    "shim_in_frame", "detail", r"\baoti_torch_(?P<device>cpu|cuda|xpu|mps)[._](?P<op>\w+)",
+    "the C shim a native frame names (`aoti_torch_cpu.scaled_dot_product_flash_attention_for_cpu`: gdb prints a "
+    "dot for the shim's local symbol; `aoti_torch_cuda_mm_out`)")
+
 PRINTER_STAT = _p(
     "printer_stat", "detail", r"^(?P<key>Number of elements|Dtype|Mean value|Min value|Max value|Size|Stride|Device):\s*(?P<value>.*?)\s*$",
     "a statistic line of the printer's block (level 2)")
@@ -319,7 +341,7 @@ SYMBOL_NAME = _p(
     "symbol_name", "detail", r"\b(?P<symbol>[us]\d+)\b",
     "a size symbol in a runtime assertion's condition: s<N> backed by an input dim, u<N> read from data")
 
-DETAILS = [*ATEN_LAYOUT_ERRORS, PYTHON_FRAME, SYMBOL_NAME, PRINTER_STAT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
+DETAILS = [*ATEN_LAYOUT_ERRORS, PYTHON_FRAME, NATIVE_FRAME, FRAME_FUNCTION, SHIM_IN_FRAME, SYMBOL_NAME, PRINTER_STAT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
            DEVICE_PAIR,
            INPUT_SIZE, INPUT_STRIDE, DEVICE_CODE, ERROR_LINE, EXCEPTION_LINE, MISSING_MEMBER, NOT_ELF, FRAMING,
            SAYS_FAILURE, EXTERN_LIMIT]

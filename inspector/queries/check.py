@@ -228,6 +228,11 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
     res.notes += notes
     res.predicted_assertions = _predict(pkg, m, {k: x[0] for k, x in values.items()}, dims)
     res.may_fail = _may_fail(pkg, m.name, dims) if not res.predicted_assertions else []
+    if 0 in dims.values():  # a kernel that divides by a size given as 0: SIGFPE, before any check of that kernel
+        zero = _zero_divisors(pkg, m.name, dims)
+        res.may_fail += zero
+        res.notes += [say.zero_divisor_first(x["kernel"], x["message"]) for x in zero
+                      if any(a["kernel"] == x["kernel"] for a in res.predicted_assertions)]
     res.ok = not res.violations and not res.predicted_assertions and not res.may_fail
     if unshaped:
         res.notes.append(say.no_shape(unshaped))
@@ -250,6 +255,20 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
                  say.would_fail(res.predicted_assertions[0]["kernel"], res.predicted_assertions[0]["message"]))
         res.verdict = say.violations_verdict(len(res.violations), len(res.predicted_assertions), first)
     return res
+
+
+def _zero_divisors(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list[dict]:
+    """CPU kernels whose integer division or modulo divides by a size these dims make 0 (the expression trees of
+    their statements, inspector.queries.divisions): the process dies of SIGFPE when the kernel runs
+    that statement, which a loop over an empty range may skip, so "may"."""
+    from .divisions import zero_divisions
+
+    out = []
+    for s in zero_divisions(pkg, name, dims):
+        refs = [(r.input, r.dim) for r in s.symbols if dims.get((r.input, r.dim)) == 0]
+        out.append({"kernel": s.target, "message": s.divisor, "line": s.line, "op": "division", "index_size": 0,
+                    "bound": 0, "why": say.zero_divisor_why(s.divisor, refs)})
+    return out
 
 
 def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list[dict]:

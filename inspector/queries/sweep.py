@@ -204,6 +204,8 @@ def _diagnosis(pkg, m, text: str) -> dict:
     kernel = None
     if d.trace is not None and getattr(d.trace, "matches", None):
         kernel = d.trace.matches[0].kernel
+    elif d.fault_sites:  # arithmetic_fault: the place that divides, most likely first
+        kernel = d.fault_sites[0].get("target")
     inp = getattr(d.input_check, "input", None) if d.input_check is not None else None
     return {"category": d.category, "kernel": kernel, "input": inp, "verdict": d.verdict}
 
@@ -215,7 +217,8 @@ def judge(row: Row) -> tuple[bool, str | None]:
     if p.kind == "fit":
         return (True, None) if clean else (False, f"predicted fit; the call {o.get('what')}: {o.get('first_error') or ''}".strip())
     if p.kind == "may_fail":  # either outcome is what was said; a failure must be that check's
-        if clean or (d.get("category") in ("index_assert", "device_assert") and d.get("kernel") == p.kernel):
+        if clean or (d.get("category") in ("index_assert", "device_assert", "arithmetic_fault")
+                     and d.get("kernel") == p.kernel):  # a division by a size at 0 dies of SIGFPE in that kernel
             return True, None
         return False, (f"predicted {p.words}; diagnose says {d.get('category')}"
                        + (f" in {d.get('kernel')}" if d.get("kernel") else "") + f" ({o.get('first_error') or o.get('what')})")

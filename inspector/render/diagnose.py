@@ -45,6 +45,12 @@ def render_diagnosis(console: Console, d) -> None:
                             for o in src) or "a tensor"
             s.add(Text(f"{x['kernel']} line {x['line']}: {x['access']} {x['pointer']}[{x['address']}] → {what}; "
                        f"index {x['index_var']} from {frm}"))
+    if d.fault_sites:
+        from ..explain.diagnose import fpe_place
+
+        h = root.add(Text(f"places that can divide by a size ({len(d.fault_sites)}, most likely first)", style="bold"))
+        for x in d.fault_sites[:10]:
+            h.add(Text(f"[{x['certainty']}] {fpe_place(x)}"))
     _steps(root, d.steps)
     for n in d.notes:
         root.add(Text.assemble(("note: ", "bold yellow"), n))

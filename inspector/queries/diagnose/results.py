@@ -92,6 +92,7 @@ class Diagnosis:
     suspects: list[dict] = field(default_factory=list)  # IMA: unchecked indirect accesses (inspector.queries.suspects)
     notes: list[str] = field(default_factory=list)
     printer: object | None = None  # the printer's PrinterFinding (inspector.queries.printer), level 2
+    fault_sites: list[dict] = field(default_factory=list)  # arithmetic_fault: FaultSite dicts, most likely first
 
     @property
     def exit_code(self) -> int:
@@ -106,7 +107,7 @@ class Diagnosis:
         return self.trace
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "package": self.package,
             "category": self.category,
             "verdict": self.verdict,
@@ -120,3 +121,6 @@ class Diagnosis:
             "printer": self.printer.to_dict() if self.printer is not None else None,
             "certainty": self.certainty,
         }
+        if self.fault_sites:  # only the categories that rank places of the package (every other answer unchanged)
+            out["fault_sites"] = [dict(h) for h in self.fault_sites]
+        return out

@@ -8,7 +8,7 @@ It matches no text itself (the log's patterns are named in inspector.logs.patter
 (they are in inspector.explain.diagnose).
 
 The rules live one family per module: ``base`` (``Observations``, ``Rule``), ``cpu_isa`` (the host's CPU against the
-package's), ``traced``, ``artifact``, ``inputs``, ``device``, ``load``, ``values``, ``weights``, ``memory``,
+package's), ``traced``, ``artifact``, ``inputs``, ``device``, ``arith``, ``load``, ``values``, ``weights``, ``memory``,
 ``unknown``; the order they are tried in is ``RULES``, here, alone.
 
 Adding a category: one ``Rule`` subclass in its family's module, placed in ``RULES``; its line patterns in
@@ -21,6 +21,7 @@ from __future__ import annotations
 from ....explain import diagnose as say
 from ....package import Package
 from ..results import Diagnosis, Step
+from .arith import ArithmeticFault
 from .artifact import CustomOp, DeprecatedApi, TorchVersion, WrongArtifact, _deprecated_apis
 from .base import Observations, Rule
 from .device import DeviceAssert, DeviceMismatch, IllegalMemoryAccess
@@ -36,7 +37,8 @@ from .weights import Constants, WeightsNotLoaded
 # "unknown" last (it claims every log).
 RULES: list[Rule] = [IndexAssert(), ExternOp(), ForeignLog(), DeprecatedApi(), SymbolicAssert(), NanInf(), Printer(), Constants(),
                      OutOfMemory(), CustomOp(),
-                     TorchVersion(), WrongArtifact(), InputCheckRule(), DeviceMismatch(), WeightsNotLoaded(),
+                     TorchVersion(), WrongArtifact(), InputCheckRule(), DeviceMismatch(), ArithmeticFault(),
+                     WeightsNotLoaded(),
                      IllegalMemoryAccess(), DeviceAssert(), Load(), Unknown()]
 CATEGORIES: tuple[str, ...] = tuple(r.category for r in RULES)
 
@@ -46,6 +48,8 @@ def _certainty(d: Diagnosis) -> str:
     runtime's own message about one input is certain; a category read from a log line, likely; none, possible."""
     if d.trace is not None and getattr(d.trace, "matches", None):
         return d.trace.certainty
+    if d.category == "arithmetic_fault":  # SIGFPE is read; which division did it is likely only when a backtrace names it
+        return "likely" if any(h["certainty"] == "likely" for h in d.fault_sites) else "possible"
     if d.category == "unknown" or not d.evidence:
         return "possible"
     if d.input_check is not None:

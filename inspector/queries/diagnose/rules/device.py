@@ -20,12 +20,14 @@ class DeviceMismatch(Rule):
 
     def claims(self, obs: Observations) -> bool:
         check = obs.input_check()
-        return (check is not None and check[1] == "device") or obs.rep.has("device_mismatch")
+        return (check is not None and check[1] == "device") or obs.rep.has("device_mismatch") or _host_pointer(obs)
 
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         check = obs.input_check()
         if check is not None and check[1] == "device":
             return _answer_runtime_check(obs, d, *check)
+        if not obs.rep.has("device_mismatch"):  # an illegal access that only a host pointer explains (_host_pointer)
+            return _answer_host_pointer(obs, d)
         key = next((m.device for m in obs.models if m.device), "?")
         evs = [e for e in obs.rep.events if e.pattern == "device_mismatch"]
         d.evidence = _ev(evs, 3)
@@ -40,6 +42,32 @@ class DeviceMismatch(Rule):
         d.verdict = say.mismatch_verdict(key)
         d.steps = [step(say.mismatch_move(key, obs.models[0])),
                    step(say.CONFIRM_WITH_CHECKS, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
+
+
+def _host_pointer(obs: Observations) -> bool:
+    """An illegal memory access in a CUDA package that (by the package) cannot come from an index: no kernel has an
+    unchecked indirect access (an out-of-range index would print its Assertion line), the weights are in the
+    package, no located check or device assert was printed.  What is left is a pointer that is not device memory:
+    an input left on the CPU (every real log of CPU inputs fed to a CUDA package, sample_packages/*/logs/
+    cpu_inputs*.log, is this).  Read from the package, so the verdict is ``likely``, never certain."""
+    from ...suspects import model_suspects
+
+    rep = obs.rep
+    if (obs.device in (None, "cpu") or not rep.has("illegal_memory_access") or rep.has("segfault")
+            or rep.has("device_side_assert") or rep.asserts or obs.weightless):
+        return False
+    return not any(model_suspects(obs.pkg, m.name) for m in obs.models)
+
+
+def _answer_host_pointer(obs: Observations, d: Diagnosis) -> None:
+    key = obs.device or "cuda"
+    first = next((e for e in obs.rep.events if e.pattern in ("cublas_error", "illegal_memory_access")), None)
+    d.evidence = _ev([e for e in obs.rep.events if e.pattern in ("cublas_error", "illegal_memory_access")], 3)
+    d.verdict = say.host_pointer_verdict(key, first.pattern == "cublas_error" if first else False)
+    d.notes.append(say.HOST_POINTER_RESTS_ON)
+    d.steps = [step(say.host_pointer_check(key), {"AOTI_RUNTIME_CHECK_INPUTS": "1"}),
+               step(say.mismatch_move(key, obs.models[0])),
+               step(say.IMA_DETERMINISTIC, {"CUDA_LAUNCH_BLOCKING": "1"}, "run")]
 
 
 def _device_pair(evs) -> tuple[str, str, str | None, str | None] | None:

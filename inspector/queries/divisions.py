@@ -1,0 +1,141 @@
+"""Places of a package that can divide by a dynamic size (what SIGFPE points to): CPU kernels whose integer
+division or modulo has a symbol for divisor (the typed expression trees of their statements), and extern ATen
+ops whose inputs' shapes hold a dynamic symbol (the wrapper's calls, the views' and buffers' sizes).  Read by
+`diagnose` (arithmetic_fault) and `check` (a size at 0 that a kernel divides by)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from ..naming import root_symbol
+from ..parse import expr_tree as E
+from .doctor.guards import NOT_OPS as _NOT_OPS  # extern calls that copy or allocate
+
+_DIVIDING = ("/", "%", "//")
+_DIV_CALLS = ("c10::div_floor_integer", "div_floor_integer", "c10::div_mod", "tl.math.div_rn", "triton_helpers.div_floor_integer")
+
+
+@dataclass
+class SizeRef:
+    """A dynamic symbol and the model input dim behind it (None when it is read from data or unknown)."""
+
+    symbol: str
+    input: int | None = None
+    dim: int | None = None
+    input_name: str | None = None
+
+
+@dataclass
+class FaultSite:
+    """A place of this package that can divide by a size: a kernel's division (``kind`` "kernel", ``divisor`` its
+    text) or an extern op whose inputs' shapes hold a dynamic symbol (``kind`` "extern")."""
+
+    model: str
+    kind: str
+    target: str
+    line: int  # wrapper.cpp line of the launch / call
+    symbols: list[SizeRef] = field(default_factory=list)
+    divisor: str | None = None
+    certainty: str = "possible"
+    evidence: str | None = None  # the backtrace's frame that names it
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _size_ref(m, name: str) -> SizeRef | None:
+    sym = root_symbol(m.symbols, name)
+    if sym is None:
+        return None
+    inp = next((i for i in m.inputs if i.index == sym.input), None) if sym.input is not None else None
+    return SizeRef(sym.name, sym.input, sym.dim, inp.name if inp else None)
+
+
+def _refs(m, names) -> list[SizeRef]:
+    out: dict[str, SizeRef] = {}
+    for n in names:
+        r = _size_ref(m, n)
+        if r is not None:
+            out.setdefault(r.symbol, r)
+    return list(out.values())
+
+
+def _array_sizes(lines: list[str], line: int, array: str) -> list[str]:
+    """The sizes of ``int_array_N`` defined at most 60 lines above ``line`` (``const int64_t int_array_10[] =
+    {s23, 4L, s27, 16L};``), read as a braced list by the expression trees."""
+    for k in range(min(line - 1, len(lines)) - 1, max(line - 61, 0) - 1, -1):
+        text = lines[k]
+        if f"{array}[]" in text and "=" in text:
+            tree = E.strip_parens(E.parse_expr(text.split("=", 1)[1].strip().rstrip(";")))
+            return list(E.names(tree))
+    return []
+
+
+def extern_sites(pkg, m) -> list[FaultSite]:
+    lines = pkg.index(m.name).wmap.lines
+    out = []
+    for c in m.calls:
+        if c.kind != "extern" or c.target.startswith(_NOT_OPS):
+            continue
+        names: list[str] = []
+        for a in c.args:
+            for n in E.names(a.tree):
+                names += _array_sizes(lines, c.line, n) if n.startswith("int_array_") else [n]
+        refs = _refs(m, names)
+        if refs:
+            out.append(FaultSite(m.name, "extern", c.target, c.line, refs))
+    return out
+
+
+def _bare(n):
+    """A divisor without its casts and parentheses (``static_cast<int64_t>(ks1)`` -> ``ks1``)."""
+    while isinstance(n, (E.Cast, E.Paren)):
+        n = n.operand if isinstance(n, E.Cast) else n.inner
+    return n
+
+
+def _divisors(tree) -> list:
+    """The divisors of the integer divisions and modulos in an expression tree."""
+    out = []
+    for n in E.walk(tree):
+        if isinstance(n, E.BinOp) and n.op in _DIVIDING:
+            out.append(_bare(n.right))
+        elif isinstance(n, E.Call) and E.dotted(n.func) in _DIV_CALLS and len(n.args) >= 2:
+            out.append(_bare(n.args[1]))
+    return out
+
+
+def kernel_sites(m) -> list[FaultSite]:
+    from ..parse.access import kernel_accesses
+
+    out = []
+    for k in m.kernels.values() if isinstance(m.kernels, dict) else m.kernels:
+        if k.backend != "cpp":  # a GPU's integer division by zero does not trap: no SIGFPE comes from a Triton kernel
+            continue
+        trees = [t.expr.tree for t in k.tmps] + [a.address.tree for a in kernel_accesses(k)]
+        params = [p.name for p in k.params]
+        site = next((c for c in m.calls if c.kind == "kernel" and c.target == k.name), None)
+        for d in (d for t in trees for d in _divisors(t)):
+            names = [n for n in E.names(d) if n in params or n in m.symbols]
+            if not names:
+                continue
+            sym_names = []
+            for n in names:  # a kernel's size parameter (ks0) is the launch's argument at its position
+                if n in params and site is not None and len(site.args) == len(params):
+                    sym_names += list(E.names(site.args[params.index(n)].tree))
+                else:
+                    sym_names.append(n)
+            out.append(FaultSite(m.name, "kernel", k.name, site.line if site else 0, _refs(m, sym_names),
+                                 divisor=E.unparse(d)))
+            break
+    return out
+
+
+def zero_divisions(pkg, name: str, dims: dict[tuple[int, int], int]) -> list[FaultSite]:
+    """The CPU kernels of model ``name`` whose integer division or modulo divides by a size these dims make 0
+    (read by `check`: a "may fail" that dies of SIGFPE)."""
+    ix = pkg.index(name)
+    if not any(ix.kernel_backend(k) == "cpp" for k in ix.kernel_names()):
+        return []
+    zero = {k for k, v in dims.items() if v == 0}
+    return [s for s in kernel_sites(ix.full()) if any((r.input, r.dim) in zero for r in s.symbols)]

@@ -7,7 +7,7 @@ cluster, for N packages (the shipped samples repeated, as hard links).
 
 The servers are started here on 127.0.0.1 as the tests start them: Debian's nginx over a folder, moto's
 S3 server (`moto_server`), `dask scheduler` + 2 `dask worker` (1 thread each, like --jobs 2).  The remote
-package is the real cpu/jagged sample with a 128 MiB stored weights member added (tests/test_remote.py's).
+package is the real cpu/jagged sample with a 128 MiB stored weights member added (tests/cli/test_remote.py's).
 Times are whole processes (start-up included), median of --runs.  Not a test: numbers, never asserted.
 """
 

@@ -5,7 +5,7 @@ and adds what only the build knows: the kernel the real error came from (found b
 guide's own means: the ``Exception raised from <kernel>`` line on CPU, the ``assertFile`` bytes of
 each cubin on CUDA), its kind, whether an extern op is called without an error check, and whether
 the trigger fired at all.  ``build.py`` writes it into each manifest; ``build.py --refresh`` and
-tests/test_build_refresh.py recompute it from the saved error and package and must get the
+tests/samples/test_build_refresh.py recompute it from the saved error and package and must get the
 checked-in manifest byte for byte.
 """
 

@@ -12,7 +12,7 @@ into a temp file and their defined dynamic symbols read with `inspector.elf` (ne
     python tools/make_shim_table.py --check              # exit 1 when the shipped table is stale
 
 The table records, per release, the wheel file it was read from, its size and SHA-256, and the digest of
-this generator's extraction rule; `tests/test_elf.py` fails when the rule changed without a rebuild, and
+this generator's extraction rule; `tests/unit/test_elf.py` fails when the rule changed without a rebuild, and
 re-reads the 2.13.0 row from the torch installed for the tests when that is the same build.
 """
 

@@ -63,11 +63,11 @@ RULES: dict[str, list[tuple[str, str, str]]] = {
         ("inspector/queries/repro.py", r"\bkernel_kind=mt\.kernel_kind\b", "kernel_backend=mt.kernel_kind"),
         ("inspector/queries/repro.py", r"\bf\.kernel_kind\b", "f.kernel_backend"),
         ("inspector/queries/sweep.py", r"\bf\.kernel_kind\b", "f.kernel_backend"),
-        ("tests/test_report_scale.py", r'k\.kind if k\.kind != "triton" else f"triton \{k\.flavor\}"',
+        ("tests/samples/test_report_scale.py", r'k\.kind if k\.kind != "triton" else f"triton \{k\.flavor\}"',
          'k.backend if k.backend != "triton" else f"triton {k.heuristic}"'),
-        ("tests/test_user_triton.py", r"\bk\.flavor\b", "k.heuristic"),
-        ("tests/test_grammar.py", r"\bk\.flavor\b", "k.heuristic"),
-        ("tests/test_grammar.py", r'assert k\.kind == "cpp"', 'assert k.backend == "cpp"'),
+        ("tests/unit/test_user_triton.py", r"\bk\.flavor\b", "k.heuristic"),
+        ("tests/unit/test_grammar.py", r"\bk\.flavor\b", "k.heuristic"),
+        ("tests/unit/test_grammar.py", r'assert k\.kind == "cpp"', 'assert k.backend == "cpp"'),
     ],
     # "facts" meant five things.  Three are named here for what they are; diagnose's `Facts` (what a rule reads)
     # and doctor's `Report.facts` (what was probed, per model) are helper doctor's, and `Finding.facts` stays.
@@ -101,7 +101,7 @@ RULES: dict[str, list[tuple[str, str, str]]] = {
         # words `show` prints, render/show.py's "(the small facts; …", are an answer and stay).
         *((f, r"\bthe small facts\b", "the interface") for f in (
             "inspector/index/closure.py", "inspector/index/model_index.py", "inspector/queries/kernels.py",
-            "inspector/queries/show.py", "tests/test_cache.py")),
+            "inspector/queries/show.py", "tests/unit/test_cache.py")),
         ("inspector/index/model_index.py", r"is the model's small facts \(", "is the model's interface ("),
         ("inspector/index/model_index.py", r"are no small fact:", "are no part of the interface:"),
         ("inspector/index/model_index.py", r"\(the eager facts and slices", "(the interface and slices"),
@@ -128,9 +128,9 @@ RULES: dict[str, list[tuple[str, str, str]]] = {
         ("inspector/queries/doctor/base.py", r"\bDoctorResult\.facts\b", "DoctorResult.readings"),
         ("inspector/queries/doctor/weights.py", r"\bDoctorResult\.facts\b", "DoctorResult.readings"),
         *((t, r"\br\.facts\[", "r.readings[") for t in (
-            "tests/test_doctor.py", "tests/test_memory.py", "tests/test_packaging_options_cuda.py",
-            "tests/test_certainty.py")),
-        ("tests/test_doctor.py", r'(\.pt2"\))\.facts\["model"\]', r'\1.readings["model"]'),
+            "tests/unit/test_doctor.py", "tests/unit/test_memory.py", "tests/unit/test_packaging_options_cuda.py",
+            "tests/unit/test_certainty.py")),
+        ("tests/unit/test_doctor.py", r'(\.pt2"\))\.facts\["model"\]', r'\1.readings["model"]'),
     ],
 }
 

@@ -8,7 +8,7 @@ the functions its rule calls for its verdict and steps.
 from __future__ import annotations
 
 # One line per diagnose category, in the order the rules are tried (inspector.queries.diagnose.rules.RULES);
-# tests/test_diagnose_registry.py checks that the keys are the rules' categories.
+# tests/unit/test_diagnose_registry.py checks that the keys are the rules' categories.
 CATEGORY_DOC = {
     "index_assert": "a device assert / CPU check with its line: the full trace-assert answer;",
     "extern_op": "an ATen op called by the wrapper failed (CPU exception at the call, ATen CUDA kernel assert, "

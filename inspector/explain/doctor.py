@@ -539,7 +539,7 @@ def _weights_match(x):
 
 # -- memory -----------------------------------------------------------------------------------------------
 
-# What the range was checked against (tests/test_memory.py holds it on these packages)
+# What the range was checked against (tests/unit/test_memory.py holds it on these packages)
 MEMORY_MEASURED = ("measured on an H200 (torch.cuda.max_memory_allocated above the inputs, weights loaded): "
                    "every run of an MLP, BERT-base (static batch and dynamic batch+sequence, up to 720 MiB at "
                    "[32,512]), ResNet-18 (batch 1-64, up to 429 MiB), and timm ResNet-18 / MobileNetV3 / ViT-tiny at "

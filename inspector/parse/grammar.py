@@ -32,7 +32,7 @@ if __name__ == "__main__":  # python -m inspector.parse.grammar: rewrite grammar
 # Statements that differ only in the digits of their names (`tmp12 = tl.load(in_ptr0 + x0, xmask)` and
 # `tmp3 = tl.load(in_ptr2 + x1, xmask)`; buf7_handle / buf9_handle; kernel _0 / _1) share one parse: the text is
 # parsed with those names renumbered in order of appearance, and the names put back into the result.  No rule
-# reads a name's digits (tests/test_grammar.py checks the result equals the plain parse on every statement of
+# reads a name's digits (tests/unit/test_grammar.py checks the result equals the plain parse on every statement of
 # every sample and harvested package).
 RECORD: list | None = None  # tests: every (grammar, starts, transformer, text, start, result) parse_one returned
 

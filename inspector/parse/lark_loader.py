@@ -68,7 +68,7 @@ _STANDALONE = ("assert_message", "expr")  # grammars that do not start with comm
 
 
 # Every parser the tool builds: (grammar, start rules).  Their LALR tables ship in grammars/tables.json
-# (`python -m inspector.parse.grammar` writes it; tests/test_grammar.py fails when it is stale), so even a
+# (`python -m inspector.parse.grammar` writes it; tests/unit/test_grammar.py fails when it is stale), so even a
 # --no-cache run does not build them (~0.1 s a process).
 # The start rules of each grammar (a statement's leading word picks one); the parsers take theirs from here, so
 # this module imports none of them.

@@ -148,7 +148,7 @@ _TRANSFORMER = _WrapperTransformer()
 # `assignment` rule reads `NAME [NUMBER] . NAME` and the value independently, so such a line is read in two parts:
 # its target by this pattern, and its value as it is when it is one literal (a string, an unsigned number, a
 # name, or a brace of unsigned numbers), else by Lark in a fixed frame (`_[0]._ = VALUE;`), where the same value
-# text (the same static_cast in every constant) is parsed once.  tests/test_grammar.py checks the result equals
+# text (the same static_cast in every constant) is parsed once.  tests/unit/test_grammar.py checks the result equals
 # the plain parse on every such statement of every sample.
 _INDEXED_ASSIGNMENT = re.compile(r"^(?P<target>[A-Za-z_]\w*)\[(?P<idx>\d+)\]\.(?P<attr>[A-Za-z_]\w*) = (?P<value>.+);$")
 _LITERAL = re.compile(r'(?:(?P<string>"(?:\\.|[^"\\])*")|(?P<number>\d+L?)|(?P<name>[A-Za-z_]\w*)|'

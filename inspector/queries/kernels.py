@@ -4,7 +4,7 @@ One row per kernel (wrapper order, then kernel.cpp order): its kind, how many ti
 assertions (line and message), the model inputs its launches pass and the source FX nodes of its launches.
 All of it comes from the scan's kernels, assert sites and run_impl statements (`ModelIndex.kernel_names`,
 `assert_sites`, `calls`): a package of 20,000 kernels is listed without parsing one of them (the whole parse of
-such a package takes a minute; tests/test_report_scale.py checks these rows equal the parsed ones on every sample).
+such a package takes a minute; tests/samples/test_report_scale.py checks these rows equal the parsed ones on every sample).
 """
 
 from __future__ import annotations

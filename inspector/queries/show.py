@@ -220,7 +220,7 @@ def shape_with_ranges(shape, symbols, index: int) -> list | None:
 def summarize(pkg: Package, model: str | None = None, full: bool = False, constants: bool = True) -> ShowResult:
     """By default from the scan (kernels, asserts, calls: nothing parsed) and the interface (inputs, guards,
     symbols, outputs: their statements parsed); ``full``: every statement parsed, so the coverage counts the
-    whole wrapper and kernel.cpp.  The answers are the same (tests/test_lazy.py).  ``constants=False``: the
+    whole wrapper and kernel.cpp.  The answers are the same (tests/samples/test_lazy.py).  ``constants=False``: the
     constants are counted by the scan (`ModelSummary.constant_totals`), not parsed one by one nor listed
     (a model may hold thousands)."""
     names = [model] if model else pkg.model_names

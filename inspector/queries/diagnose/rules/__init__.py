@@ -1,7 +1,7 @@
 """The rules of `diagnose`, one per category, tried in the order of ``RULES``: the first that claims the log
 answers it.  ``CATEGORIES`` (the same order) is the one list of categories: the JSON schema's enum, the module
 docstring and the words (inspector.explain.diagnose.CATEGORY_DOC) are checked against it
-(tests/test_diagnose_registry.py).
+(tests/unit/test_diagnose_registry.py).
 
 A rule reads ``Observations`` (the parsed log, the package's interface) and fills a ``Diagnosis`` with typed parts.
 It matches no text itself (the log's patterns are named in inspector.logs.patterns) and writes no sentence

@@ -554,7 +554,7 @@ class ModelIndex:
                 from ..parse.wrapper import WrapperScanner
 
                 if self._wmap is None:
-                    # The summary came from the cache: the scan drops its counts, so the interface are parsed
+                    # The summary came from the cache: the scan drops its counts, so the interface is parsed
                     # (and counted) again, as a cold run counts them, before the constants' own parse.
                     _ = self.wmap
                     self._parse, self._eager = None, None

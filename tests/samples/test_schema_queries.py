@@ -84,8 +84,9 @@ def test_schema_catches_drift():
 def test_every_subpackage_is_installed():
     """A plain `pip install .` ships only the packages pyproject lists: every inspector/ subpackage must be there."""
     text = (ROOT / "pyproject.toml").read_text()
-    subs = sorted(p.parent.relative_to(ROOT).as_posix().replace("/", ".") for p in (ROOT / "inspector").glob("*/__init__.py"))
-    assert "inspector.queries" in subs and "inspector.cli" in subs
+    # every depth: queries/doctor and queries/diagnose/rules were left out of a plain install once (stop 27)
+    subs = sorted(p.parent.relative_to(ROOT).as_posix().replace("/", ".") for p in (ROOT / "inspector").rglob("*/__init__.py"))
+    assert {"inspector.queries", "inspector.cli", "inspector.queries.diagnose.rules", "inspector.render.html"} <= set(subs)
     for s in subs:
         assert f'"{s}"' in text, s
 

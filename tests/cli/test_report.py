@@ -11,7 +11,6 @@ import json
 import os
 from html.parser import HTMLParser
 import re
-import shutil
 import time
 from pathlib import Path
 
@@ -21,11 +20,8 @@ import inspector
 from inspector.cli import main
 from inspector.queries.kernels import kernel_rows
 from inspector.cli.report import build_report
-from inspector.queries.report import trace_chain
 from inspector.render.html.layout import layout
-from inspector.queries.trace import trace_assert
 
-from _samples import SAMPLES as ALL_SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_packages"
@@ -34,15 +30,10 @@ CPU_TRANSFORMER = SAMPLES / "cpu/transformer/transformer.pt2"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-TRACED = [s.dir for s in ALL_SAMPLES]  # every sample with a manifest, its package and its real error.log
 
 
 def _log(d: Path) -> str:
     return (d / "error.log").read_text()
-
-
-def _pkg(d: Path) -> Path:
-    return next(d.glob("*.pt2"))
 
 
 # -- the page as text ---------------------------------------------------------------------------------

@@ -3,12 +3,7 @@ file's docstring for what the whole covers."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import subprocess
-import sys
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -20,7 +15,6 @@ from inspector.queries.trace import trace_assert
 
 from _samples import SAMPLES as ALL_SAMPLES
 
-ROOT = Path(__file__).resolve().parents[2]
 # Samples whose real error log the tool traces today (tests/known_gaps.py), not an extern-op failure.
 SAMPLES = [s.pkg for s in ALL_SAMPLES if s.traces and not s.extern]
 

@@ -7,20 +7,16 @@ import html
 import json
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 import inspector
 from inspector.cli import main
-from inspector.errors import UsageError
-from inspector.queries.check import check, device_index, parse_device, parse_spec
+from inspector.queries.check import check
 from inspector.queries.trace import trace_assert
 
 from _samples import MANIFESTS, sample_of
 
 ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
-SCHEMAS = ROOT / "inspector" / "schemas"
 CERTAINTY = {"certain", "likely", "possible"}
 FIRED = [m for m in MANIFESTS if sample_of(m).traces]
 

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 import inspector
-from inspector.cli import main
 from inspector.explain import ENV_WHEN
 from inspector.queries.diagnose import diagnose
 
@@ -17,7 +16,6 @@ from _samples import SAMPLES, pkg_for, sample_of
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_packages"
-IMA_PKG = S / "cpu/ima_embedding/package/ima_embedding.pt2"
 
 
 def _diag(pkg: Path, log: str, **kw):

@@ -4,22 +4,15 @@ file's docstring for what the whole covers."""
 from __future__ import annotations
 
 import json
-import shutil
-import zipfile
 from pathlib import Path
 
 import pytest
 
 import inspector
-from inspector.errors import UsageError
-from inspector.queries.doctor import doctor, parse_gpu, resolve_release, shim_table
+from inspector.queries.doctor import doctor
 
 ROOT = Path(__file__).resolve().parents[2]
-CUDA = ROOT / "sample_packages" / "cuda" / "jagged" / "jagged.pt2"
-CPU = ROOT / "sample_packages" / "cpu" / "jagged" / "jagged.pt2"
-CPU26 = ROOT / "sample_packages" / "cpu-2.6" / "jagged" / "jagged.pt2"
 MULTI = ROOT / "bench" / "multi_model.pt2"
-NO_AMX = (ROOT / "sample_packages" / "cpu" / "jagged" / "logs" / "cpuinfo_flags_no_amx.log").read_text()
 
 
 def _run(path, **kw):

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-from html.parser import HTMLParser
-import re
-import shutil
 import time
 from pathlib import Path
 
@@ -15,8 +12,6 @@ import pytest
 
 import inspector
 from inspector.cli import main
-from inspector.queries.kernels import kernel_rows
-from inspector.cli.report import build_report
 from inspector.queries.report import trace_chain
 from inspector.render.html.layout import layout
 from inspector.queries.trace import trace_assert
@@ -26,7 +21,6 @@ from _samples import SAMPLES as ALL_SAMPLES
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_packages"
 CUDA_JAGGED = SAMPLES / "cuda/jagged/jagged.pt2"
-CPU_TRANSFORMER = SAMPLES / "cpu/transformer/transformer.pt2"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]

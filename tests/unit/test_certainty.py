@@ -7,7 +7,6 @@ indices in `check`, `doctor` and `diagnose`."""
 
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 
@@ -25,7 +24,6 @@ from _samples import MANIFESTS, sample_of
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_packages"
 SCHEMAS = ROOT / "inspector" / "schemas"
-CERTAINTY = {"certain", "likely", "possible"}
 FIRED = [m for m in MANIFESTS if sample_of(m).traces]
 
 
@@ -33,21 +31,7 @@ def _pkg(manifest: Path) -> Path:
     return manifest.parent / f"{json.loads(manifest.read_text())['name']}.pt2"
 
 
-def _ids(p: Path) -> str:
-    return f"{p.parent.parent.name}-{p.parent.name}"
-
-
 # -- the same answer everywhere ---------------------------------------------------------------------------------
-
-
-def _in_order(text: str, parts: list[str]) -> bool:
-    at = 0
-    for p in parts:
-        i = text.find(p, at)
-        if i < 0:
-            return False
-        at = i + len(p)
-    return True
 
 
 def test_no_cpu_check_ranks_an_empty_input_first_by_rule():

@@ -18,7 +18,7 @@ from inspector.cli import main
 from inspector.explain import ENV_WHEN
 from inspector.queries.diagnose import diagnose
 
-from _samples import SAMPLES, pkg_for, sample_of
+from _samples import pkg_for, sample_of
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_packages"
@@ -45,11 +45,6 @@ def _steps_ok(d):
 
 def _fired(log: Path) -> bool:
     return sample_of(log).fired
-
-
-ERROR_LOGS = [s.error_log for s in SAMPLES if s.traces] + [
-    S / "cuda/transformer/logs/assert_warm_exit.log", S / "cuda/transformer/logs/assert_warm_sync.log",
-    S / "cuda/embedding/logs/assert_embedding_warm_exit.log", S / "cuda/jagged/logs/assert_jagged_warm_exit.log"]
 
 
 @pytest.mark.parametrize("name,inp,kind,dim,symbol,got,expected", [

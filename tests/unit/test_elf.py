@@ -7,8 +7,6 @@ import importlib.util
 import json
 import re
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -42,17 +40,6 @@ def _extract(pkg: Path, member: str, tmp_path: Path) -> Path:
         dst = tmp_path / Path(member).name
         dst.write_bytes(z.read(member))
     return dst
-
-
-def _readelf_dynsyms(path: Path) -> list[tuple[str, bool]]:
-    out = subprocess.run([READELF, "-W", "--dyn-syms", str(path)], capture_output=True, text=True, check=True).stdout
-    rows = []
-    for line in out.splitlines():
-        m = re.match(r"\s*\d+:\s+[0-9a-f]+\s+\d+\s+\w+\s+\w+\s+\w+\s+(\w+)\s*(\S*)", line)
-        if m and line.split(":")[0].strip() != "0":
-            name = m.group(2).split("@")[0]
-            rows.append((name, m.group(1) != "UND"))
-    return rows
 
 
 def test_every_cuda_cubin_is_sm_90():

@@ -24,7 +24,6 @@ from inspector.parse.wrapper import ConstantSlot, InputSlot, Moved, SizeOf, pars
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_packages"
-CPU_PACKAGES = sorted((SAMPLES / "cpu").glob("*/*.pt2"))
 
 
 def _member(pkg: Path, suffix: str) -> list[tuple[str, str]]:

@@ -9,15 +9,15 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
+from _net import HangingServer, free_port
 
 pytestmark = pytest.mark.slow  # starts real servers (seconds): out of the fast lane
 
@@ -118,40 +118,17 @@ def test_a_package_past_the_time_limit_is_a_row_on_the_pool(registry, hang_url):
 # -- the cluster ---------------------------------------------------------------------------------------
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def hang_url():
     """A server that accepts connections and never answers."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    s.listen(16)
-    held, stop = [], threading.Event()
-
-    def accept():
-        s.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(s.accept()[0])
-            except OSError:
-                pass
-
-    threading.Thread(target=accept, daemon=True).start()
-    yield f"http://127.0.0.1:{s.getsockname()[1]}/hangs.pt2"
-    stop.set()
-    for c in held:
-        c.close()
-    s.close()
+    with HangingServer() as s:
+        yield f"http://127.0.0.1:{s.port}/hangs.pt2"
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     _need_dask()
-    port = _port()
+    port = free_port()
     log = tmp_path_factory.mktemp("dask")
     env = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0", "PT2_INSPECT_REMOTE_TIMEOUT": "6"}
     procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],

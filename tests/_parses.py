@@ -16,16 +16,23 @@ from functools import cache
 from inspector.model import Expr
 
 
-def exprs_in(r):
-    """Every ``Expr`` inside a parse result (dataclasses, lists and tuples of them), in order."""
+def walk(r):
+    """Every ``Expr`` and every other record inside a parse result (dataclasses, lists and tuples of them), a record
+    before its fields; an ``Expr`` is not walked into."""
     if isinstance(r, Expr):
         yield r
     elif isinstance(r, (list, tuple)):
         for x in r:
-            yield from exprs_in(x)
+            yield from walk(x)
     elif dataclasses.is_dataclass(r) and not isinstance(r, type):
+        yield r
         for f in dataclasses.fields(r):
-            yield from exprs_in(getattr(r, f.name))
+            yield from walk(getattr(r, f.name))
+
+
+def exprs_in(r):
+    """Every ``Expr`` inside a parse result, in order."""
+    return (n for n in walk(r) if isinstance(n, Expr))
 
 
 @cache

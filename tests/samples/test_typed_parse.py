@@ -17,7 +17,7 @@ from inspector.parse.expr_tree import (
     Tuple, UnaryOp, evaluate, match, names, parse_expr, substitute, unparse,
 )
 
-from _parses import full_parse
+from _parses import full_parse, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -313,19 +313,13 @@ def test_every_transformer_method_returns_dataclasses_on_the_corpus(corpus_recor
 
 
 def _texts(r):
-    import dataclasses
-
-    if isinstance(r, Expr):
-        if r.text:
-            yield r.text
-    elif isinstance(r, (list, tuple)):
-        for x in r:
-            yield from _texts(x)
-    elif dataclasses.is_dataclass(r) and not isinstance(r, type):
-        for f in dataclasses.fields(r):
-            yield from _texts(getattr(r, f.name))
-        if isinstance(getattr(r, "message", None), str):
-            yield r.message
+    """The text of every non-empty ``Expr`` in a parse result, and every record's ``message`` string."""
+    for n in walk(r):
+        if isinstance(n, Expr):
+            if n.text:
+                yield n.text
+        elif isinstance(getattr(n, "message", None), str):
+            yield n.message
 
 
 @pytest.fixture(scope="module")

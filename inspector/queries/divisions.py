@@ -139,3 +139,17 @@ def zero_divisions(pkg, name: str, dims: dict[tuple[int, int], int]) -> list[Fau
         return []
     zero = {k for k, v in dims.items() if v == 0}
     return [s for s in kernel_sites(ix.full()) if any((r.input, r.dim) in zero for r in s.symbols)]
+
+
+def unvouched_externs(pkg, name: str, sizes: dict[str, int]) -> list[FaultSite]:
+    """The extern ATen ops of model ``name`` whose inputs' shapes hold a symbol of ``sizes`` (root symbol -> a
+    value the package was not built for: 0, or outside the symbol's range).  The generated kernels are the
+    package's own code, which `check` models; what ATen does at such a size is not in the package (an empty
+    sequence makes cpu_flash_attention divide by zero: SIGFPE), so `check` says "may fail" there, not "fit".
+    Read in a slice of the extern calls (no kernel the calls do not need is parsed)."""
+    ix = pkg.index(name)
+    lines = [st.line for st, target, kind in ix.calls() if kind == "extern" and not target.startswith(_NOT_OPS)]
+    if not lines or not sizes:
+        return []
+    m = ix.slice(call_lines=lines)
+    return [s for s in extern_sites(pkg, m) if any(r.symbol in sizes for r in s.symbols)]

@@ -79,3 +79,32 @@ def test_the_cpu_sweep_of_transformer_replays_and_agrees():
     # the same sizes that ran clean (s23=0, s27=1: ATen took them) are "may fail" too: the package alone cannot
     # tell them from s27=0, and the judge counts a clean run as what "may fail" said
     assert all(by[i].prediction.kind == "may_fail" and by[i].observed["rc"] == 0 for i in ("s23=0", "s27=1"))
+
+
+def test_a_package_without_guards_says_may_fail_not_no_violation():
+    """torch 2.6 writes no input guards, so a 0 is no range violation; its addmm's input is a view handle defined
+    above the call (`auto tmp_tensor_handle_0 = reinterpret_tensor_wrapper(buf0, 2, int_array_0, …)`), whose sizes
+    hold s0 and s1: the verdict is the extern op's "may fail" (it was "no violation" before)."""
+    r = _check(S / "cpu-2.6/embedding/embedding.pt2", "0=int64[0,5]")
+    assert not r.violations and not r.ok
+    assert r.verdict.startswith("may fail: the generated code fits, but extern op aoti_torch_cpu_addmm_out")
+    assert r.may_fail[0]["sizes"][0] == {"symbol": "s0", "input": 0, "dim": 0, "value": 0, "min": None, "max": None}
+
+
+def test_the_judge_counts_a_failure_in_the_named_extern_op_as_may_fail():
+    """cpu/topk_gather s69=0 (its CPU sweep, torch 2.13): check says may fail at aoti_torch_cpu_topk, the run fails
+    there ('selected index k out of range'), diagnose says extern_op in aoti_torch_cpu_topk: they agree."""
+    from inspector.queries.sweep import Prediction, Row, judge
+
+    failed = {"rc": 1, "what": "exit 1", "returned": False, "first_error": "Error: aoti_torch_cpu_topk(…) API call failed",
+              "seconds": 1, "timed_out": False}
+    r = Row(id="s69=0", case="x", checks=False, observed=failed,
+            prediction=Prediction("may_fail", "check", kernel="aoti_torch_cpu_topk", message="topk", words="w"),
+            diagnosis={"category": "extern_op", "kernel": "aoti_torch_cpu_topk", "input": None, "verdict": ""})
+    assert judge(r) == (True, None)
+    r.diagnosis = {"category": "extern_op", "kernel": "aoti_torch_cpu_mm_out", "input": None, "verdict": ""}
+    assert judge(r)[0] is False  # a failure in another op is not what was said
+    with inspector.open_package(S / "cpu/topk_gather/topk_gather.pt2") as p:
+        rows, *_ = plan(p)
+    by = {x.id: x for x in rows}
+    assert (by["s69=0"].prediction.kind, by["s69=0"].prediction.kernel) == ("may_fail", "aoti_torch_cpu_topk")

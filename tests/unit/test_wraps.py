@@ -27,6 +27,21 @@ VEC_213 = dict(
 VEC_215 = dict(VEC_213, tmp8="decltype(tmp4)::blendv(tmp0, tmp4, inductor_vec_mask_cast<int64_t,2>(tmp7))")
 
 
+# an int32 index (x.index_select(1, cols.int()), built with torch 2.13 CPU, AVX2, for this test; not stored): converted
+# to int64 first, then the same wrap
+VEC_I32 = dict(
+    tmp0="at::vec::Vectorized<int32_t>::loadu(in_ptr0 + static_cast<int64_t>(x1), static_cast<int64_t>(8))",
+    tmp1="ks2", tmp2="c10::convert<int64_t>(tmp1)", tmp3="at::vec::convert<int64_t,2,int32_t,1>(tmp0)",
+    tmp4="at::vec::VectorizedN<int64_t,2>(tmp2)", tmp5="tmp3 + tmp4", tmp6="static_cast<int64_t>(0)",
+    tmp7="at::vec::VectorizedN<int64_t,2>(tmp6)", tmp8="at::vec::VecMask<int64_t,2>(tmp3 < tmp7)",
+    tmp9="decltype(tmp5)::blendv(tmp3, tmp5, tmp8.template cast<int64_t,2>())")
+
+
+def test_an_int32_index_is_converted_then_wrapped():
+    d = defs(**VEC_I32)
+    assert W.wrap_in(d, d["tmp9"].expr.tree) == E.Name("tmp3")
+
+
 def test_vectorized_wraps_with_a_cast_mask_are_wraps():
     for texts in (VEC_213, VEC_215):
         d = defs(**texts)

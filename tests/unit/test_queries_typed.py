@@ -211,6 +211,7 @@ def test_repro_reads_tmp_definitions_by_their_tree():
     from inspector.model import Expr, TmpDef
     from inspector.parse import expr_tree as E
     from inspector.queries import repro as R
+    from inspector.queries import wraps as W
 
     def defs(**texts):
         return {n: TmpDef(n, Expr(t, E.names(E.parse_expr(t))), i) for i, (n, t) in enumerate(texts.items())}
@@ -219,13 +220,15 @@ def test_repro_reads_tmp_definitions_by_their_tree():
              tmp3="tl.full([XBLOCK], 64, tl.int32)", tmp4="tmp0 + tmp3", tmp5="tl.where(tmp2, tmp4, tmp0)",
              tmp6="tl.full([1], 4, tl.int64)", tmp7='tl.where(xmask, tmp0, float("-inf"))',
              tmp8="tl.where((tmp0 < 0) != (tmp6 < 0), tmp0 // tmp6 - 1, tmp0 // tmp6)")
-    assert [n for n in d if R._is_zero(d, n)] == ["tmp1"]
-    assert R._negative_test(d, "tmp2") == "tmp0" and R._negative_test(d, "tmp8") is None  # a floor division's sign test
+    assert [n for n in d if W._is_zero(d, E.Name(n))] == ["tmp1"]
+    assert W.negative_test(d, E.Name("tmp2")) == E.Name("tmp0")
+    assert W.wrap_in(d, d["tmp8"].expr.tree) is None  # a floor division's sign test is no wrap
     assert R._unwrap(d, d["tmp5"]) == (True, "tmp0") and R._unwrap(d, d["tmp7"]) == (False, None)
     assert (R._loads(d["tmp0"].expr.tree), R._loads(d["tmp6"].expr.tree)) == (True, False)  # a constant is no load
     assert (R._computes(d["tmp4"].expr.tree), R._computes(d["tmp7"].expr.tree)) == (True, False)  # "-inf" is a string
     c = defs(tmp0="at::vec::Vectorized<int64_t>::loadu(in_ptr0 + static_cast<int64_t>(16L*x0), static_cast<int64_t>(16))",
              tmp1="static_cast<int64_t>(0)", tmp2="at::vec::Vectorized<int64_t>(tmp1)",
              tmp3="at::vec::VecMask<int64_t,2>(tmp0 < tmp2)", tmp4="tmp0 < 0", tmp5="tmp4 ? tmp0 + 64L : tmp0")
-    assert R._is_zero(c, "tmp1") and R._is_zero(c, "tmp2") and R._negative_test(c, "tmp3") == "tmp0"
+    assert W._is_zero(c, E.Name("tmp1")) and W._is_zero(c, E.Name("tmp2"))
+    assert W.negative_test(c, E.Name("tmp3")) == E.Name("tmp0")
     assert R._unwrap(c, c["tmp5"]) == (True, "tmp0") and R._loads(c["tmp0"].expr.tree)

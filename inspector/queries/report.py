@@ -156,7 +156,11 @@ class _Sources:
         """The kernel's signature and first lines (where its params are named)."""
         if k is None or not k.lines():
             return None
-        first = next((i for i, t in enumerate(k.source) if "def " in t or "extern \"C\"" in t or "void " in t), 0)
+        # A CPU kernel's lines are its whole kernel.cpp (line_base + i is file line i): its own signature is at
+        # first_line (from the file's top, every CPU kernel showed the first kernel's signature)
+        start = max(k.first_line - k.line_base, 0) if k.backend == "cpp" else 0
+        first = next((i for i in range(start, len(k.source))
+                      if "def " in k.source[i] or "extern \"C\"" in k.source[i] or "void " in k.source[i]), start)
         return Panel(k.source_file, "signature",
                      _dedent([[k.line_base + i, k.source[i]] for i in range(first, min(len(k.source), first + 12))]),
                      None, k.name, k.backend)

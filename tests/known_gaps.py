@@ -56,6 +56,12 @@ SWEEP: dict[str, dict[str, str]] = {
                   "c10::div_floor_integer divides by 16L), and an extern op's own faults on an empty input are "
                   "not modelled"),
     },
+    # Hugging Face GPT-2 (tiny config), recorded here (logs/sweep_cpu213): the same class as cpu/transformer's
+    "harvest/hf_ctx_cpu213/gpt2_positions": {
+        "s70=0": ("guards off, sequence 0: the process dies with SIGFPE (faulthandler; diagnose says "
+                  "arithmetic_fault and lists the sdpa extern op among the places) while check predicts fit, as "
+                  "cpu/transformer's s27=0"),
+    },
     "cpu/topk_gather": {"s69=0": _TOPK_K, "s69=1": _TOPK_K},
     # The recorded H200 sweep (sample_packages/cuda/topk_gather/logs/sweep_h200): the same class on CUDA
     # ("Exception in aoti_torch: selected index k out of range" from c_shim_cuda.cpp).

@@ -171,8 +171,29 @@ def _position_exceeds(t) -> bool | None:
     return True
 
 
+def loop_where(p) -> str:
+    """``the loop over x1 of K`` / ``the grid index y0 of K``: what a loop position (`PositionBound` op "loop") runs."""
+    return f"the {'grid index' if p.grid else 'loop over'} {p.loop_index} of {p.where}"
+
+
+def loop_position_words(t, limit: str) -> str:
+    """The verdict's words for a check whose index is a loop position (an arange) that its dim runs past."""
+    p = t.position
+    rng = f", and the package allows it up to {p.max}" if p.max is not None else ""
+    tbl = table_words(t.table)
+    return (f"{p.length} is larger than {limit}: {t.assertion.index_var} is a loop position (an arange: {loop_where(p)} "
+            f"runs 0 … that dim - 1), checked against {limit}" + (f" (indexing {tbl})" if tbl else "") + rng)
+
+
 def position_hypothesis(t, limit: str) -> str:
     p = t.position
+    if p.op == "loop":
+        return (f"{p.length} is larger than {limit}: the index is a loop position ({loop_where(p)} runs 0 … "
+                f"{p.length} - 1, an arange such as position ids), so every size past {limit} fails, whatever the "
+                f"values" + (f"; the package was exported for sizes up to {p.max}" if p.max is not None else "")
+                + f". Keep {p.length} ≤ {limit} (truncate or chunk the input), or grow what is indexed (e.g. "
+                "max_position_embeddings) and export with that dim's max at most the table's size; "
+                "`pt2-inspect check` says which sizes fail.")
     if p.op == "reduction":
         rows = t.table.rows if t.table is not None else None
         return reduction_position_hypothesis(p.where, p.length, rows)
@@ -222,7 +243,10 @@ CONFIRM_WHY = "nothing in the log excludes the other causes; a run tells them ap
 
 
 def wrap_note(t) -> str | None:
-    """Whether the checked kernel wraps negative indices, said once."""
+    """Whether the checked kernel wraps negative indices, said once (not for a check with no lower side, which
+    Inductor writes where it proved the index never negative: ``tmp6 < 32L``)."""
+    if t.assertion.lower_bound is None and t.assertion.checks == "index":
+        return None
     lim, bare = _limit(t) if t.static_bound is not None or (t.bound and t.bound.limit) else ("N", True)
     if t.negative_wrap is True:
         return (f"{t.kernel} wraps negative indices before its check (`idx < 0 ? idx + {lim} : idx`, Python's "
@@ -261,8 +285,11 @@ def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
         verb = "hold" if (src or "").startswith("values") else "holds"
         pos = ""
         if _position_exceeds(t):
+            if t.position.op == "loop":
+                return f"{loop_position_words(t, n)}; {where}"
             pos = f"; it is a position {t.position.name} returns along {t.position.length}, which can exceed {n}"
-        return f"{src or var} {verb} values {limit} (or {_below(t, *_limit(t))}){pos}; {where}"
+        below = f" (or {_below(t, *_limit(t))})" if a.lower_bound is not None else ""
+        return f"{src or var} {verb} values {limit}{below}{pos}; {where}"
     if t.bound is not None and t.bound.terms and all(x.input for x in t.bound.terms):
         lim, bare = _limit(t)
         dims = " or ".join(dim_words(x.input) for x in t.bound.terms)
@@ -335,7 +362,12 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None, t
         n = t.static_bound
         fixed = f"the bound is the constant {n}, a value the package fixes ({at}): it is never 0, so only a value fails"
         rng = _outside(t, *_limit(t), last=n - 1)
-        if _position_exceeds(t):
+        if _position_exceeds(t) and t.position.op == "loop":
+            causes.append((position_hypothesis(t, str(n)), "certain", [
+                f"the bound is the constant {n}, a value the package fixes ({at})",
+                f"the index is a loop position ({loop_where(t.position)}), not a value read from a tensor: only "
+                f"{t.position.length} moves it"]))
+        elif _position_exceeds(t):
             causes.append((position_hypothesis(t, str(n)), "certain", [fixed, position_evidence(t, str(n))]))
         elif src and not direct:
             causes.append((f"the index computed from {src} takes a value outside {rng}"
@@ -376,7 +408,8 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None, t
             causes.append((empty, "possible", guards))
         elif exceeds is False:
             causes.append((empty, "likely", [f"the index is a position along {t.position.length} "
-                                             f"({t.position.where}), which stays below {lim}: no value can fail"]
+                                             f"({loop_where(t.position) if t.position.op == 'loop' else t.position.where}), "
+                                             f"which stays below {lim}: no value can fail"]
                            + guards))
         elif first_thread_failed is True:
             causes.append((empty, "likely", [x for x in (thread_line, THREAD_FAILED) if x] + guards))

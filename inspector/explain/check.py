@@ -213,3 +213,11 @@ def unchecked_load(access: str, pointer: str, address: str) -> str:
 def empty_table_why(index: int, name: str, dim: int) -> str:
     return (f"it reads input {index} ({name}), empty with these sizes (dim {dim} is 0), through a data-dependent "
             "index with no bounds check: an out-of-bounds access (illegal memory access on CUDA)")
+
+
+def loop_overrun_why(pos, length: int, bound: int, index_var: str) -> str:
+    """A check whose index is a loop position (an arange) that these sizes push to or past its bound."""
+    from . import loop_where
+
+    return (f"its index {index_var} is a loop position (an arange: {loop_where(pos)} runs 0 … {pos.length} - 1); that dim "
+            f"is {length} here, so {index_var} reaches {length - 1}, past the bound {bound}: every run fails")

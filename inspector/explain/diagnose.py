@@ -71,6 +71,10 @@ def isa_note(f) -> str:
 
 UNCHECKED_EXTERN = ("the failing extern call runs without AOTI_TORCH_ERROR_CODE_CHECK: the error is "
                     "printed and the run goes on, returning garbage with exit code 0")
+TRACE_LOOP_POSITION = ("Keep the size named in the verdict at or below the check's bound (truncate or chunk the "
+                       "input), or rebuild with a larger table and export that dim with a max the table covers; "
+                       "`pt2-inspect check PKG --input SPEC` says which sizes fail, `pt2-inspect sweep PKG --run` "
+                       "runs the edge.")
 TRACE_CHECK_INDEX = ("Check the index values named in the verdict before calling the model; the trace "
                      "shows which input they come from.")
 TRACE_LAUNCH_BLOCKING = "Rerun with CUDA_LAUNCH_BLOCKING=1 so the failing kernel reports where it fails."

@@ -364,3 +364,8 @@ def guard_words(i: int, kind: str, detail: str) -> str:
     """A sweep row's prediction that AOTI_RUNTIME_CHECK_INPUTS=1 rejects input ``i`` (``detail``: check's words)."""
     short = detail.split(";")[0].split(": ", 1)[-1].split(" (")[0]
     return f"input_check rejects input {i} ({kind}: {short})"
+
+
+def loop_bound_label(bound: int) -> str:
+    """A sweep row's note on a dim at or past the bound of a check whose index is a loop position (an arange)."""
+    return f" (a loop position (an arange) over it is checked against {bound})"

@@ -227,6 +227,7 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
         res.notes.append(say.not_given(missing))
     res.notes += notes
     res.predicted_assertions = _predict(pkg, m, {k: x[0] for k, x in values.items()}, dims)
+    res.predicted_assertions += _loop_overruns(pkg, m.name, dims)
     res.may_fail = _may_fail(pkg, m.name, dims) if not res.predicted_assertions else []
     if 0 in dims.values():  # a kernel that divides by a size given as 0: SIGFPE, before any check of that kernel
         zero = _zero_divisors(pkg, m.name, dims)
@@ -314,6 +315,55 @@ def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list
             out.append({"kernel": k.name, "message": a.message, "line": a.line, "op": pos.op,
                         "index_size": length, "bound": bound,
                         "why": say.may_fail_why(pos, length, top, table, bound)})
+    return out
+
+
+def loop_checks(pkg: Package, name: str) -> list[tuple]:
+    """(kernel, assertion, `PositionBound`, static bound) of every CPU check of model ``name`` whose index is one
+    of its kernel's own loop positions (an arange: GPT-2's position ids, ``queries.positions.loop_position``), in
+    launch order, one per kernel and message.  The loop visits every position 0 … L-1, so the check fails for
+    every L past its bound, whatever the values."""
+    from .walk import loop_position
+
+    ix = pkg.index(name)
+    asserting = list(dict.fromkeys(s.kernel for s in ix.assert_sites()))
+    if not asserting:
+        return []
+    m = ix.slice(kernels=asserting)
+    g = None
+    first = _first_launches(m)
+    out, seen = [], set()
+    for k in sorted(m.kernels.values(), key=lambda k: first[k.name].line if k.name in first else 1 << 60):
+        for a in k.assertions:
+            bound = static_bound(a.bound_expr) if a.checks == "index" and a.bound_expr else None
+            if bound is None or (k.name, a.message) in seen:
+                continue
+            if g is None:
+                g = pkg.graph_of(m)
+            pos = loop_position(m, g, k, a, first.get(k.name))
+            if pos is not None:
+                seen.add((k.name, a.message))
+                out.append((k, a, pos, bound))
+    return out
+
+
+def loop_limits(pkg: Package, name: str) -> dict[tuple[int, int], int]:
+    """(input, dim) -> the largest size its loop-position checks allow (the smallest bound among them)."""
+    out: dict[tuple[int, int], int] = {}
+    for _, _, pos, bound in loop_checks(pkg, name):
+        if pos.input is not None:
+            out[(pos.input, pos.dim)] = min(bound, out.get((pos.input, pos.dim), bound))
+    return out
+
+
+def _loop_overruns(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list[dict]:
+    """The `loop_checks` these sizes push to or past their bound: each fails on every run."""
+    out = []
+    for k, a, pos, bound in (loop_checks(pkg, name) if dims else []):
+        length = dims.get((pos.input, pos.dim)) if pos.input is not None else pos.static
+        if length is not None and length - 1 >= bound:
+            out.append({"kernel": k.name, "message": a.message, "line": a.line,
+                        "why": say.loop_overrun_why(pos, length, bound, a.index_var)})
     return out
 
 

@@ -22,7 +22,7 @@ from ..parse.names import is_tmp, tmp_names
 from .fused import extern_op_name, source_nodes
 from .match import index_args
 from .positions import PositionBound, index_position
-from .walk import (BoundChain, BoundTerm, IndexOrigin, InputRef, TableRef, bound_chain, edges, index_origins,
+from .walk import (loop_position, BoundChain, BoundTerm, IndexOrigin, InputRef, TableRef, bound_chain, edges, index_origins,
                    literal_bound, value_origins, value_table)
 
 
@@ -139,6 +139,8 @@ def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True,
         source_file=k.source_file, snippet=snippet, stack_traces=traces, post_grad_nodes=post,
         table=_table(m, g, k, a, call_node), negative_wrap=negative_wrap(k, a) if a.index_var else None)
     match.position = index_position(m, origins, lambda: _wrapper_lines(pkg, m))
+    if match.position is None and origins and all(o.computed for o in origins):
+        match.position = loop_position(m, g, k, a, site)  # an arange: the kernel's own loop position
     _finish(pkg, m, match, ep, len(sites))
     return match
 

@@ -41,6 +41,8 @@ class PositionBound:
     max: int | None = None
     static: int | None = None
     past: int = 0  # bucketize/searchsorted return one past the last boundary
+    loop_index: str | None = None  # op "loop": the loop variable (``x1``) or Triton grid index (``y0``); where: the kernel
+    grid: bool = False  # op "loop": a Triton grid index, not a CPU loop
 
     @property
     def length(self) -> str:
@@ -56,6 +58,8 @@ class PositionBound:
         """``topk``, ``bucketize`` (no overload suffix)."""
         if self.op == "reduction":
             return "an argmax/argmin"
+        if self.op == "loop":
+            return "the kernel's loop (an arange)"
         return self.op.replace("_Tensor", "").replace("_stable", "")
 
 
@@ -276,4 +280,49 @@ def reduction_position(m: Model, origins) -> PositionBound | None:
                             b = _length_of(m, k.name, loop, k.name)
                             if b is not None:
                                 return b
+    return None
+
+
+def _copied_from(tree) -> str | None:
+    """The one name ``tree`` copies (``x1``, ``c10::convert<int64_t>(tmp5)``, ``static_cast<int64_t>(x1)``,
+    ``(x1)``); None for anything that computes (``x1 + 8``, ``tmp0 - 1``), whose values are not the name's."""
+    n = E.strip_parens(tree)
+    while True:
+        if isinstance(n, E.Name):
+            return n.id
+        if isinstance(n, E.Cast):
+            n = E.strip_parens(n.operand)
+        elif isinstance(n, E.Call) and len(n.args) == 1 and (E.dotted(n.func) or "").split("<")[0].endswith(
+                "convert"):
+            n = E.strip_parens(n.args[0])
+        else:
+            return None
+
+
+def loop_position(m: Model, k: Kernel, a) -> PositionBound | None:
+    """The index of CPU check ``a`` is the position of one of ``k``'s own loops (``auto tmp5 = x1;``,
+    ``auto tmp6 = c10::convert<int64_t>(tmp5);`` inside ``for(int64_t x1=0; x1<ks0; …)``: an arange, GPT-2's
+    position ids): its values run over 0 … L-1, all of them, where L is the loop's bound, a kernel argument
+    traced to a model input's dim (or a number).  None when the index computes anything else."""
+    from ..graph.build import resolve_tmp
+
+    if k.backend != "cpp" or not a.index_var:
+        return None
+    name, line, scope = a.index_var, a.line, a.scope
+    for _ in range(16):  # a chain of copies, at most this long
+        if is_loop_index(name):
+            bound = _loop_bound(k, name)
+            b = _length_of(m, k.name, bound, k.name) if bound else None
+            if b is None:
+                return None
+            b.op, b.where, b.loop_index = "loop", k.name, name
+            return b
+        if not is_tmp(name):
+            return None
+        t = resolve_tmp(k, name, line, scope)
+        if t is None:
+            return None
+        name, line, scope = _copied_from(t.expr.tree), t.line, t.scope
+        if name is None:
+            return None
     return None

@@ -26,7 +26,7 @@ from ..errors import UsageError
 from ..naming import root_symbol
 from ..package import Package
 from ..parse.specs import InputSpec
-from .check import check
+from .check import check, loop_limits
 from .repro import (Case, BoundsCheck, _device, expect_assert, bounds_checks, input_specs, loader_of, model_name, shapes,
                     sizes)
 
@@ -157,16 +157,22 @@ def plan(pkg: Package, model: str | None = None, device: str | None = None, weig
         r = root_symbol(m.symbols, s.name)
         if r is not None and r.input is not None and r.dim is not None and r not in roots:
             roots.append(r)
+    limits = loop_limits(pkg, name) if roots else {}
     for r in roots:
         where = f"input {r.input} dim {r.dim} ({r.name})"
         hi, capped = _cap(m, r, base)
         values = [("0", 0), ("1", 1), ("min", r.min if r.min is not None else 0), ("max", hi)]
+        edge = limits.get((r.input, r.dim))
+        if edge is not None and (r.min is None or r.min <= edge) and edge + 1 <= hi:
+            # a loop-position check (an arange) that this dim runs past: the largest size it allows, and one more
+            values[3:3] = [("loop-bound", edge), ("past-loop-bound", edge + 1)]
         done = set()
         for label, v in values:
             if v in done:
                 continue
             done.add(v)
-            add(f"{r.name}={label}", f"{where} = {v}" + (f" ({label})" if label in ("min", "max") else ""),
+            add(f"{r.name}={label}", f"{where} = {v}" + (f" ({label})" if label in ("min", "max") else
+                                                          say.loop_bound_label(edge) if "loop" in label else ""),
                 dict(base, **{r.name: v}), {}, lambda dims, checks: _predict_shapes(pkg, m, dims, checks),
                 capped if label == "max" else None)
     dims0 = shapes(m, base)

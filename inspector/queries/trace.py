@@ -65,6 +65,8 @@ class TraceResult:
             for o, od in zip(m.index_origin, md["index_origin"], strict=True):
                 od["path"] = path_names(o.path)
             md["snippet"] = [{"line": ln, "text": t} for ln, t in m.snippet]
+            if md.get("position") and md["position"]["op"] != "loop":  # a loop position's own fields
+                del md["position"]["loop_index"], md["position"]["grid"]
         return d
 
 

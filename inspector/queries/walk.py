@@ -514,3 +514,20 @@ def assigned_from(g, v: str, depth: int = 0) -> str | None:
         return None
     inner = assigned_from(g, reads[0], depth + 1) if g.nodes[reads[0]].get("type") == "buffer" else None
     return inner or reads[0]
+
+
+def loop_position(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None):
+    """The index of check ``a`` is a position the kernel runs over in full (an arange: GPT-2's position ids), as a
+    `positions.PositionBound` of op "loop" along a model input's dim: a CPU kernel's loop variable
+    (`positions.loop_position`), or a Triton grid index whose size is one (``y0 = (yindex % ks0)``, `index_span`).
+    None for any other index."""
+    from .positions import PositionBound, loop_position as cpu_loop_position
+
+    if k.backend == "cpp":
+        return cpu_loop_position(m, k, a)
+    span = index_span(m, g, k, a, site) if a.index_var else None
+    if span is None or span.input is None:
+        return None
+    return PositionBound(op="loop", where=k.name, input=span.input.index, dim=span.input.dim,
+                         input_name=span.input.name, symbol=span.symbol, min=span.min, max=span.max,
+                         loop_index=a.index_var, grid=True)

@@ -325,8 +325,9 @@ def test_repr_is_short():
         assert repr(k).startswith(f"<Kernel {CUDA_ASSERTING} triton/pointwise:") and "1 assertions" in repr(k)
 
 
-def test_readme_api_example_leaves_no_file_open():
-    text = (ROOT / "README.md").read_text()
+@pytest.mark.parametrize("doc", ["README.md", "docs/api.md"])
+def test_api_example_runs_and_leaves_no_file_open(doc):
+    text = (ROOT / doc).read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
     assert blocks
     r = subprocess.run([sys.executable, "-X", "dev", "-W", "error::ResourceWarning", "-c", blocks[0]],

@@ -1,4 +1,5 @@
-"""The CUDA sweeps recorded on the lent H200 (`sample_packages/cuda/*/logs/sweep_h200/`), checked here without a GPU:
+"""The sweeps recorded on the lent H200 (`sample_packages/cuda/*/logs/sweep_h200/`) and here on harvested CPU packages
+(`harvest/*/*/logs/sweep_cpu213/`), checked here without a GPU or a run:
 the plan this machine makes predicts what the recorded run predicted, case by case, and `diagnose` run here on each
 case's captured output gives the recorded category; then prediction, observation and diagnosis agree on every row
 except those tests/known_gaps.py lists under SWEEP (strict xfails naming their cause). A change to the plan, to a
@@ -24,11 +25,19 @@ except ImportError:
 from inspector.package import open_package  # noqa: E402
 from inspector.queries.sweep import ingest, plan  # noqa: E402
 
-RECORDED = sorted(p.parents[2] for p in S.glob("cuda/*/logs/sweep_h200/sweep.json"))
+# the H200 sweeps, and those of packages of code nobody here wrote, run on this machine (torch 2.13 CPU)
+SWEEPS = sorted([*S.glob("cuda/*/logs/sweep_h200/sweep.json"), *S.glob("harvest/*/*/logs/sweep_cpu213/sweep.json")])
+RECORDED = [p.parents[2] for p in SWEEPS]
+FOLDER = {p.parents[2]: p.parent for p in SWEEPS}
+
+
+def _key(sample: Path) -> str:
+    """``cuda/embedding``, ``harvest/hf_ctx_cpu213/gpt2_positions``: the sample's name in known_gaps.SWEEP."""
+    return str(sample.relative_to(S))
 
 
 def _replayed(sample: Path):
-    folder = sample / "logs" / "sweep_h200"
+    folder = FOLDER[sample]
     recorded = json.loads((folder / "sweep.json").read_text())
     pkg_path = next(iter(sorted(sample.glob("*.pt2"))))
     with open_package(pkg_path) as pkg:
@@ -40,7 +49,7 @@ def _replayed(sample: Path):
 
 def test_recorded_sweeps_exist():
     # four samples were swept on the H200 (session of 2026-12-01); a test over none would prove nothing
-    assert {p.name for p in RECORDED} >= {"embedding", "index_select", "jagged", "topk_gather"}
+    assert {p.name for p in RECORDED} >= {"embedding", "index_select", "jagged", "topk_gather", "gpt2_positions"}
 
 
 @pytest.mark.samples
@@ -53,13 +62,13 @@ def test_plan_and_diagnosis_replay_the_recorded_run(sample):
         assert row.prediction.kind == rec["prediction"]["kind"], row.id
         assert row.prediction.kernel == rec["prediction"]["kernel"], row.id
         assert row.diagnosis["category"] == rec["diagnosis"]["category"], (row.id, row.diagnosis["verdict"])
-    known = SWEEP.get(f"cuda/{sample.name}", {})
+    known = SWEEP.get(_key(sample), {})
     bad = [(r.id, r.why) for r in rows if not r.agree and r.id not in known]
     assert not bad
 
 
 KNOWN = [pytest.param(p, rid, marks=pytest.mark.xfail(strict=True, reason=cause), id=f"{p.name}-{rid}")
-         for p in RECORDED for rid, cause in SWEEP.get(f"cuda/{p.name}", {}).items()]
+         for p in RECORDED for rid, cause in SWEEP.get(_key(p), {}).items()]
 
 
 @pytest.mark.samples

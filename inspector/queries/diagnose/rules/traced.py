@@ -27,7 +27,9 @@ class _Traced(Rule):
         d.evidence += [Evidence(n.text, P.NOTICED.name) for n in rep.noticed][:2]
         d.evidence += [Evidence(f"{n.error}", P.NOTICED_ERROR.name) for n in rep.noticed[:1] if n.error]
         self.more(obs, d)
-        d.steps = [step(say.TRACE_CHECK_INDEX)]
+        pos = t.matches[0].position if t.matches else None
+        # an index that is a loop position (an arange) fails on a size, not on a value
+        d.steps = [step(say.TRACE_LOOP_POSITION if pos is not None and pos.op == "loop" else say.TRACE_CHECK_INDEX)]
         # A device assert's own line (file, line, block, thread) already names the failing kernel: rerunning with
         # CUDA_LAUNCH_BLOCKING=1 would tell nothing new.
         if obs.device == "cuda" and not any(r.kind == "cuda" for r in obs.located):

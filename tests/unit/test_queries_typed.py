@@ -25,7 +25,10 @@ PKG = ROOT / "inspector"
 SAMPLES = ROOT / "sample_packages"
 
 # the modules whose sentences moved to inspector/explain/ (one word or two may stay: names, kinds, keys)
-NO_SENTENCE = ("queries/check.py", "queries/locate.py")
+NO_SENTENCE = ("queries/check.py", "queries/locate.py", "queries/report.py")
+# the modules that hold no word a person reads at all, not even a label's ("bounded by", f"param {p}"): codes,
+# keys and generated code's tokens only (their words: explain/report.py)
+NO_WORDS = ("queries/report.py",)
 # the modules of queries/ this round emptied of `re` (the lead's allowlist in tests/test_queries_no_regex.py
 # shrinks by these)
 NO_REGEX = ("queries/check.py", "queries/memory.py", "queries/locate.py", "queries/kernels.py",
@@ -45,6 +48,26 @@ def sentences(source: str) -> list[str]:
             and len(n.value.split()) >= 3]
 
 
+def label_words(source: str) -> list[str]:
+    """The string constants that are words a person reads, however short (docstrings aside): two words or more
+    (``"bounded by"``), or a piece of an f-string that puts a word beside a value (``f"param {p}"``,
+    ``f"{k} (signature)"``).  Codes, keys (``f"param:{k}:{p}"``) and code tokens (``'extern "C"'``, ``" = "``) pass."""
+    tree = ast.parse(source)
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    pieces = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    out = []
+    for n in ast.walk(tree):
+        if not (isinstance(n, ast.Constant) and isinstance(n.value, str)) or id(n) in docs:
+            continue
+        v = n.value
+        if sum(t.isalpha() for t in v.split()) >= 2 or (id(n) in pieces and any(c.isalpha() for c in v)
+                                                        and any(c.isspace() for c in v)):
+            out.append(v)
+    return out
+
+
 def regex_uses(source: str) -> list[str]:
     """``import re`` / ``from re import …`` / ``re.<anything>`` in a module."""
     out = []
@@ -61,6 +84,22 @@ def regex_uses(source: str) -> list[str]:
 @pytest.mark.parametrize("rel", NO_SENTENCE)
 def test_check_and_locate_hold_no_sentence(rel):
     assert sentences((PKG / rel).read_text()) == [], f"{rel}: its words go to inspector/explain/"
+
+
+@pytest.mark.parametrize("rel", NO_WORDS)
+def test_report_query_holds_no_label_words(rel):
+    assert label_words((PKG / rel).read_text()) == [], f"{rel}: a chain's labels are codes; their words go to explain/report.py"
+
+
+def test_the_label_check_can_fail():
+    bad = ('def f(c, k, p):\n    """Docstrings of many words pass."""\n    c.link(k, p, "bounded by")\n'
+           '    return [f"param {p}", f"{k} (signature)", f"param:{k}:{p}", \'extern "C"\', f"{p} = {k}", "size_of"]\n')
+    assert label_words(bad) == ["bounded by", "param ", " (signature)"]
+    from inspector.explain import report as words
+
+    # every word the report's chains draw is in explain/report.py, and each would be caught back in a query
+    drawn = [w for w in words.EDGES.values() if w]
+    assert drawn and all(label_words(f"x = {w!r}\n") for w in drawn if " " in w)
 
 
 @pytest.mark.parametrize("rel", NO_REGEX)

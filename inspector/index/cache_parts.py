@@ -9,7 +9,8 @@ tool, format and key); this module knows the parts a `ModelIndex` keeps there:
   ``calls`` is an index of chunks (``calls-0``, ``calls-1``…, `CALLS_CHUNK` calls each, in wrapper order, with
   each chunk's first and last wrapper line), so the calls near one wrapper line (a log's ``API call failed at
   …wrapper.cpp, line N``) are read without decoding the other 90,000;
-* ``k-<digest of name>``: one parsed kernel and its launcher parameters;
+* ``k-<digest of name>``: one parsed kernel, its launcher parameters, and the trees of its expressions
+  (`kernel_expr_texts`), so that a query of a cached kernel loads no parser;
 * ``s-<digest of kernels and lines>``: one slice (a `Model` without kernels, metadata or coverage);
 * ``constants``: every entry of constants_info_.
 
@@ -25,6 +26,9 @@ import hashlib
 import json
 
 from ..model import Constant, Coverage, Kernel, KernelParam, Model
+from ..parse import expr_tree
+from ..parse.access import kernel_accesses
+from ..parse.cpp_loops import loop_headers
 from ..parse.regions import RunStatement
 import inspector.index.cache as cache
 from .cache import CacheError
@@ -206,17 +210,26 @@ class CacheParts:
         return self.read(kernel_part(name)) is not None
 
     def load_kernel(self, name: str) -> tuple[Kernel, list[KernelParam] | None, list[str] | None] | None:
-        """(kernel, its launcher parameters, its Triton source) as an earlier run parsed them."""
+        """(kernel, its launcher parameters, its Triton source) as an earlier run parsed them; the trees of its
+        expressions go to `expr_tree.remember` (a query that reads them then loads no parser)."""
         def decode(doc):
             k = cache.load(Kernel, doc["kernel"])
             params = cache.load(list[KernelParam], doc["params"]) if doc["params"] is not None else None
+            trees = doc["trees"]
+            if not isinstance(trees, dict):
+                raise ValueError("a cached kernel's trees are not a table")
+            expr_tree.remember(trees)
             return k, params, (list(doc["source"]) if doc["source"] is not None else None)
 
         return self._decoded(kernel_part(name), decode)
 
     def save_kernel(self, k: Kernel, params: list[KernelParam] | None) -> None:
+        if self.key is None:
+            return  # no cache: not even the trees are worth building
         self.write(kernel_part(k.name), {"kernel": cache.dump(k), "params": cache.dump(params),
-                                         "source": k.source if k.backend == "triton" else None})
+                                         "source": k.source if k.backend == "triton" else None,
+                                         "trees": {t: expr_tree.encode(expr_tree.parse_expr(t))
+                                                   for t in kernel_expr_texts(k)}})
 
     # -- slices --------------------------------------------------------------------------------
     def load_slice(self, part: str) -> tuple[Model, list[str]] | None:
@@ -235,6 +248,18 @@ class CacheParts:
 
     def save_constants(self, constants: list[Constant], coverage: dict[str, Coverage]) -> None:
         self.write("constants", {"constants": cache.dump(constants), "coverage": cache.dump(coverage)})
+
+
+def kernel_expr_texts(k: Kernel) -> list[str]:
+    """The texts whose trees the queries read of a kernel (`model.Expr.tree`, `Assertion.condition_tree` and
+    ``bound_tree``, the addresses of `access.kernel_accesses`, a CPU kernel's `cpp_loops.loop_headers`), each once: what a kernel part stores trees of."""
+    texts = [t.expr.text for t in k.tmps] + [s.value.text for s in k.stores] + [u.value.text for u in k.acc_updates]
+    for a in k.assertions:
+        texts += [a.condition, a.bound_expr or ""]
+    texts += [a.address.text for a in kernel_accesses(k)]
+    if k.backend == "cpp":
+        texts += [h.bound.text for h in loop_headers(k)]
+    return [t for t in dict.fromkeys(texts) if t.strip()]
 
 
 def coverage_since(coverage: dict[str, Coverage], before: dict[str, tuple[int, int, int]]) -> dict[str, Coverage]:

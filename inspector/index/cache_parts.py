@@ -151,6 +151,8 @@ class CacheParts:
         return self._decoded("scan", decode)
 
     def save_summary(self, s: Summary) -> None:
+        if self.key is None:
+            return  # no cache: nothing encoded only to be dropped
         self.write("scan", {"metadata": s.metadata,
                             "warnings": [w for w in s.warnings if not w.startswith(CACHE_NOTES)],
                             "eager": cache.dump(s.eager), "eager_aliases": s.eager_aliases,
@@ -164,6 +166,8 @@ class CacheParts:
         return self._decoded(part, _DECODE[part])
 
     def save_fact(self, part: str, value) -> None:
+        if self.key is None:
+            return
         if part != "calls":
             self.write(part, _ENCODE[part](value))
             return
@@ -237,6 +241,8 @@ class CacheParts:
         return self._decoded(part, lambda doc: (cache.load(Model, doc["model"]), list(doc["kernels"])))
 
     def save_slice(self, part: str, m: Model) -> None:
+        if self.key is None:
+            return
         bare = dataclasses.replace(m, metadata={}, provenance={}, warnings=[], coverage={}, kernels={})
         self.write(part, {"model": cache.dump(bare), "kernels": list(m.kernels)})
 
@@ -247,6 +253,8 @@ class CacheParts:
                                                        cache.load(dict[str, Coverage], doc["coverage"])))
 
     def save_constants(self, constants: list[Constant], coverage: dict[str, Coverage]) -> None:
+        if self.key is None:
+            return  # no cache: 2,900 constants of a model not encoded only to be dropped
         self.write("constants", {"constants": cache.dump(constants), "coverage": cache.dump(coverage)})
 
 

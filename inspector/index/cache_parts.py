@@ -26,9 +26,6 @@ import hashlib
 import json
 
 from ..model import Constant, Coverage, Kernel, KernelParam, Model
-from ..parse import expr_tree
-from ..parse.access import kernel_accesses
-from ..parse.cpp_loops import loop_headers
 from ..parse.regions import RunStatement
 import inspector.index.cache as cache
 from .cache import CacheError
@@ -222,6 +219,8 @@ class CacheParts:
             trees = doc["trees"]
             if not isinstance(trees, dict):
                 raise ValueError("a cached kernel's trees are not a table")
+            from ..parse import expr_tree  # here, not at the top: a cached `show` reads no kernel and no tree
+
             expr_tree.remember(trees)
             return k, params, (list(doc["source"]) if doc["source"] is not None else None)
 
@@ -230,6 +229,8 @@ class CacheParts:
     def save_kernel(self, k: Kernel, params: list[KernelParam] | None) -> None:
         if self.key is None:
             return  # no cache: not even the trees are worth building
+        from ..parse import expr_tree
+
         self.write(kernel_part(k.name), {"kernel": cache.dump(k), "params": cache.dump(params),
                                          "source": k.source if k.backend == "triton" else None,
                                          "trees": {t: expr_tree.encode(expr_tree.parse_expr(t))
@@ -264,6 +265,9 @@ def kernel_expr_texts(k: Kernel) -> list[str]:
     texts = [t.expr.text for t in k.tmps] + [s.value.text for s in k.stores] + [u.value.text for u in k.acc_updates]
     for a in k.assertions:
         texts += [a.condition, a.bound_expr or ""]
+    from ..parse.access import kernel_accesses
+    from ..parse.cpp_loops import loop_headers
+
     texts += [a.address.text for a in kernel_accesses(k)]
     if k.backend == "cpp":
         texts += [h.bound.text for h in loop_headers(k)]

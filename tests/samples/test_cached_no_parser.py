@@ -24,19 +24,31 @@ S = ROOT / "sample_packages"
 # (`negative_wrap` True: it reads the select's trees too)
 CASES = ["cpu/transformer", "cpu/argmax_embedding", "cpu/bucketize_index", "cuda/hf_roberta"]
 
-# runs the CLI and prints, last on stderr, whether the process imported lark
-_PROBE = ("import sys, runpy, atexit; sys.argv = ['pt2-inspect'] + sys.argv[1:]; "
-          "atexit.register(lambda: sys.stderr.write('\\nLARK=%d\\n' % ('lark' in sys.modules))); "
-          "runpy.run_module('inspector.cli', run_name='__main__')")
+# runs the CLI and prints, last on stderr, what the process loaded: lark, the expression-tree module, and how
+# many log patterns it compiled (`logs.patterns.Pattern.regex` is compiled on first use)
+_PROBE = ("import sys, runpy, atexit\n"
+          "def said():\n"
+          "    P = sys.modules.get('inspector.logs.patterns')\n"
+          "    n = sum('regex' in vars(p) for p in P.REGISTRY.values()) if P else 0\n"
+          "    sys.stderr.write('\\nLOADED %d %d %d\\n' % ('lark' in sys.modules, 'inspector.parse.expr_tree' in sys.modules, n))\n"
+          "atexit.register(said)\n"
+          "sys.argv = ['pt2-inspect'] + sys.argv[1:]\n"
+          "runpy.run_module('inspector.cli', run_name='__main__')\n")
 
 
-def _run(args: list[str], cache: Path) -> tuple[int, str, bool]:
+def _loaded(args: list[str], cache: Path) -> tuple[int, str, tuple[bool, bool, int]]:
+    """(exit code, stdout, (lark imported, expr_tree imported, log patterns compiled)) of one CLI process."""
     env = dict(os.environ, PT2_INSPECT_CACHE_DIR=str(cache))
     p = subprocess.run([sys.executable, "-c", _PROBE, *args], env=env, capture_output=True, text=True, timeout=120,
                        cwd=ROOT)  # this tree's inspector (`-c` puts the working folder first on sys.path)
-    last = p.stderr.strip().splitlines()[-1]
-    assert last in ("LARK=0", "LARK=1"), p.stderr[-2000:]
-    return p.returncode, p.stdout, last == "LARK=1"
+    last = p.stderr.strip().splitlines()[-1].split()
+    assert last[0] == "LOADED" and len(last) == 4, p.stderr[-2000:]
+    return p.returncode, p.stdout, (last[1] == "1", last[2] == "1", int(last[3]))
+
+
+def _run(args: list[str], cache: Path) -> tuple[int, str, bool]:
+    rc, out, (lark, _, _) = _loaded(args, cache)
+    return rc, out, lark
 
 
 def _commands(sample: str) -> list[list[str]]:
@@ -56,6 +68,20 @@ def test_cached_answers_load_no_parser(sample, tmp_path):
         assert not lark1, f"a cached {cmd[0]} on {sample} imported lark"
     trace = json.loads(_run(_commands(sample)[0], tmp_path)[1])
     assert trace["matches"], sample  # a real trace: it walked a kernel's tmps
+
+
+@pytest.mark.parametrize("sample", ["cpu/transformer", "cuda/hf_roberta"])
+def test_cached_show_builds_no_trees_and_compiles_no_log_pattern(sample, tmp_path):
+    """A cached `show` reads no expression tree and no log: it neither imports the tree module (whose node
+    classes cost ~0.02 s to create) nor compiles one log pattern; a trace of a log compiles them (the count can
+    be other than 0)."""
+    show = _commands(sample)[1]
+    _loaded(show, tmp_path)
+    rc, out, (lark, trees, patterns) = _loaded(show, tmp_path)
+    assert rc == 0 and out.strip()
+    assert (lark, trees, patterns) == (False, False, 0)
+    _, _, (_, trees, patterns) = _loaded(_commands(sample)[0], tmp_path)
+    assert trees and patterns > 0
 
 
 def test_probe_catches_a_parse(tmp_path):

@@ -9,9 +9,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from .parse import expr_tree
-from .parse.expr_tree import Node, parse_expr
+from typing import TYPE_CHECKING
+
 from .parse.metadata import DEVICE_KEY, WrapperMetadata
+
+if TYPE_CHECKING:
+    from .parse.expr_tree import Node
+
+
+def parse_expr(text: str) -> Node:
+    """`inspector.parse.expr_tree.parse_expr`, imported on the first tree asked for: a command that reads no tree
+    (a cached `show`) never builds that module's 20 node classes (dataclasses cost ~1 ms each to create).  The
+    first call puts the real function in this name's place."""
+    global parse_expr
+    from .parse.expr_tree import parse_expr as real
+
+    parse_expr = real
+    return real(text)
 
 
 @dataclass(frozen=True)

@@ -275,7 +275,9 @@ class WrapperScanner:
         elif target == "outputs_info_" and attr == "name":
             self.m.outputs.append(Output(index=idx, name=val.strip('"')))
         elif target == "constants_info_":
-            c = self.constant_infos.setdefault(idx, Constant(name="", index=idx))
+            c = self.constant_infos.get(idx)
+            if c is None:  # not setdefault: that built a Constant for each of a constant's ten statements
+                c = self.constant_infos[idx] = Constant(name="", index=idx)
             if attr == "name":
                 c.name = val.strip('"')
             elif attr == "original_fqn":

@@ -45,44 +45,52 @@ def _short_message(message: str) -> str:
     return message.removeprefix("index out of bounds: ")
 
 
+# A node's label (its box) by code, from its facts; the assertion's is made in `node_label`.
+LABELS = {
+    "static_bound": "bound {expr} = {value} (a constant)",
+    "bound_param": "param {param}",
+    "param": "param {param}",
+    "call_arg": "call argument {arg}",
+    "symbol": "symbol {name}",
+    "definition": "{name} = {definition}",
+    "input_dim": "input {index} ({name}) dim {dim}",
+    "bound_unresolved": "bound {param} not traced to an input",
+    "writer": "kernel {kernel}",
+    "tmp": "{code}",
+    "buffer": "buffer {name}",
+    "input": "input {index} ({name})",
+    "constant": "constant {name}",
+    "value": "{name}",
+    "computed": "{text}",
+    "stopped": "? {text}",
+}
+
+
 def node_label(n) -> str:
     """What a node's box says (``n``: a `inspector.queries.report.Node`; this module imports no query)."""
     f = n.facts
-    c = n.code
-    if c == "assertion":
+    if n.code == "assertion":
         where = f"extern call, wrapper.cpp line {f['line']}" if f["extern"] else f"assert line {f['line']}"
         return f"{where}: {_short_message(f['message'])}"
-    if c == "static_bound":
-        return f"bound {f['expr']} = {f['value']} (a constant)"
-    if c in ("bound_param", "param"):
-        return f"param {f['param']}"
-    if c == "call_arg":
-        return f"call argument {f['arg']}"
-    if c == "symbol":
-        return f"symbol {f['name']}"
-    if c == "definition":
-        return f"{f['name']} = {f['definition']}"
-    if c == "input_dim":
-        return f"input {f['index']} ({f['name']}) dim {f['dim']}"
-    if c == "bound_unresolved":
-        return f"bound {f['param']} not traced to an input"
-    if c == "writer":
-        return f"kernel {f['kernel']}"
-    if c == "tmp":
-        return f["code"]
-    if c == "buffer":
-        return f"buffer {f['name']}"
-    if c == "input":
-        return f"input {f['index']} ({f['name']})"
-    if c == "constant":
-        return f"constant {f['name']}"
-    if c == "value":
-        return f["name"]
-    if c == "computed":
-        return f["text"]
-    if c == "stopped":
-        return f"? {f['text']}"
-    raise KeyError(f"no words for a chain node {c!r}")
+    if n.code not in LABELS:
+        raise KeyError(f"no words for a chain node {n.code!r}")
+    return LABELS[n.code].format(**f)
+
+
+# A node's detail (its tooltip and panel) by code, from its facts; the others are made in `node_detail`.
+DETAILS = {
+    "bound_param": "kernel parameter of {kernel}",
+    "call_arg": "wrapper.cpp line {line}",
+    "symbol": "{expr}",
+    "definition": "wrapper.cpp line {line}",
+    "param": "of {kernel}",
+    "tmp": "{kernel}, line {line}",
+    "buffer": "{kind} at wrapper.cpp line {line}",
+    "computed": "computed from loop indices and sizes",
+    "stopped": "the walk stopped here",
+    "bound_unresolved": "",
+    "value": "",
+}
 
 
 def node_detail(n) -> str:
@@ -93,14 +101,6 @@ def node_detail(n) -> str:
         return f"{f['kernel']}, {'wrapper.cpp ' if f['extern'] else ''}line {f['line']}"
     if c == "static_bound":
         return "the bound is a number baked into the kernel" if f["in_kernel"] else "the size of the table the op indexes"
-    if c == "bound_param":
-        return f"kernel parameter of {f['kernel']}"
-    if c == "call_arg":
-        return f"wrapper.cpp line {f['line']}"
-    if c == "symbol":
-        return f["expr"]
-    if c == "definition":
-        return f"wrapper.cpp line {f['line']}"
     if c == "input_dim":
         lo = f["min"] if f["min"] is not None else "?"
         hi = f["max"] if f["max"] is not None else "?"
@@ -108,23 +108,13 @@ def node_detail(n) -> str:
     if c == "writer":
         return (f"writes the buffer; launched at wrapper.cpp line {f['line']}" if f["line"] is not None
                 else "writes the buffer")
-    if c == "param":
-        return f"of {f['kernel']}"
-    if c == "tmp":
-        return f"{f['kernel']}, line {f['line']}"
-    if c == "buffer":
-        return f"{f['kind']} at wrapper.cpp line {f['line']}"
     if c == "input":
         return f"{f['dtype'] or '?'} [{', '.join(map(str, f['shape']))}]"
     if c == "constant":
         return f["fqn"] or ""
-    if c == "computed":
-        return "computed from loop indices and sizes"
-    if c == "stopped":
-        return "the walk stopped here"
-    if c in ("bound_unresolved", "value"):
-        return ""
-    raise KeyError(f"no words for a chain node {c!r}")
+    if c not in DETAILS:
+        raise KeyError(f"no words for a chain node {c!r}")
+    return DETAILS[c].format(**f)
 
 
 def panel_title(p) -> str:

@@ -44,22 +44,30 @@ HOT = 256
 
 
 class StatementParser:
-    """Parses one wrapper statement once (memoized by region and index) and counts it in coverage once."""
+    """Parses one wrapper statement once (memoized by region and index) and counts it in coverage once.
 
-    def __init__(self, coverage: dict[str, Coverage]):
+    ``remember=False`` (the whole parse, `ModelIndex.full`, which reads each statement exactly once): no memo
+    here, nor by text (`inspector.parse.grammar.parse_one`) for run_impl's statements.  A memo keeps every
+    statement's parse result alive, where the model keeps only the few strings it files: on the assertion-dense
+    20k package that was about a third of what the whole parse added (~300 MB of ~880)."""
+
+    def __init__(self, coverage: dict[str, Coverage], remember: bool = True):
         self.coverage = coverage
-        self.memo: dict[tuple, object] = {}
+        self.memo: dict[tuple, object] | None = {} if remember else None
 
     def cov(self, region: str) -> Coverage:
         return self.coverage.setdefault(region, Coverage())
 
     def __call__(self, region: str, idx: int, text: str, rule: str, line: int):
-        key = (region, idx, rule)
-        if key not in self.memo:
-            from ..parse.wrapper import parse_statement  # lark: only when something is parsed
+        from ..parse.wrapper import parse_statement  # lark: only when something is parsed
 
-            self.memo[key] = parse_statement(text, rule, self.cov(region), line)
-        return self.memo[key]
+        memo = self.memo
+        if memo is None:  # run_impl's statements are nearly all distinct texts; a launcher's parameters repeat
+            return parse_statement(text, rule, self.cov(region), line, remember=region != "run_impl")
+        key = (region, idx, rule)
+        if key not in memo:
+            memo[key] = parse_statement(text, rule, self.cov(region), line)
+        return memo[key]
 
 
 class _Postings:
@@ -623,7 +631,8 @@ class ModelIndex:
             _ = self.wmap
             self.coverage.clear()
             self._count_missing()
-            self._parse = None
+            # each statement is read once below (and every later question answered from the model): no memo
+            self._parse = StatementParser(self.coverage, remember=False)
             self._kernels.clear()
             self._slices.clear()
             names = self.kernel_names()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from sys import intern
 
 import lark
 from lark import Transformer
@@ -130,8 +131,9 @@ def _renamed(r, back: dict[str, str], done: dict | None = None):
         new = done.get(r)
         if new is None:
             seg = _segments(str(r))
-            new = done[r] = r if seg is None else "".join(
-                [x if i % 2 == 0 else back.get(x, x) for i, x in enumerate(seg)])
+            # interned: a generated name (buf12_v3) recurs in every statement that mentions it, one string for all
+            new = done[r] = r if seg is None else intern("".join(
+                [x if i % 2 == 0 else back.get(x, x) for i, x in enumerate(seg)]))
         if new is r:
             return r
         return r.update(value=new) if isinstance(r, lark.Token) else new
@@ -152,8 +154,11 @@ def _renamed(r, back: dict[str, str], done: dict | None = None):
 
 
 def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, text: str, start: str,
-              cov: Coverage | None = None, line: int = 0):
+              cov: Coverage | None = None, line: int = 0, remember: bool = True):
     """Parse one statement with ``start`` and transform it; None when no rule accepts it.
+
+    The result is kept by its text (a statement seen again is not parsed again) unless ``remember`` is False (a
+    caller that reads each statement once: the whole parse of run_impl); its shape's parse is kept either way.
 
     Only Lark's `UnexpectedInput` (text no rule accepts) is a skip, counted in ``cov`` with its
     line; a Transformer may also decline a parsed shape by returning None (counted the same).
@@ -180,7 +185,8 @@ def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, t
             _MEMO[skey] = r
         if r is not None and back:
             r = _renamed(r, back)
-        _MEMO[key] = r
+        if remember:
+            _MEMO[key] = r
     if RECORD is not None:
         RECORD.append((grammar, starts, transformer, text, start, r))
     if cov is not None:

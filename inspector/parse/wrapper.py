@@ -37,6 +37,7 @@ from ..model import (
     param_role,
 )
 from ..dialects import embedded_source
+from . import STATEMENTS
 from .comments import provenance_key, source_nodes_and_ops
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .regions import LauncherRegion, WrapperMap
@@ -528,7 +529,7 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
     for i in range(r.start + 1, r.params_end):
         p = parse("launcher", i, lines[i].strip(), "launcher_param", i + 1)
         if isinstance(p, LauncherParam):
-            params.append(KernelParam(name=p.name, position=len(params), role=param_role(p.name), ctype=p.ctype))
+            params.append(_launcher_param(p.name, len(params), p.ctype))
     if r.triton is None:
         kernel = Kernel(name=r.name, backend="triton", heuristic=kernel_heuristic(r.name, None), source_file=wm.member)
     else:
@@ -544,6 +545,20 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
     if not kernel.params:
         kernel.params = params
     return kernel, params
+
+
+def _launcher_param(name: str, position: int, ctype: str) -> KernelParam:
+    """One KernelParam per (name, position, C type) in a package: every launcher's ``int64_t xnumel,`` at the
+    same place is one object (nobody changes a launcher's parameters; `parse.triton._roles_from_use` sets roles
+    on the kernel's own ``def`` parameters only).  Kept in the statement memo, emptied per package."""
+    key = (_LAUNCHER_PARAM, name, position, ctype)
+    kp = STATEMENTS.get(key)
+    if kp is None:
+        kp = STATEMENTS[key] = KernelParam(name=name, position=position, role=param_role(name), ctype=ctype)
+    return kp
+
+
+_LAUNCHER_PARAM = "launcher KernelParam"
 
 
 # -- small helpers -------------------------------------------------------------

@@ -56,3 +56,27 @@ def test_look_alike_kernels_share_their_tmps_and_launcher_parameters(grown):
                 assert all(a is b for a, b in zip(first.tmps, k.tmps, strict=True))
                 lp, kp = m.launcher_params[first.name], m.launcher_params[k.name]
                 assert lp and all(a is b for a, b in zip(lp, kp, strict=True))
+
+
+def test_canonical_renumbers_as_the_one_reading_of_names_does():
+    """`grammar.canonical` (splits) gives the shape `grammar._each_name` (the reference reading of which digit runs
+    are a generated name's) gives, on every line of a real wrapper."""
+    from inspector.parse import grammar
+
+    def reference(text):
+        digits: dict[str, str] = {}
+
+        def run(d):
+            return digits.setdefault(d.group(0), str(len(digits)))
+
+        shape = grammar._each_name(text, run)
+        return shape, ({c: d for d, c in digits.items()} if shape != text else {})
+
+    with inspector.open_package(T5, cache=False) as pkg:
+        lines = [line.strip() for line in pkg.index().wmap.lines]
+    renamed = 0
+    for text in lines:
+        got = grammar.canonical(text)
+        assert got == reference(text), text
+        renamed += bool(got[1])
+    assert renamed > 500, renamed  # 685 of its 2,031 lines have a name to renumber

@@ -116,7 +116,7 @@ def param_role(name: str, ctype: str | None = None, const: bool = False) -> str:
     return "other"
 
 
-@dataclass
+@dataclass(slots=True)
 class KernelParam:
     name: str
     position: int
@@ -124,7 +124,7 @@ class KernelParam:
     ctype: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class TmpDef:
     """``tmp9 = tl.where(…)`` / ``auto tmp2 = …;``: one definition in one loop-nest scope."""
 
@@ -134,7 +134,7 @@ class TmpDef:
     scope: tuple[int, ...] = ()  # ids of the { } blocks around it (CPU loop nests)
 
 
-@dataclass
+@dataclass(slots=True)
 class Store:
     ptr: str
     value: Expr
@@ -237,7 +237,7 @@ class Kernel:
         return self.source[i] if 0 <= i < len(self.source) else None
 
 
-@dataclass
+@dataclass(slots=True)
 class CallArg:
     text: str
     base: str | None  # the buffer/input/constant/symbol the argument is made from
@@ -249,7 +249,7 @@ class CallArg:
         return parse_expr(self.text)
 
 
-@dataclass
+@dataclass(slots=True)
 class CallSite:
     """A kernel launch or extern op call in run_impl."""
 
@@ -267,7 +267,7 @@ class CallSite:
     checked: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class BufferDef:
     name: str
     line: int

@@ -47,24 +47,31 @@ HOT = 256
 
 
 class StatementParser:
-    """Parses one wrapper statement once (memoized by region and index) and counts it in coverage once."""
+    """Parses one wrapper statement once (memoized by region and index) and counts it in coverage once.
 
-    def __init__(self, coverage: dict[str, Coverage]):
+    ``remember=False`` (the whole parse, `ModelIndex.full`, which reads each statement exactly once): no memo
+    here, nor by text (`inspector.parse.grammar.parse_one`) for run_impl's statements.  A memo keeps every
+    statement's parse result alive, where the model keeps only the few strings it files: on the assertion-dense
+    20k package that was about a third of what the whole parse added (~300 MB of ~880)."""
+
+    def __init__(self, coverage: dict[str, Coverage], remember: bool = True):
         self.coverage = coverage
-        self.memo: dict[tuple, object] = {}
+        self.memo: dict[tuple, object] | None = {} if remember else None
         self._parse = None  # parse.wrapper.parse_statement, imported on the first statement (it loads lark)
 
     def cov(self, region: str) -> Coverage:
         return self.coverage.setdefault(region, Coverage())
 
     def __call__(self, region: str, idx: int, text: str, rule: str, line: int):
-        key = (region, idx, rule)
-        memo = self.memo
-        if key not in memo:
-            if self._parse is None:  # once, not per statement: an import statement costs ~2 µs of 29,000 calls
-                from ..parse.wrapper import parse_statement
+        if self._parse is None:  # once, not per statement: an import statement costs ~2 µs of 29,000 calls
+            from ..parse.wrapper import parse_statement
 
-                self._parse = parse_statement
+            self._parse = parse_statement
+        memo = self.memo
+        if memo is None:  # run_impl's statements are nearly all distinct texts; a launcher's parameters repeat
+            return self._parse(text, rule, self.cov(region), line, remember=region != "run_impl")
+        key = (region, idx, rule)
+        if key not in memo:
             memo[key] = self._parse(text, rule, self.cov(region), line)
         return memo[key]
 
@@ -640,7 +647,8 @@ class ModelIndex:
             _ = self.wmap
             self.coverage.clear()
             self._count_missing()
-            self._parse = None
+            # each statement is read once below (and every later question answered from the model): no memo
+            self._parse = StatementParser(self.coverage, remember=False)
             self._kernels.clear()
             self._slices.clear()
             names = self.kernel_names()

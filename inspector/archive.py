@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import stat
+import struct
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -27,6 +30,9 @@ from .errors import UnreadablePackage
 MAX_TEXT_BYTES = 1024 * 1024 * 1024  # one wrapper/kernel/json member
 MAX_CUBIN_BYTES = 256 * 1024 * 1024
 MAX_MEMBERS = 1_000_000
+# A stored (uncompressed) text member at least this big is decoded straight from the zip file mapped into memory
+# (`Archive.read_text`): no bytes copy of it is made first (177 MB and ~0.15 s on the assertion-dense 20k package).
+MAP_TEXT_BYTES = 1 << 20
 
 
 @dataclass
@@ -113,6 +119,7 @@ class Archive:
         self._crc: dict[str, int] = {}  # name -> CRC-32 from the zip's central directory
         self.root = ""  # the archive's top folder, e.g. "embedding/"
         self.skipped: list[str] = []  # unsafe names, symlinks: never read
+        self._local_zip = False  # a zip file on this machine (`_open_zip`), which `read_text` may map
 
     # -- opening ---------------------------------------------------------
     @classmethod
@@ -155,6 +162,7 @@ class Archive:
         if len(infos) > MAX_MEMBERS:
             raise UnreadablePackage(f"{p}: {len(infos)} members, more than the {MAX_MEMBERS} accepted")
         self._zip = zf
+        self._local_zip = True
         for info in infos:
             mode = info.external_attr >> 16
             if info.is_dir():
@@ -306,11 +314,46 @@ class Archive:
         return f"{name}:{self._members[name]}:blake2b:{h.hexdigest()}"
 
     def read_text(self, name: str) -> str:
-        data = self.read_bytes(name)
         try:
+            mapped = self._decode_mapped(name)
+            if mapped is not None:
+                return mapped
+            data = self.read_bytes(name)
             return data.decode("utf-8")
         except UnicodeDecodeError as e:
             raise UnreadablePackage(f"{self.path}: {name} is not UTF-8 text (byte {e.start}); not a file torch generated?") from None
+
+    def _decode_mapped(self, name: str) -> str | None:
+        """A big stored member of a local zip, decoded from the file mapped into memory (the CRC-32 checked as
+        zipfile checks it); None when it is not one such (compressed, small, remote, an odd local header), or when
+        anything is amiss (its CRC, its header's name, a short file): then `read_bytes` reads it and raises the
+        error zipfile finds, word for word."""
+        if not self._local_zip or name not in self._members or not MAP_TEXT_BYTES <= self._members[name] <= MAX_TEXT_BYTES:
+            return None
+        info = self._zip.getinfo(name)
+        if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1 or info.file_size != info.compress_size:
+            return None
+        try:
+            with self.path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                head = mm[info.header_offset: info.header_offset + zipfile.sizeFileHeader]
+                if len(head) != zipfile.sizeFileHeader:
+                    return None
+                fh = struct.unpack(zipfile.structFileHeader, head)
+                if fh[zipfile._FH_SIGNATURE] != zipfile.stringFileHeader:
+                    return None
+                at = info.header_offset + zipfile.sizeFileHeader
+                fname_len, extra_len = fh[zipfile._FH_FILENAME_LENGTH], fh[zipfile._FH_EXTRA_FIELD_LENGTH]
+                if mm[at: at + fname_len] != info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437"):
+                    return None
+                start = at + fname_len + extra_len
+                if start + info.file_size > len(mm):
+                    return None
+                with memoryview(mm)[start: start + info.file_size] as view:
+                    if zlib.crc32(view) != info.CRC:
+                        return None
+                    return str(view, "utf-8")
+        except (OSError, ValueError, UnicodeEncodeError):
+            return None
 
     def read_json(self, name: str):
         try:

@@ -9,9 +9,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from .parse import expr_tree
-from .parse.expr_tree import Node, parse_expr
+from typing import TYPE_CHECKING
+
 from .parse.metadata import DEVICE_KEY, WrapperMetadata
+
+if TYPE_CHECKING:
+    from .parse.expr_tree import Node
+
+
+def parse_expr(text: str) -> Node:
+    """`inspector.parse.expr_tree.parse_expr`, imported on the first tree asked for: a command that reads no tree
+    (a cached `show`) never builds that module's 20 node classes (dataclasses cost ~1 ms each to create).  The
+    first call puts the real function in this name's place."""
+    global parse_expr
+    from .parse.expr_tree import parse_expr as real
+
+    parse_expr = real
+    return real(text)
 
 
 @dataclass(frozen=True)
@@ -102,7 +116,7 @@ def param_role(name: str, ctype: str | None = None, const: bool = False) -> str:
     return "other"
 
 
-@dataclass
+@dataclass(slots=True)
 class KernelParam:
     name: str
     position: int
@@ -110,7 +124,7 @@ class KernelParam:
     ctype: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class TmpDef:
     """``tmp9 = tl.where(…)`` / ``auto tmp2 = …;``: one definition in one loop-nest scope."""
 
@@ -120,7 +134,7 @@ class TmpDef:
     scope: tuple[int, ...] = ()  # ids of the { } blocks around it (CPU loop nests)
 
 
-@dataclass
+@dataclass(slots=True)
 class Store:
     ptr: str
     value: Expr
@@ -223,7 +237,7 @@ class Kernel:
         return self.source[i] if 0 <= i < len(self.source) else None
 
 
-@dataclass
+@dataclass(slots=True)
 class CallArg:
     text: str
     base: str | None  # the buffer/input/constant/symbol the argument is made from
@@ -235,7 +249,7 @@ class CallArg:
         return parse_expr(self.text)
 
 
-@dataclass
+@dataclass(slots=True)
 class CallSite:
     """A kernel launch or extern op call in run_impl."""
 
@@ -253,7 +267,7 @@ class CallSite:
     checked: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class BufferDef:
     name: str
     line: int

@@ -44,25 +44,17 @@ TRACE = ("bound_range",)
 # `sweep --run` rows where check's prediction, the run and diagnose disagree (tests/samples/test_sweep.py): per sample,
 # row id -> cause.  Strict xfails: when a row agrees, its entry has to come out.  Found by the sweep oracle
 # (issue 20 §3).  The positions-bounded-by-a-size rows (argmax_embedding 2, bucketize_index 8, topk_gather 5) agree
-# since check says "may fail" there (issue 20 §4) and the sweep reads that prediction.
-_TOPK_K = ("guards off, input 0's dim 1 below k=3: aten topk rejects it ('selected index k out of range'); check "
-           "predicts no failure because it models only the kernels' asserts, not an extern op's own checks")
+# since check says "may fail" there (issue 20 §4) and the sweep reads that prediction; cpu/transformer s27=0 (SIGFPE in
+# ATen's cpu_flash_attention at an empty sequence) since check says "may fail" where an extern op gets a size the
+# package was not built for (its CPU sweep: sample_packages/cpu/transformer/logs/sweep_cpu, replayed by
+# tests/samples/test_check_extern.py); cpu/topk_gather s69=0/1 since that 'may fail' names aoti_torch_cpu_topk and the
+# judge counts a failure diagnose places in that op (extern_op) as what it said.  Hugging Face GPT-2's s70=0
+# (harvest/hf_ctx_cpu213/gpt2_positions, recorded: the same SIGFPE) agrees for the same reason.
+_TOPK_K = ("guards off, input 0's dim 1 below k=3: aten topk rejects it (c_shim_cuda.cpp: 'Exception in aoti_torch: "
+           "selected index k out of range'); check says 'may fail' at aoti_torch_cuda_topk (an extern op fed a size "
+           "the package was not built for), but diagnose reads the failed call as a device_assert naming no kernel. "
+           "On CPU the same rows agree: diagnose says extern_op in aoti_torch_cpu_topk")
 SWEEP: dict[str, dict[str, str]] = {
-    # Not swept by the suite (time); seen with `sweep --run`, listed so the next sweep starts from them:
-    "cpu/transformer": {
-        "s27=0": ("guards off, sequence 0: ATen's cpu_flash_attention (the sdpa extern op at wrapper.cpp line 2780, "
-                  "gdb) divides by the empty size and the process dies with SIGFPE; diagnose says arithmetic_fault "
-                  "and names that op, but check predicts fit: no generated kernel divides by a symbol (each "
-                  "c10::div_floor_integer divides by 16L), and an extern op's own faults on an empty input are "
-                  "not modelled"),
-    },
-    # Hugging Face GPT-2 (tiny config), recorded here (logs/sweep_cpu213): the same class as cpu/transformer's
-    "harvest/hf_ctx_cpu213/gpt2_positions": {
-        "s70=0": ("guards off, sequence 0: the process dies with SIGFPE (faulthandler; diagnose says "
-                  "arithmetic_fault and lists the sdpa extern op among the places) while check predicts fit, as "
-                  "cpu/transformer's s27=0"),
-    },
-    "cpu/topk_gather": {"s69=0": _TOPK_K, "s69=1": _TOPK_K},
     # The recorded H200 sweep (sample_packages/cuda/topk_gather/logs/sweep_h200): the same class on CUDA
     # ("Exception in aoti_torch: selected index k out of range" from c_shim_cuda.cpp).
     "cuda/topk_gather": {"s69=0": _TOPK_K, "s69=1": _TOPK_K},

@@ -8,7 +8,6 @@ step and note of `diagnose`).
 
 from __future__ import annotations
 
-import re
 
 GUARD_NOTE = "input guards run only when AOTI_RUNTIME_CHECK_INPUTS=1 is set at run time"
 
@@ -113,19 +112,49 @@ def ambiguous_aten_verdict(kernel: str, calls) -> str:
             "call reports itself")
 
 
-def _neg(limit: str) -> str:
-    return f"-{limit}" if re.fullmatch(r"[\w()]+", limit) else f"-({limit})"
+def _bare(tree, terms) -> bool:
+    """Whether a limit, as `limit_words` writes the bound ``tree`` (`inspector.parse.expr_tree`), is one operand in
+    one word, negated and offset without parentheses (``-64``, ``ks0 - 1``): a number, or a name left as it is (a
+    term with no input keeps its name).  A term traced to an input is a phrase (``input 0's dim 0``), and a sum, a
+    product or a call is an expression: those are put in parentheses (``-(input 0's dim 0)``)."""
+    from ..parse import expr_tree as E
+
+    if isinstance(tree, E.Paren):
+        return _bare(tree.inner, terms)
+    if isinstance(tree, E.Int):
+        return tree.value >= 0
+    if isinstance(tree, E.Name):
+        return not any(x.kernel_param == tree.id and x.input is not None for x in terms)
+    return False
 
 
-def _below(t, limit: str) -> str:
+def _limit(t) -> tuple[str, bool]:
+    """The limit of check ``t`` in words and whether it is `_bare`: the static bound, else the bound's limit (its
+    kernel parameter when the bound has no words), else ``N``.  Typed facts only: the number, the bound's tree
+    (``Assertion.bound_tree``) and its terms."""
+    if t.static_bound is not None:
+        return str(t.static_bound), t.static_bound >= 0
+    if t.bound is None:
+        return "N", True
+    if not t.bound.limit:
+        return t.bound.kernel_param, True  # a parameter's name
+    return t.bound.limit, _bare(t.assertion.bound_tree, t.bound.terms)
+
+
+def _neg(limit: str, bare: bool) -> str:
+    return f"-{limit}" if bare else f"-({limit})"
+
+
+def _below(t, limit: str, bare: bool) -> str:
     """What a negative index does at this check: ``< 0`` fails it, or (a kernel that wraps) only ``< -N``."""
-    return f"< {_neg(limit)}" if t.negative_wrap else "< 0"
+    return f"< {_neg(limit, bare)}" if t.negative_wrap else "< 0"
 
 
-def _outside(t, limit: str) -> str:
-    """The range a value must stay in: ``0..N-1``, or ``-N..N-1`` where the kernel wraps negatives."""
-    par = limit if re.fullmatch(r"[\w()]+", limit) else f"({limit})"
-    return f"{_neg(limit)}..{par} - 1" if t.negative_wrap else f"0..{par} - 1"
+def _outside(t, limit: str, bare: bool, last: int | None = None) -> str:
+    """The range a value must stay in: ``0..N-1``, or ``-N..N-1`` where the kernel wraps negatives; ``last``: the
+    range's last value when it is a number (a static bound's ``N - 1``)."""
+    top = str(last) if last is not None else f"{limit if bare else f'({limit})'} - 1"
+    return f"{_neg(limit, bare)}..{top}" if t.negative_wrap else f"0..{top}"
 
 
 def _position_exceeds(t) -> bool | None:
@@ -218,11 +247,11 @@ def wrap_note(t) -> str | None:
     Inductor writes where it proved the index never negative: ``tmp6 < 32L``)."""
     if t.assertion.lower_bound is None and t.assertion.checks == "index":
         return None
-    lim = str(t.static_bound) if t.static_bound is not None else (t.bound.limit if t.bound and t.bound.limit else "N")
+    lim, bare = _limit(t) if t.static_bound is not None or (t.bound and t.bound.limit) else ("N", True)
     if t.negative_wrap is True:
         return (f"{t.kernel} wraps negative indices before its check (`idx < 0 ? idx + {lim} : idx`, Python's "
-                f"indexing): -1..{_neg(lim)} pass silently and read rows counted from the end (a wrong row, no error); "
-                f"only values below {_neg(lim)} fail the check.")
+                f"indexing): -1..{_neg(lim, bare)} pass silently and read rows counted from the end (a wrong row, no "
+                f"error); only values below {_neg(lim, bare)} fail the check.")
     if t.negative_wrap is False:
         return (f"{t.kernel} does not wrap negative indices: -1 already fails its check (as an embedding's does).")
     return None
@@ -259,13 +288,13 @@ def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
             if t.position.op == "loop":
                 return f"{loop_position_words(t, n)}; {where}"
             pos = f"; it is a position {t.position.name} returns along {t.position.length}, which can exceed {n}"
-        below = f" (or {_below(t, n)})" if a.lower_bound is not None else ""
+        below = f" (or {_below(t, *_limit(t))})" if a.lower_bound is not None else ""
         return f"{src or var} {verb} values {limit}{below}{pos}; {where}"
     if t.bound is not None and t.bound.terms and all(x.input for x in t.bound.terms):
-        lim = t.bound.limit or t.bound.kernel_param
+        lim, bare = _limit(t)
         dims = " or ".join(dim_words(x.input) for x in t.bound.terms)
-        what = (f"{src} holds values ≥ {lim} (or {_below(t, lim)}){', indexing ' + tbl if tbl else ''}" if src and direct
-                else f"{src or var} is ≥ {lim} (or {_below(t, lim)})")
+        what = (f"{src} holds values ≥ {lim} (or {_below(t, lim, bare)}){', indexing ' + tbl if tbl else ''}"
+                if src and direct else f"{src or var} is ≥ {lim} (or {_below(t, lim, bare)})")
         if first_thread_failed is False:
             return (f"{what}; not an empty input: were {dims} 0, every index would fail, the first thread of the "
                     f"first block too, and the log shows that one did not; {where}")
@@ -332,7 +361,7 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None, t
     if t.static_bound is not None:
         n = t.static_bound
         fixed = f"the bound is the constant {n}, a value the package fixes ({at}): it is never 0, so only a value fails"
-        rng = _outside(t, str(n)).replace(f"{n} - 1", str(n - 1))
+        rng = _outside(t, *_limit(t), last=n - 1)
         if _position_exceeds(t) and t.position.op == "loop":
             causes.append((position_hypothesis(t, str(n)), "certain", [
                 f"the bound is the constant {n}, a value the package fixes ({at})",
@@ -360,7 +389,7 @@ def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None, t
         lim = t.bound.limit
         guards = [_guard_evidence(x) for x in t.bound.terms]
         value = ((f"{src} holds" if direct else f"the index computed from {src} takes")
-                 + f" a value outside {_outside(t, lim)}: check those values against {lim} before calling the "
+                 + f" a value outside {_outside(t, *_limit(t))}: check those values against {lim} before calling the "
                  "model.") if src else None
         dims = " or ".join(dim_words(x.input) for x in t.bound.terms)
         exported = "; ".join(f"{dim_words(x.input)} was exported for {_rng(x)}" for x in t.bound.terms)

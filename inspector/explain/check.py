@@ -186,6 +186,31 @@ def zero_divisor_why(divisor: str, dims: list[tuple[int, int]]) -> str:
             "with SIGFPE (`pt2-inspect diagnose` reads it as arithmetic_fault)")
 
 
+def _sizes_words(sizes: list[dict]) -> str:
+    """``input 0 dim 1 = 0 (s27; built for 2..128)``: the sizes an extern op gets that the package was not built for."""
+    def rng(x):
+        return (f"; built for {x['min'] if x['min'] is not None else '?'}..{x['max'] if x['max'] is not None else '?'}"
+                if x["min"] is not None or x["max"] is not None else "")
+    return " and ".join(f"input {x['input']} dim {x['dim']} = {x['value']} ({x['symbol']}{rng(x)})" for x in sizes)
+
+
+def extern_size_why(op: str, line: int, more_calls: int, sizes: list[dict]) -> str:
+    calls = f"wrapper.cpp line {line}" + (f" and {more_calls} more call(s)" if more_calls else "")
+    return (f"ATen's {op} ({calls}) gets {_sizes_words(sizes)}, a size the package was not built for: what it "
+            "does there is not in the package")
+
+
+def extern_size_verdict(target: str, why: str, more: int) -> str:
+    return (f"may fail: the generated code fits, but extern op {target}: {why}"
+            + (f" (and {more} more op(s))" if more else ""))
+
+
+EXTERN_SIZES = ("the generated kernels are the package's own code, and check models them; an extern ATen op runs "
+                "ATen's code, which the package does not hold: at a size the package was not built for it may reject "
+                "the input, return, or die (an empty sequence makes ATen's cpu_flash_attention divide by zero: "
+                "SIGFPE), so check says 'may fail', not 'fit'; run it to know (`pt2-inspect sweep --run`)")
+
+
 def zero_divisor_first(kernel: str, divisor: str) -> str:
     return (f"{kernel} divides by {divisor}, 0 with these sizes: the process may die of SIGFPE there before that "
             "kernel's check prints its message")

@@ -322,6 +322,8 @@ FILE_CONSTANTS = "The package holds no weights: the script loads them from {file
 def expect_words(kind: str, **kw) -> str:
     if kind == "assert":
         return f"`{kw['message']}` in {kw['kernel']}"
+    if kind == "may_fail" and kw["kernel"].startswith("aoti_torch_"):  # check's extern op at an unvouched size
+        return f"may fail: ATen's {kw['message']} ({kw['kernel']}) at a size the package was not built for"
     if kind == "may_fail":
         return f"may fail: `{kw['message']}` in {kw['kernel']} (the sizes allow it; the values decide)"
     if kind == "check_inputs":
@@ -366,6 +368,29 @@ def guard_words(i: int, kind: str, detail: str) -> str:
     return f"input_check rejects input {i} ({kind}: {short})"
 
 
-def loop_bound_label(bound: int) -> str:
-    """A sweep row's note on a dim at or past the bound of a check whose index is a loop position (an arange)."""
-    return f" (a loop position (an arange) over it is checked against {bound})"
+def dim_case(index: int, dim: int, symbol: str, value: int, label: str, loop_bound: int | None) -> str:
+    """A sweep row that sets one input dim: ``input 0 dim 1 (s70) = 128 (max)``; ``label`` "loop-bound"/"past-loop-bound"
+    names the bound of a check whose index is a loop position (an arange) over that dim."""
+    where = f"input {index} dim {dim} ({symbol}) = {value}"
+    if label in ("min", "max"):
+        return f"{where} ({label})"
+    if "loop" in label:
+        return f"{where} (a loop position (an arange) over it is checked against {loop_bound})"
+    return where
+
+
+def value_case(index: int, value: int, label: str, bound: int) -> str:
+    """A sweep row that puts one value into an index input: ``input 1 holds -5 (below-N; the bound is 4)``."""
+    return f"input {index} holds {value} ({label}; the bound is {bound})"
+
+
+def wrap_row_note(wraps: bool | None) -> str | None:
+    """The -1 row's note: whether the kernel wraps negative indices (None: not known)."""
+    if wraps:
+        return "the kernel wraps negative indices (x < 0 ? x + N : x): -1 reads row N-1"
+    if wraps is False:
+        return "the kernel does not wrap negative indices: -1 fails its check"
+    return None
+
+
+ONLY_DIMS_SWEPT = "no range assertion in the package's kernels: only the dims are swept"

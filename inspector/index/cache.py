@@ -32,7 +32,7 @@ from .._version import __version__
 from ..options import cache_dir  # noqa: F401  (where the cache lives: options.py says)
 import inspector.model as M
 
-FORMAT = 3
+FORMAT = 4  # 4: a kernel part carries its expressions' trees; the sites part writes each assert text once
 TOOL = "pt2-inspect index cache"
 _SKIP = {("Kernel", "source"), ("Kernel", "source_loader")}
 

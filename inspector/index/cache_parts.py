@@ -9,7 +9,8 @@ tool, format and key); this module knows the parts a `ModelIndex` keeps there:
   ``calls`` is an index of chunks (``calls-0``, ``calls-1``…, `CALLS_CHUNK` calls each, in wrapper order, with
   each chunk's first and last wrapper line), so the calls near one wrapper line (a log's ``API call failed at
   …wrapper.cpp, line N``) are read without decoding the other 90,000;
-* ``k-<digest of name>``: one parsed kernel and its launcher parameters;
+* ``k-<digest of name>``: one parsed kernel, its launcher parameters, and the trees of its expressions
+  (`kernel_expr_texts`), so that a query of a cached kernel loads no parser;
 * ``s-<digest of kernels and lines>``: one slice (a `Model` without kernels, metadata or coverage);
 * ``constants``: every entry of constants_info_.
 
@@ -70,15 +71,36 @@ def _decode_call(line, rule, callee, target, kind, text=""):
 FACTS = ("kernels", "sites", "calls")
 _ENCODE = {
     "kernels": lambda v: [[n, k, fl] for n, (k, fl) in v.items()],
-    "sites": lambda v: [[s.kernel, s.line, s.text, s.wrapper_line] for s in v],
+    "sites": lambda v: _encode_sites(v),
     # the statement's text too: a rule reads it (an unbacked symbol's `&u0_raw`, a printed launch's arguments)
     "calls": lambda v: [[st.line, st.kind, st.callee, t, kind, st.text] for st, t, kind in v],
 }
 _DECODE = {
     "kernels": lambda d: {n: (k, fl) for n, k, fl in d},
-    "sites": lambda d: [AssertSite(*x) for x in d],
+    "sites": lambda d: _decode_sites(d),
     "calls": lambda d: [_decode_call(*x) for x in d],
 }
+
+
+def _encode_sites(sites) -> dict:
+    """The sites with each distinct assert text written once (``texts``) and named by its position: copies of one
+    kernel share their asserts' texts (the dense 20k package's 10,000 sites hold 5 texts: 2.1 MB -> 0.4 MB, and
+    a cached trace, which reads every site, decodes a fifth of it)."""
+    at: dict[str, int] = {}
+    rows = [[s.kernel, s.line, at.setdefault(s.text, len(at)), s.wrapper_line] for s in sites]
+    return {"texts": list(at), "rows": rows}
+
+
+def _decode_sites(doc) -> list[AssertSite]:
+    texts = doc["texts"]
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        raise ValueError("a cached sites part's texts are not strings")
+    out = []
+    for kernel, line, i, wrapper_line in doc["rows"]:
+        if type(i) is not int or not 0 <= i < len(texts):
+            raise ValueError("a cached site names no text of its part")
+        out.append(AssertSite(kernel, line, texts[i], wrapper_line))
+    return out
 
 
 # Calls a chunk of the ``calls`` part holds: a cached trace decodes one or two chunks, not 66,000 calls (29 MB)
@@ -147,6 +169,8 @@ class CacheParts:
         return self._decoded("scan", decode)
 
     def save_summary(self, s: Summary) -> None:
+        if self.key is None:
+            return  # no cache: nothing encoded only to be dropped
         self.write("scan", {"metadata": s.metadata,
                             "warnings": [w for w in s.warnings if not w.startswith(CACHE_NOTES)],
                             "eager": cache.dump(s.eager), "eager_aliases": s.eager_aliases,
@@ -160,6 +184,8 @@ class CacheParts:
         return self._decoded(part, _DECODE[part])
 
     def save_fact(self, part: str, value) -> None:
+        if self.key is None:
+            return
         if part != "calls":
             self.write(part, _ENCODE[part](value))
             return
@@ -206,17 +232,30 @@ class CacheParts:
         return self.read(kernel_part(name)) is not None
 
     def load_kernel(self, name: str) -> tuple[Kernel, list[KernelParam] | None, list[str] | None] | None:
-        """(kernel, its launcher parameters, its Triton source) as an earlier run parsed them."""
+        """(kernel, its launcher parameters, its Triton source) as an earlier run parsed them; the trees of its
+        expressions go to `expr_tree.remember` (a query that reads them then loads no parser)."""
         def decode(doc):
             k = cache.load(Kernel, doc["kernel"])
             params = cache.load(list[KernelParam], doc["params"]) if doc["params"] is not None else None
+            trees = doc["trees"]
+            if not isinstance(trees, dict):
+                raise ValueError("a cached kernel's trees are not a table")
+            from ..parse import expr_tree  # here, not at the top: a cached `show` reads no kernel and no tree
+
+            expr_tree.remember(trees)
             return k, params, (list(doc["source"]) if doc["source"] is not None else None)
 
         return self._decoded(kernel_part(name), decode)
 
     def save_kernel(self, k: Kernel, params: list[KernelParam] | None) -> None:
+        if self.key is None:
+            return  # no cache: not even the trees are worth building
+        from ..parse import expr_tree
+
         self.write(kernel_part(k.name), {"kernel": cache.dump(k), "params": cache.dump(params),
-                                         "source": k.source if k.backend == "triton" else None})
+                                         "source": k.source if k.backend == "triton" else None,
+                                         "trees": {t: expr_tree.encode(expr_tree.parse_expr(t))
+                                                   for t in kernel_expr_texts(k)}})
 
     # -- slices --------------------------------------------------------------------------------
     def load_slice(self, part: str) -> tuple[Model, list[str]] | None:
@@ -224,6 +263,8 @@ class CacheParts:
         return self._decoded(part, lambda doc: (cache.load(Model, doc["model"]), list(doc["kernels"])))
 
     def save_slice(self, part: str, m: Model) -> None:
+        if self.key is None:
+            return
         bare = dataclasses.replace(m, metadata={}, provenance={}, warnings=[], coverage={}, kernels={})
         self.write(part, {"model": cache.dump(bare), "kernels": list(m.kernels)})
 
@@ -234,7 +275,24 @@ class CacheParts:
                                                        cache.load(dict[str, Coverage], doc["coverage"])))
 
     def save_constants(self, constants: list[Constant], coverage: dict[str, Coverage]) -> None:
+        if self.key is None:
+            return  # no cache: 2,900 constants of a model not encoded only to be dropped
         self.write("constants", {"constants": cache.dump(constants), "coverage": cache.dump(coverage)})
+
+
+def kernel_expr_texts(k: Kernel) -> list[str]:
+    """The texts whose trees the queries read of a kernel (`model.Expr.tree`, `Assertion.condition_tree` and
+    ``bound_tree``, the addresses of `access.kernel_accesses`, a CPU kernel's `cpp_loops.loop_headers`), each once: what a kernel part stores trees of."""
+    texts = [t.expr.text for t in k.tmps] + [s.value.text for s in k.stores] + [u.value.text for u in k.acc_updates]
+    for a in k.assertions:
+        texts += [a.condition, a.bound_expr or ""]
+    from ..parse.access import kernel_accesses
+    from ..parse.cpp_loops import loop_headers
+
+    texts += [a.address.text for a in kernel_accesses(k)]
+    if k.backend == "cpp":
+        texts += [h.bound.text for h in loop_headers(k)]
+    return [t for t in dict.fromkeys(texts) if t.strip()]
 
 
 def coverage_since(coverage: dict[str, Coverage], before: dict[str, tuple[int, int, int]]) -> dict[str, Coverage]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import array
 import bisect
 import itertools
+import operator
 import os
 
 from ..archive import Archive, ModelFiles
@@ -38,28 +39,41 @@ from .name_closure import grow
 from .cache_parts import FACTS, AssertSite, CacheParts, Summary, add_coverage, coverage_since, slice_part
 from .gc_pause import gc_paused as _gc_paused
 
+_first = operator.itemgetter(0)
+
 # A name mentioned by more run_impl statements than this (`kernels`, `stream`, a dtype) is followed to its
 # declaration only, not to every call that names it.
 HOT = 256
 
 
 class StatementParser:
-    """Parses one wrapper statement once (memoized by region and index) and counts it in coverage once."""
+    """Parses one wrapper statement once (memoized by region and index) and counts it in coverage once.
 
-    def __init__(self, coverage: dict[str, Coverage]):
+    ``remember=False`` (the whole parse, `ModelIndex.full`, which reads each statement exactly once): no memo
+    here, nor by text (`inspector.parse.grammar.parse_one`) for run_impl's statements.  A memo keeps every
+    statement's parse result alive, where the model keeps only the few strings it files: on the assertion-dense
+    20k package that was about a third of what the whole parse added (~300 MB of ~880)."""
+
+    def __init__(self, coverage: dict[str, Coverage], remember: bool = True):
         self.coverage = coverage
-        self.memo: dict[tuple, object] = {}
+        self.memo: dict[tuple, object] | None = {} if remember else None
+        self._parse = None  # parse.wrapper.parse_statement, imported on the first statement (it loads lark)
 
     def cov(self, region: str) -> Coverage:
         return self.coverage.setdefault(region, Coverage())
 
     def __call__(self, region: str, idx: int, text: str, rule: str, line: int):
-        key = (region, idx, rule)
-        if key not in self.memo:
-            from ..parse.wrapper import parse_statement  # lark: only when something is parsed
+        if self._parse is None:  # once, not per statement: an import statement costs ~2 µs of 29,000 calls
+            from ..parse.wrapper import parse_statement
 
-            self.memo[key] = parse_statement(text, rule, self.cov(region), line)
-        return self.memo[key]
+            self._parse = parse_statement
+        memo = self.memo
+        if memo is None:  # run_impl's statements are nearly all distinct texts; a launcher's parameters repeat
+            return self._parse(text, rule, self.cov(region), line, remember=region != "run_impl")
+        key = (region, idx, rule)
+        if key not in memo:
+            memo[key] = self._parse(text, rule, self.cov(region), line)
+        return memo[key]
 
 
 class _Postings:
@@ -136,6 +150,8 @@ class ModelIndex:
             self._load_summary(summary)
             return
         self._summarize()
+        if key is None:  # no cache: encoding the parts only to drop them cost 0.05 s on the dense 20k package
+            return
         self._parts.save_summary(Summary(
             metadata=self.metadata, warnings=self.warnings, eager=self._eager, eager_aliases=self._eager_aliases,
             coverage=self.coverage, constant_totals=self._constant_totals, missing=self._missing))
@@ -374,7 +390,7 @@ class ModelIndex:
             if k is None:
                 return None
         self._kernels[name] = k
-        if not self._live:  # the whole parse is cached whole (`inspector.index.cache.write`), not kernel by kernel
+        if not self._live and self.key is not None:  # the whole parse is cached whole (`inspector.index.cache.write`)
             self._parts.save_kernel(k, self._launcher_params.get(k.name))
         return k
 
@@ -412,15 +428,21 @@ class ModelIndex:
             run = self.wmap.run
             # name -> the indices of its declarations, in order: a tuple (48 bytes for the usual one declaration,
             # where a list took 88: ~11 MB on 284,000 declarations)
-            decls: dict[str, tuple[int, ...]] = {}
             calls = self._call_index()
             prologue_end = calls[0][0] if calls else len(run)
             at = [i for i, st in enumerate(run) if st.kind in ("declaration", "handle_decl")]
-            get = decls.get
-            for i, n in zip(at, declared_names([run[i] for i in at])):  # one regex over them all
+            names = declared_names([run[i] for i in at])  # one loop over them all
+            # Built at C speed (no Python loop over 284,000 declarations): each name keyed where first declared,
+            # holding its last declaration; then the few names declared more than once get all of theirs.
+            decls: dict = dict(zip(names, zip(at)))
+            again: dict[str, list[int]] = {}  # a name's declarations before its last, in order
+            for i, n in itertools.compress(zip(at, names), map(operator.ne, at, map(_first, map(decls.__getitem__, names)))):
                 if n:
-                    had = get(n)
-                    decls[n] = (i,) if had is None else (*had, i)
+                    again.setdefault(n, []).append(i)
+            for n, earlier in again.items():
+                decls[n] = (*earlier, *decls[n])
+            decls.pop(None, None)  # a declaration whose name the scan did not find
+            decls.pop("", None)
             self._names = (decls, None, prologue_end)
         return self._names
 
@@ -565,7 +587,8 @@ class ModelIndex:
                 sc.read_constants(None)
                 sc.finish()
                 self._constants = m.constants
-                self._parts.save_constants(self._constants, coverage_since(self.coverage, before))
+                if self.key is not None:  # (no cache: nothing to encode)
+                    self._parts.save_constants(self._constants, coverage_since(self.coverage, before))
         return self._constants
 
     def constant_totals(self) -> dict:
@@ -601,7 +624,8 @@ class ModelIndex:
         targets = [self.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]
         names = [n for n in dict.fromkeys([*kernels, *targets]) if n and self.kernel_backend(n)]
         m = self._slices[part] = self._model(included, names, uses=around)
-        self._parts.save_slice(part, m)
+        if self.key is not None:  # (no cache: nothing to encode)
+            self._parts.save_slice(part, m)
         return m
 
     def _load_slice(self, m: Model, kernels: list[str]) -> Model:
@@ -623,7 +647,8 @@ class ModelIndex:
             _ = self.wmap
             self.coverage.clear()
             self._count_missing()
-            self._parse = None
+            # each statement is read once below (and every later question answered from the model): no memo
+            self._parse = StatementParser(self.coverage, remember=False)
             self._kernels.clear()
             self._slices.clear()
             names = self.kernel_names()

@@ -11,7 +11,8 @@ with `Hole`s), and `unparse`, which writes the text back exactly as `inspector.p
 that on every sample).  Parentheses are kept (`Paren`) so that the text comes back as the generator wrote it;
 `strip_parens` and ``match(..., parens=False)`` look through them.
 
-No lark at import: the parser is loaded on the first `parse_expr`.
+No lark at import: the parser is loaded on the first `parse_expr` of a text whose tree no index cache part
+brought (`remember`): a cached answer loads none.
 """
 
 from __future__ import annotations
@@ -197,6 +198,12 @@ def parse_expr(text: str) -> Node:
     Trees are immutable and shared: the same text gives the same object."""
     if not text or not text.strip():
         return Opaque(text)
+    stored = _STORED.get(text)
+    if stored is not None:
+        try:
+            return decode(stored)
+        except ValueError:
+            del _STORED[text]  # not a tree after all: the parser reads the text as it always has
     from lark.exceptions import UnexpectedInput
 
     from .lark_loader import parser
@@ -206,6 +213,53 @@ def parse_expr(text: str) -> Node:
     except UnexpectedInput:
         return Opaque(text)
     return _transformer().transform(tree)
+
+
+# -- stored trees (the index cache) ---------------------------------------------------------------
+# A kernel read back from the index cache brings the trees of its expressions, as an earlier run's parser built
+# them (`encode`); `parse_expr` decodes those instead of loading Lark, so a cached answer parses nothing.
+
+_NODES = {c.__name__: c for c in (Name, Int, Float, Str, BinOp, UnaryOp, Compare, Ternary, Call, Keyword, Cast,
+                                  Index, Slice, Attr, Paren, Tuple, List, Braced, Opaque)}
+_STORED: dict[str, list] = {}  # text -> encode(tree), from `remember`
+
+
+def encode(node: Node) -> list:
+    """``node`` as plain JSON data: ``[class name, field…]``; a tuple of fields is ``[0, item…]``."""
+    return [type(node).__name__, *(_enc_field(getattr(node, f)) for f in node.__dataclass_fields__)]
+
+
+def _enc_field(v):
+    if isinstance(v, Node):
+        return encode(v)
+    if isinstance(v, tuple):
+        return [0, *(_enc_field(x) for x in v)]
+    return v
+
+
+def decode(data) -> Node:
+    """The tree `encode` wrote; ValueError for anything else (a node name not in this module, a wrong arity)."""
+    if not isinstance(data, list) or not data or not isinstance(data[0], str) or data[0] not in _NODES:
+        raise ValueError(f"not an encoded expression tree: {str(data)[:60]}")
+    try:
+        return _NODES[data[0]](*(_dec_field(x) for x in data[1:]))
+    except TypeError as e:
+        raise ValueError(f"not an encoded expression tree: {e}") from None
+
+
+def _dec_field(v):
+    if isinstance(v, list):
+        if v and v[0] == 0 and type(v[0]) is int:
+            return tuple(_dec_field(x) for x in v[1:])
+        return decode(v)
+    return v
+
+
+def remember(trees: dict[str, list]) -> None:
+    """Trees an earlier run's parser built (``text -> encode(tree)``), for `parse_expr` to decode instead of
+    parsing (the index cache's kernel parts carry them; the cache key names this module and the grammar, so a
+    stored tree is the one the parser would build)."""
+    _STORED.update(trees)
 
 
 def has_opaque(node: Node) -> bool:

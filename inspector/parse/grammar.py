@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from sys import intern
 
 import lark
 from lark import Transformer
@@ -71,16 +72,32 @@ def canonical(text: str) -> tuple[str, dict[str, str]]:
     changed).  A name a rule derives from another (`arg0_1` from `arg0_1_size`) comes back by the same map."""
     if not _HAS_DIGIT(text):
         return text, {}
+    # `_each_name` with splits instead of two nested substitutions (a Python callback per name and per digit
+    # run), the statement put back together in one join.
+    parts = _NAME_SPLIT(text)  # [literal, name, literal, name, …, literal]: the names with a digit
+    if len(parts) == 1:
+        return text, {}
     digits: dict[str, str] = {}
-
-    def run(d):
-        c = digits.get(d.group(0))
-        if c is None:
-            c = digits[d.group(0)] = str(len(digits))
-        return c
-
-    shape = _each_name(text, run)
+    out = [parts[0]]
+    for i in range(1, len(parts), 2):
+        t, before = parts[i], parts[i - 1]
+        if (before and before[-1] in ".:") or _VOCABULARY.match(t):  # an attribute, a qualified name, a C type
+            out.append(t)
+        else:
+            for j, x in enumerate(_DIGIT_SPLIT(t)):
+                if j % 2:
+                    c = digits.get(x)
+                    if c is None:
+                        c = digits[x] = str(len(digits))
+                    x = c
+                out.append(x)
+        out.append(parts[i + 1])
+    shape = "".join(out)
     return shape, ({c: d for d, c in digits.items()} if shape != text else {})
+
+
+_NAME_SPLIT = re.compile(r"\b([A-Za-z_]\w*\d\w*)").split  # `_NUMBERED`, kept by the split
+_DIGIT_SPLIT = re.compile(r"(\d+)").split
 
 
 # A shape's result strings recur in every statement of that shape: each is split once into its text and the digit
@@ -130,8 +147,9 @@ def _renamed(r, back: dict[str, str], done: dict | None = None):
         new = done.get(r)
         if new is None:
             seg = _segments(str(r))
-            new = done[r] = r if seg is None else "".join(
-                [x if i % 2 == 0 else back.get(x, x) for i, x in enumerate(seg)])
+            # interned: a generated name (buf12_v3) recurs in every statement that mentions it, one string for all
+            new = done[r] = r if seg is None else intern("".join(
+                [x if i % 2 == 0 else back.get(x, x) for i, x in enumerate(seg)]))
         if new is r:
             return r
         return r.update(value=new) if isinstance(r, lark.Token) else new
@@ -151,9 +169,63 @@ def _renamed(r, back: dict[str, str], done: dict | None = None):
     raise TypeError(f"a parse result of type {type(r).__name__} cannot be renamed")
 
 
+def _plan(r):
+    """How to put a statement's digits back into the parse ``r`` of its shape, worked out once per shape: None
+    when ``r`` holds no string `_segments` renames (the statement's result is ``r`` itself), else a function of
+    the digit map that builds what `_renamed` builds, rebuilding only the parts that hold such a string (`_renamed`
+    walked and rebuilt the whole result for every statement: on run_impl's 480,000 statements of the
+    assertion-dense 20k package that was the largest part of the whole parse)."""
+    if isinstance(r, str):
+        if not r:
+            return None
+        if isinstance(r, lark.Token):
+            return lambda back: _renamed(r, back)
+        seg = _segments(str(r))
+        if seg is None:
+            return None
+        if len(seg) == 3:  # one digit run: most names (buf12_handle)
+            a, d, b = seg
+            return lambda back: intern(a + back.get(d, d) + b)
+        lits, digs = seg[0::2], seg[1::2]
+        first, pairs = lits[0], tuple(zip(digs, lits[1:]))
+
+        def joined(back):
+            out = [first]
+            for d, lit in pairs:
+                out += (back.get(d, d), lit)
+            return intern("".join(out))
+        return joined
+    if r is None or isinstance(r, (int, float, bool)):
+        return None
+    if isinstance(r, (tuple, list)):
+        plans = [(_plan(x), x) for x in r]
+        if all(p is None for p, _ in plans):
+            return None
+        make = tuple if isinstance(r, tuple) else list
+        return lambda back: make([x if p is None else p(back) for p, x in plans])
+    if type(r) is Expr:
+        text, names = r.text, r.names
+        pt, pn = _plan(text), _plan(names)
+        if pt is None and pn is None:
+            return None
+        return lambda back: Expr(text if pt is None else pt(back), names if pn is None else pn(back))
+    if isinstance(r, lark.Tree):
+        return lambda back: _renamed(r, back)
+    if dataclasses.is_dataclass(r):  # every field an init field (the statements' dataclasses): built positionally
+        cls = type(r)
+        plans = [(_plan(v), v) for v in (getattr(r, n) for n in _init_fields(cls))]
+        if all(p is None for p, _ in plans):
+            return None
+        return lambda back: cls(*[v if p is None else p(back) for p, v in plans])
+    raise TypeError(f"a parse result of type {type(r).__name__} cannot be renamed")
+
+
 def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, text: str, start: str,
-              cov: Coverage | None = None, line: int = 0):
+              cov: Coverage | None = None, line: int = 0, remember: bool = True):
     """Parse one statement with ``start`` and transform it; None when no rule accepts it.
+
+    The result is kept by its text (a statement seen again is not parsed again) unless ``remember`` is False (a
+    caller that reads each statement once: the whole parse of run_impl); its shape's parse is kept either way.
 
     Only Lark's `UnexpectedInput` (text no rule accepts) is a skip, counted in ``cov`` with its
     line; a Transformer may also decline a parsed shape by returning None (counted the same).
@@ -165,8 +237,8 @@ def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, t
     if r is _MISSING:  # a statement not seen before: its shape may have been
         shape, back = canonical(text)
         skey = (grammar, start, type(transformer), shape, None)
-        r = _MEMO.get(skey, _MISSING)
-        if r is _MISSING:
+        hit = _MEMO.get(skey)
+        if hit is None:
             inline = _inline_parser(grammar, starts, transformer)
             try:
                 if inline is not None:
@@ -177,10 +249,15 @@ def parse_one(grammar: str, starts: tuple[str, ...], transformer: Transformer, t
                 r = None
             if len(_MEMO) >= _MEMO_MAX:
                 _MEMO.clear()
-            _MEMO[skey] = r
+            hit = _MEMO[skey] = [r, _MISSING]  # the shape's parse, and its `_plan` once a statement needs it
+        r, plan = hit
         if r is not None and back:
-            r = _renamed(r, back)
-        _MEMO[key] = r
+            if plan is _MISSING:
+                plan = hit[1] = _plan(r)
+            if plan is not None:
+                r = plan(back)
+        if remember:
+            _MEMO[key] = r
     if RECORD is not None:
         RECORD.append((grammar, starts, transformer, text, start, r))
     if cov is not None:

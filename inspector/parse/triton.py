@@ -13,6 +13,7 @@ import re
 
 from ..model import Assertion, Coverage, Kernel, KernelParam, Store, TmpDef, param_role
 from ..naming import is_kernel_def
+from . import STATEMENTS
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .message import parse_check_condition, parse_check_message, parse_value_check
 from .regions import _DECORATOR, kernel_heuristic
@@ -169,11 +170,26 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
                 for n in r.targets[:1] if r.annotated else r.targets:
                     # An augmented `acc += tl.dot(a, b)` (templates) was kept under the name "acc +" (the text left of
                     # its `=`); kept so, as the answers have it, until a query needs the update.
-                    k.tmps.append(TmpDef(name=n if r.op is None else f"{n} {r.op}", expr=r.value, line=kline))
+                    k.tmps.append(_tmp(n if r.op is None else f"{n} {r.op}", r.value, kline, s))
     if k.heuristic == "other":
         k.heuristic = kernel_heuristic(name, None)
     _roles_from_use(k)
     return k
+
+
+def _tmp(name: str, expr, line: int, text: str) -> TmpDef:
+    """One TmpDef per (statement text, kernel line, name) in a package: the same statement at the same line of
+    many kernels (`x0 = xindex` on line 24 of most pointwise kernels; every look-alike kernel's whole body) is
+    one object, as its parse already is (nobody mutates a TmpDef).  Kept in the statement memo, which is
+    emptied per package."""
+    key = (_TMP, text, line, name)
+    t = STATEMENTS.get(key)
+    if t is None:
+        t = STATEMENTS[key] = TmpDef(name=name, expr=expr, line=line)
+    return t
+
+
+_TMP = "triton TmpDef"
 
 
 def _load_address_names(text: str) -> set[str]:

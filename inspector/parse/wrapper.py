@@ -18,6 +18,7 @@ is skipped; only the facts found are reported.
 from __future__ import annotations
 
 import re
+from sys import intern
 
 from ..model import (
     BufferDef,
@@ -36,6 +37,7 @@ from ..model import (
     param_role,
 )
 from ..dialects import embedded_source
+from . import STATEMENTS
 from .comments import provenance_key, source_nodes_and_ops
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .regions import LauncherRegion, WrapperMap
@@ -186,16 +188,17 @@ def indexed_assignment(text: str, cov: Coverage | None = None, line: int = 0):
 
 
 _NOT_INDEXED = object()
+_MISSING = object()
 
 
-def parse_statement(text: str, start: str, cov: Coverage | None = None, line: int = 0):
+def parse_statement(text: str, start: str, cov: Coverage | None = None, line: int = 0, remember: bool = True):
     """Parse one wrapper statement with the given start rule; None when the grammar does not know it
-    (counted in ``cov`` when given)."""
+    (counted in ``cov`` when given).  ``remember=False``: not kept in the memo by text (its shape still is)."""
     if start == "assignment":
         r = indexed_assignment(text, cov, line)
         if r is not _NOT_INDEXED:
             return r
-    return parse_one("wrapper", STARTS, _TRANSFORMER, text, start, cov, line)
+    return parse_one("wrapper", STARTS, _TRANSFORMER, text, start, cov, line, remember)
 
 
 class WrapperScanner:
@@ -226,6 +229,7 @@ class WrapperScanner:
         self.input_names: dict[int, str] = {}
         self.size_stride: dict[int, tuple[list, list]] = {}
         self.guards: dict[int, list[Guard]] = {}
+        self._node_memo: dict[str, tuple[list[str], list[str]] | None] = {}
 
     def read_interface(self, constants=None):
         """The model's interface: the constructor's info statements and the input guards.  ``constants``: the ``constants_info_`` indices to
@@ -248,9 +252,9 @@ class WrapperScanner:
         for idx in indices:
             st = run[idx]
             if st.kind == "comment":
-                nodes = source_nodes_and_ops(self.d, st.text)
+                nodes = self._nodes(st.text)
                 if nodes is not None:
-                    self.pending_nodes = nodes
+                    self.pending_nodes = nodes  # shared by the calls under the same text (nobody mutates them)
                 key = provenance_key(self.d, st.text)
                 if key is not None:
                     self.pending_provenance = key
@@ -264,6 +268,14 @@ class WrapperScanner:
             if r is not None:
                 self._run_stmt(r, st.line)
 
+    def _nodes(self, text: str):
+        """``source_nodes_and_ops`` of a comment, read once per text: the same `// Topologically Sorted Source
+        Nodes: [...]` recurs above many calls, and their names are then one set of strings for all."""
+        hit = self._node_memo.get(text, _MISSING)
+        if hit is _MISSING:
+            hit = self._node_memo[text] = source_nodes_and_ops(self.d, text)
+        return hit
+
     # -- constructor ---------------------------------------------------------
     def _constructor_info(self, idx: int, s: str, line: int):
         r = self.parse("constructor", idx, s, "assignment", line)
@@ -275,7 +287,9 @@ class WrapperScanner:
         elif target == "outputs_info_" and attr == "name":
             self.m.outputs.append(Output(index=idx, name=val.strip('"')))
         elif target == "constants_info_":
-            c = self.constant_infos.setdefault(idx, Constant(name="", index=idx))
+            c = self.constant_infos.get(idx)
+            if c is None:  # not setdefault: that built a Constant for each of a constant's ten statements
+                c = self.constant_infos[idx] = Constant(name="", index=idx)
             if attr == "name":
                 c.name = val.strip('"')
             elif attr == "original_fqn":
@@ -517,12 +531,14 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
     for i in range(r.start + 1, r.params_end):
         p = parse("launcher", i, lines[i].strip(), "launcher_param", i + 1)
         if isinstance(p, LauncherParam):
-            params.append(KernelParam(name=p.name, position=len(params), role=param_role(p.name), ctype=p.ctype))
+            params.append(_launcher_param(p.name, len(params), p.ctype))
     if r.triton is None:
         kernel = Kernel(name=r.name, backend="triton", heuristic=kernel_heuristic(r.name, None), source_file=wm.member)
     else:
         start, end = r.triton
-        kernel = parse_triton_source(r.name, embedded_source(lines, start, end), wm.member, first_line=start + 1,
+        # interned: look-alike kernels (and the template lines every kernel has) share their lines' strings
+        source = [intern(x) for x in embedded_source(lines, start, end)]
+        kernel = parse_triton_source(r.name, source, wm.member, first_line=start + 1,
                                      line_base=d.triton_line_base, cov=parse.cov("triton"))
     if r.load_line is not None:
         p = parse("launcher", r.load_line, lines[r.load_line].strip(), "load_kernel", r.load_line + 1)
@@ -531,6 +547,20 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
     if not kernel.params:
         kernel.params = params
     return kernel, params
+
+
+def _launcher_param(name: str, position: int, ctype: str) -> KernelParam:
+    """One KernelParam per (name, position, C type) in a package: every launcher's ``int64_t xnumel,`` at the
+    same place is one object (nobody changes a launcher's parameters; `parse.triton._roles_from_use` sets roles
+    on the kernel's own ``def`` parameters only).  Kept in the statement memo, emptied per package."""
+    key = (_LAUNCHER_PARAM, name, position, ctype)
+    kp = STATEMENTS.get(key)
+    if kp is None:
+        kp = STATEMENTS[key] = KernelParam(name=name, position=position, role=param_role(name), ctype=ctype)
+    return kp
+
+
+_LAUNCHER_PARAM = "launcher KernelParam"
 
 
 # -- small helpers -------------------------------------------------------------

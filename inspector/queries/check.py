@@ -229,11 +229,17 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
     res.predicted_assertions = _predict(pkg, m, {k: x[0] for k, x in values.items()}, dims)
     res.predicted_assertions += _loop_overruns(pkg, m.name, dims)
     res.may_fail = _may_fail(pkg, m.name, dims) if not res.predicted_assertions else []
+    zero: list[dict] = []
     if 0 in dims.values():  # a kernel that divides by a size given as 0: SIGFPE, before any check of that kernel
         zero = _zero_divisors(pkg, m.name, dims)
-        res.may_fail += zero
         res.notes += [say.zero_divisor_first(x["kernel"], x["message"]) for x in zero
                       if any(a["kernel"] == x["kernel"] for a in res.predicted_assertions)]
+    # an extern ATen op fed a size the package was not built for (0, or outside the symbol's range): its
+    # behaviour there is not in the package, so not a flat "fit" (cpu/transformer s27=0: SIGFPE in sdpa)
+    extern = _unvouched_externs(pkg, m, values)
+    res.may_fail += sorted(zero + extern, key=lambda x: x["line"])  # the first to run first (as diagnose ranks)
+    if extern:
+        res.notes.append(say.EXTERN_SIZES)
     res.ok = not res.violations and not res.predicted_assertions and not res.may_fail
     if unshaped:
         res.notes.append(say.no_shape(unshaped))
@@ -244,7 +250,10 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
         res.notes.append(say.VALUES_UNCHECKED)
     else:
         res.certainty = "certain"
-    if res.may_fail and not res.violations:
+    if res.may_fail and not res.violations and res.may_fail[0]["op"] == "extern":
+        x = res.may_fail[0]
+        res.verdict = say.extern_size_verdict(x["kernel"], x["why"], len(res.may_fail) - 1)
+    elif res.may_fail and not res.violations:
         x = res.may_fail[0]
         res.verdict = say.may_fail_verdict(x["kernel"], x["message"], x["why"], len(res.may_fail) - 1)
     elif res.ok and (unchecked or unshaped):
@@ -269,6 +278,45 @@ def _zero_divisors(pkg: Package, name: str, dims: dict[tuple[int, int], int]) ->
         refs = [(r.input, r.dim) for r in s.symbols if dims.get((r.input, r.dim)) == 0]
         out.append({"kernel": s.target, "message": s.divisor, "line": s.line, "op": "division", "index_size": 0,
                     "bound": 0, "why": say.zero_divisor_why(s.divisor, refs)})
+    return out
+
+
+def _unvouched(m: Model, values: dict[str, tuple[int, int, int]]) -> dict[str, tuple[int, int, int, int]]:
+    """root symbol -> (value, input, dim, the nearest size the package was built for) for each given size that is
+    0 or outside its symbol's range (the input guards': with AOTI_RUNTIME_CHECK_INPUTS unset nothing stops it)."""
+    out = {}
+    for name, (v, i, d) in values.items():
+        sym = m.symbols.get(name)
+        lo, hi = (sym.min, sym.max) if sym is not None else (None, None)
+        if v <= 0 or (lo is not None and v < lo):
+            out[name] = (v, i, d, lo if lo is not None else 1)
+        elif hi is not None and v > hi:
+            out[name] = (v, i, d, hi)
+    return out
+
+
+def _unvouched_externs(pkg: Package, m: Model, values: dict[str, tuple[int, int, int]]) -> list[dict]:
+    """Extern ATen ops whose inputs' shapes hold a size these inputs set to a value the package was not built for
+    (inspector.queries.divisions): the generated code fits, but whether ATen's kernel takes that size (an empty
+    sequence kills cpu_flash_attention with SIGFPE) is not in the package, so "may"."""
+    from .divisions import unvouched_externs
+    from .fused import extern_op_name
+
+    bad = _unvouched(m, values)
+    by_op: dict[str, list] = {}  # one entry per op, at its first call (later calls of it counted)
+    for s in unvouched_externs(pkg, m.name, bad):
+        by_op.setdefault(s.target, []).append(s)
+    out = []
+    for target, sites in by_op.items():
+        first = min(sites, key=lambda s: s.line)
+        syms = list(dict.fromkeys(r.symbol for s in sites for r in s.symbols if r.symbol in bad))
+        sizes = [{"symbol": x, "input": bad[x][1], "dim": bad[x][2], "value": bad[x][0],
+                  "min": m.symbols[x].min if x in m.symbols else None,
+                  "max": m.symbols[x].max if x in m.symbols else None} for x in syms]
+        op = extern_op_name(target)
+        out.append({"kernel": target, "message": op, "line": first.line, "op": "extern",
+                    "index_size": sizes[0]["value"], "bound": bad[syms[0]][3], "sizes": sizes,
+                    "why": say.extern_size_why(op, first.line, len(sites) - 1, sizes)})
     return out
 
 

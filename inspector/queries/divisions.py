@@ -9,7 +9,10 @@ from dataclasses import asdict, dataclass, field
 
 from ..naming import root_symbol
 from ..parse import expr_tree as E
-from .doctor.guards import NOT_OPS as _NOT_OPS  # extern calls that copy or allocate
+from .doctor.guards import NOT_OPS
+
+# extern calls that copy, alias or allocate: no ATen kernel of theirs divides by a size or checks one
+_NOT_OPS = (*NOT_OPS, "aoti_torch_assign_tensors")
 
 _DIVIDING = ("/", "%", "//")
 _DIV_CALLS = ("c10::div_floor_integer", "div_floor_integer", "c10::div_mod", "tl.math.div_rn", "triton_helpers.div_floor_integer")
@@ -71,6 +74,37 @@ def _array_sizes(lines: list[str], line: int, array: str) -> list[str]:
     return []
 
 
+def _defined_at(lines: list[str], line: int, name: str) -> tuple[int, str] | None:
+    """(line, right-hand side) of ``auto <name> = …;`` at most 60 lines above ``line`` (a view handle torch 2.6
+    writes before the call: ``auto tmp_tensor_handle_0 = reinterpret_tensor_wrapper(buf0, 2, int_array_0, …);``)."""
+    for k in range(min(line - 1, len(lines)) - 1, max(line - 61, 0) - 1, -1):
+        text = lines[k].strip()
+        if text.startswith(f"auto {name} =") or text.startswith(f"auto {name}="):
+            return k + 1, text.split("=", 1)[1].strip().rstrip(";")
+    return None
+
+
+def _tensor_sizes(m, lines: list[str], line: int, name: str) -> list[str]:
+    """The sizes of a tensor an extern call reads: a model input's shape, the int_arrays of a buffer's allocation
+    (``aoti_torch_empty_strided(2, int_array_8, …, &buf2_handle)``) or of a view handle defined above the call."""
+    inp = m.input_by_name(name)
+    if inp is not None:
+        return [str(d) for d in inp.shape]
+    buf = m.buffers.get(name)
+    if buf is not None and buf.kind == "alloc" and 0 < buf.line <= len(lines):
+        text = lines[buf.line - 1].strip().removeprefix("AOTI_TORCH_ERROR_CODE_CHECK").rstrip(";")
+        arrays = [n for n in E.names(E.parse_expr(text)) if n.startswith("int_array_")]
+        return [x for a in arrays[:1] for x in _array_sizes(lines, buf.line, a)]  # its sizes, not its strides
+    handle = name.removesuffix("_raii")
+    if handle.startswith("tmp_tensor_handle_"):
+        found = _defined_at(lines, line, handle)
+        if found is not None:
+            at, rhs = found
+            arrays = [n for n in E.names(E.parse_expr(rhs)) if n.startswith("int_array_")]
+            return [x for a in arrays[:1] for x in _array_sizes(lines, at, a)]
+    return []
+
+
 def extern_sites(pkg, m) -> list[FaultSite]:
     lines = pkg.index(m.name).wmap.lines
     out = []
@@ -81,6 +115,7 @@ def extern_sites(pkg, m) -> list[FaultSite]:
         for a in c.args:
             for n in E.names(a.tree):
                 names += _array_sizes(lines, c.line, n) if n.startswith("int_array_") else [n]
+                names += _tensor_sizes(m, lines, c.line, n)
         refs = _refs(m, names)
         if refs:
             out.append(FaultSite(m.name, "extern", c.target, c.line, refs))
@@ -139,3 +174,17 @@ def zero_divisions(pkg, name: str, dims: dict[tuple[int, int], int]) -> list[Fau
         return []
     zero = {k for k, v in dims.items() if v == 0}
     return [s for s in kernel_sites(ix.full()) if any((r.input, r.dim) in zero for r in s.symbols)]
+
+
+def unvouched_externs(pkg, name: str, sizes: dict[str, int]) -> list[FaultSite]:
+    """The extern ATen ops of model ``name`` whose inputs' shapes hold a symbol of ``sizes`` (root symbol -> a
+    value the package was not built for: 0, or outside the symbol's range).  The generated kernels are the
+    package's own code, which `check` models; what ATen does at such a size is not in the package (an empty
+    sequence makes cpu_flash_attention divide by zero: SIGFPE), so `check` says "may fail" there, not "fit".
+    Read in a slice of the extern calls (no kernel the calls do not need is parsed)."""
+    ix = pkg.index(name)
+    lines = [st.line for st, target, kind in ix.calls() if kind == "extern" and not target.startswith(_NOT_OPS)]
+    if not lines or not sizes:
+        return []
+    m = ix.slice(call_lines=lines)
+    return [s for s in extern_sites(pkg, m) if any(r.symbol in sizes for r in s.symbols)]

@@ -22,6 +22,7 @@ from ..parse.names import is_tmp, tmp_names
 from .fused import extern_op_name, source_nodes
 from .match import index_args
 from .positions import PositionBound, index_position
+from .wraps import wrap_in
 from .walk import (loop_position, BoundChain, BoundTerm, IndexOrigin, InputRef, TableRef, bound_chain, edges, index_origins,
                    literal_bound, value_origins, value_table)
 
@@ -194,42 +195,6 @@ def reason(pkg, match: TraceMatch, n_sites: int, first_thread_failed: bool | Non
         match.confirm = words.confirm_commands(str(pkg.path))
 
 
-def _tmp(n) -> str | None:
-    """The tmp a node is (``tmp3``), else None."""
-    return n.id if isinstance(n, E.Name) and is_tmp(n.id) else None
-
-
-def _select(tree) -> tuple[str, str, str] | None:
-    """(cond, wrapped, raw) of a select between two tmps on a tmp: ``tl.where(c, w, r)``, ``c ? w : r`` (the whole
-    definition), or a vectorized ``decltype(w)::blendv(r, w, c)`` anywhere in it."""
-    top = E.strip_parens(tree)
-    if isinstance(top, E.Call) and E.dotted(top.func) == "tl.where" and len(top.args) == 3:
-        sel = tuple(_tmp(x) for x in top.args)
-    elif isinstance(top, E.Ternary) and top.style == "c":
-        sel = (_tmp(top.cond), _tmp(top.a), _tmp(top.b))
-    else:
-        sel = None
-    if sel is not None and all(sel):
-        return sel
-    for n in E.walk(tree):
-        if isinstance(n, E.Call) and isinstance(n.func, E.Name) and n.func.id.split("::")[-1] == "blendv" \
-                and len(n.args) == 3 and all(_tmp(x) for x in n.args):
-            raw, wrapped, cond = (x.id for x in n.args)
-            return cond, wrapped, raw
-    return None
-
-
-def _negative_test(tree) -> str | None:
-    """The tmp ``tree`` tests for being negative (``tmp0 < 0``, ``tmp0 < at::vec::Vectorized<int64_t>(0)``), else None."""
-    top = E.strip_parens(tree)
-    if not (isinstance(top, E.Compare) and top.ops == ("<",)):
-        return None
-    x, zero = (E.strip_parens(o) for o in top.operands)
-    if isinstance(zero, E.Call) and isinstance(zero.func, E.Name) and len(zero.args) == 1:
-        zero = E.strip_parens(zero.args[0])  # a zero of the vector type
-    return _tmp(x) if isinstance(zero, E.Int) and zero.value == 0 else None
-
-
 def _tmps_in(expr) -> list[str]:
     """The tmps an expression names: from its tree (from its text when the grammar does not read it)."""
     if E.has_opaque(expr.tree):
@@ -245,7 +210,7 @@ def _uses(k: Kernel, t) -> list[str]:
 def negative_wrap(k: Kernel, a: Assertion) -> bool | None:
     """Whether the kernel maps a negative index to one counted from the end before it checks it (Python's
     semantics: ``tl.where(tmp0 < 0, tmp0 + N, tmp0)``, ``tmp4 ? tmp3 : tmp0`` with ``tmp4 = tmp0 < 0``, a
-    vectorized ``blendv``).  False: the checked value reaches its load with no such select (an embedding);
+    vectorized ``blendv`` with a cast mask: `inspector.queries.wraps`).  False: the checked value reaches its load with no such select (an embedding);
     None: the chain could not be read."""
     defs: dict[str, object] = {}
     for t in sorted(k.tmps, key=lambda t: t.line):
@@ -263,13 +228,8 @@ def negative_wrap(k: Kernel, a: Assertion) -> bool | None:
         if t is None:
             complete = False
             continue
-        sel = _select(t.expr.tree)
-        if sel is not None:
-            cond, wrapped, raw = sel
-            c = defs.get(cond)
-            w = defs.get(wrapped)
-            if c is not None and w is not None and _negative_test(c.expr.tree) == raw and raw in _tmps_in(w.expr):
-                return True
+        if wrap_in(defs, t.expr.tree) is not None:  # every form inductor writes: inspector.queries.wraps
+            return True
         todo += [n for n in _uses(k, t) if n != name]
     return False if complete else None
 

@@ -5,6 +5,9 @@ read, the kernel list, and diagnose's answer when no assertion matches.  Drawn b
 It reads ``summarize`` and ``trace_assert`` results, the kernel list of the lazy index's scan
 (``inspector.queries.kernels``) and, for each traced failure, the slice of the model its trace read
 (``ModelIndex.slice``): nothing is parsed whole, so a package of 20,000 kernels is reported in seconds.
+
+A chain is typed (issue 21 §1: every sentence is in inspector/explain/): each node a ``code`` and the ``facts``
+its words use, each edge a code, each source panel a `Panel`; `inspector.explain.report` words them.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..explain import report as say
 from ..graph import ids
 from ..model import Kernel, Model
 from ..package import Package
@@ -43,21 +47,49 @@ def _dedent(lines: list[list]) -> list[list]:
 
 
 # ---------------------------------------------------------------------------
-# A trace as a small graph: nodes with a label, a kind and the source to show on click
+# A trace as a small graph: typed nodes (a code and its facts, a kind drawn, the source to show on click)
 # ---------------------------------------------------------------------------
 
 
 @dataclass
+class Panel:
+    """Source lines to show: ``lines`` (``[[n, text], …]``) of member ``file``, line ``mark`` marked (None: none).
+    ``view``: what they are — "wrapper" (wrapper.cpp's lines), "kernel" (kernel ``kernel``'s, numbered as its
+    ``backend`` numbers them), "signature" (its first lines, where its params are named), "around" (the lines
+    around its assert that the trace quotes).  Titled by `inspector.explain.report.panel_title`."""
+
+    file: str
+    view: str
+    lines: list[list]
+    mark: int | None
+    kernel: str | None = None
+    backend: str | None = None
+
+
+@dataclass
 class Node:
+    """One box of a chain.  ``code``: what it is, ``facts``: the names and numbers its words use (both listed in
+    `inspector.explain.report`, which says them: ``label``, ``detail``); ``kind``: how it is drawn."""
+
     key: str
-    label: str
     kind: str  # assertion | param | call | symbol | input | tmp | buffer | kernel | constant | value | end
-    detail: str = ""
-    source: dict | None = None  # {"file", "lines": [[n, text]], "mark"}
+    code: str
+    facts: dict = field(default_factory=dict)
+    source: Panel | None = None
+
+    @property
+    def label(self) -> str:
+        return say.node_label(self)
+
+    @property
+    def detail(self) -> str:
+        return say.node_detail(self)
 
 
 @dataclass
 class Chain:
+    """Nodes by key, edges ``(from, to, code)`` (`inspector.explain.report.EDGES` names each code), the root."""
+
     nodes: dict[str, Node] = field(default_factory=dict)
     edges: list[tuple[str, str, str]] = field(default_factory=list)
     root: str = ""
@@ -66,9 +98,9 @@ class Chain:
         self.nodes.setdefault(node.key, node)
         return node.key
 
-    def link(self, a: str, b: str, label: str = "") -> None:
-        if a != b and (a, b, label) not in self.edges:
-            self.edges.append((a, b, label))
+    def link(self, a: str, b: str, code: str = "") -> None:
+        if a != b and (a, b, code) not in self.edges:
+            self.edges.append((a, b, code))
 
 
 class _Lines:
@@ -110,25 +142,28 @@ class _Sources:
                 self._wrapper = self._pkg.archive.read_text(self.m.wrapper_member).splitlines() if self.m.wrapper_member else []
         return self._wrapper
 
-    def wrapper_at(self, line: int | None, before: int = CONTEXT, after: int = CONTEXT) -> dict | None:
+    def wrapper_at(self, line: int | None, before: int = CONTEXT, after: int = CONTEXT) -> Panel | None:
         if not line or not self.wrapper:
             return None
-        return {"file": self.m.wrapper_member, "what": "wrapper.cpp", "lines": _lines(self.wrapper, 1, line, before, after),
-                "mark": line}
+        return Panel(self.m.wrapper_member, "wrapper", _lines(self.wrapper, 1, line, before, after), line)
 
-    def kernel_at(self, k: Kernel | None, line: int | None) -> dict | None:
+    def kernel_at(self, k: Kernel | None, line: int | None) -> Panel | None:
         if k is None or not k.lines():
             return None
-        what = f"{k.name} ({'its .py numbering' if k.backend == 'triton' else 'kernel.cpp'})"
-        return {"file": k.source_file, "what": what, "lines": _lines(k.source, k.line_base, line), "mark": line}
+        return Panel(k.source_file, "kernel", _lines(k.source, k.line_base, line), line, k.name, k.backend)
 
-    def kernel_head(self, k: Kernel | None) -> dict | None:
+    def kernel_head(self, k: Kernel | None) -> Panel | None:
         """The kernel's signature and first lines (where its params are named)."""
         if k is None or not k.lines():
             return None
-        first = next((i for i, t in enumerate(k.source) if "def " in t or "extern \"C\"" in t or "void " in t), 0)
-        return {"file": k.source_file, "what": f"{k.name} (signature)", "mark": None,
-                "lines": _dedent([[k.line_base + i, k.source[i]] for i in range(first, min(len(k.source), first + 12))])}
+        # A CPU kernel's lines are its whole kernel.cpp (line_base + i is file line i): its own signature is at
+        # first_line (from the file's top, every CPU kernel showed the first kernel's signature)
+        start = max(k.first_line - k.line_base, 0) if k.backend == "cpp" else 0
+        first = next((i for i in range(start, len(k.source))
+                      if "def " in k.source[i] or "extern \"C\"" in k.source[i] or "void " in k.source[i]), start)
+        return Panel(k.source_file, "signature",
+                     _dedent([[k.line_base + i, k.source[i]] for i in range(first, min(len(k.source), first + 12))]),
+                     None, k.name, k.backend)
 
 
 def _tmp_def(k: Kernel, name: str, before: float):
@@ -141,40 +176,41 @@ def _tmp_def(k: Kernel, name: str, before: float):
 
 def _bound_term(c: Chain, m: Model, src: "_Sources", mt: TraceMatch, k: Kernel | None, bc, call_line: int | None) -> None:
     """One size parameter of the bound: param -> call argument -> symbol (and aliases) -> input dim."""
+    def call_arg() -> str:
+        return c.add(Node(f"call:{call_line}:{bc.call_arg}", "call", "call_arg", {"arg": bc.call_arg, "line": call_line},
+                          src.wrapper_at(call_line, 3, 2)))
+
     if k is not None:
-        p = c.add(Node(f"param:{mt.kernel}:{bc.kernel_param}", f"param {bc.kernel_param}", "param",
-                       f"kernel parameter of {mt.kernel}", src.kernel_head(k)))
-        c.link(c.root, p, "bounded by")
-        ca = c.add(Node(f"call:{call_line}:{bc.call_arg}", f"call argument {bc.call_arg}", "call",
-                        f"wrapper.cpp line {call_line}", src.wrapper_at(call_line, 3, 2)))
-        c.link(p, ca, "bound at call")
+        p = c.add(Node(f"param:{mt.kernel}:{bc.kernel_param}", "param", "bound_param",
+                       {"param": bc.kernel_param, "kernel": mt.kernel}, src.kernel_head(k)))
+        c.link(c.root, p, "bound")
+        ca = call_arg()
+        c.link(p, ca, "bound_at_call")
     else:  # an extern op: no kernel params, the bound is an argument of the call itself
-        ca = c.add(Node(f"call:{call_line}:{bc.call_arg}", f"call argument {bc.call_arg}", "call",
-                        f"wrapper.cpp line {call_line}", src.wrapper_at(call_line, 3, 2)))
-        c.link(c.root, ca, "bounded by")
+        ca = call_arg()
+        c.link(c.root, ca, "bound")
     prev = ca
     for al in ([bc.symbol] if bc.symbol and bc.symbol != bc.call_arg else []) + list(bc.aliases):
         sy = m.symbols.get(al)
-        n = c.add(Node(f"sym:{al}", f"symbol {al}", "symbol", f"{sy.expr if sy else ''}",
+        n = c.add(Node(f"sym:{al}", "symbol", "symbol", {"name": al, "expr": sy.expr if sy else ""},
                        src.wrapper_at(sy.line if sy else None, 2, 2)))
         c.link(prev, n, "alias")
         prev = n
     if bc.definition:
-        d = c.add(Node(f"def:{bc.symbol or bc.call_arg}", f"{bc.symbol or bc.call_arg} = {bc.definition}", "symbol",
-                       f"wrapper.cpp line {bc.definition_line}", src.wrapper_at(bc.definition_line, 2, 2)))
-        c.link(prev, d, "defined as")
+        d = c.add(Node(f"def:{bc.symbol or bc.call_arg}", "symbol", "definition",
+                       {"name": bc.symbol or bc.call_arg, "definition": bc.definition, "line": bc.definition_line},
+                       src.wrapper_at(bc.definition_line, 2, 2)))
+        c.link(prev, d, "defined_as")
         prev = d
     if bc.input:
         inp = m.inputs[bc.input.index] if bc.input.index < len(m.inputs) else None
         guards = [g.line for g in (inp.guards if inp else []) if g.dim == bc.input.dim]
-        rng = f"{bc.min if bc.min is not None else '?'}..{bc.max if bc.max is not None else '?'}"
-        n = c.add(Node(f"input:{bc.input.index}:dim{bc.input.dim}",
-                       f"input {bc.input.index} ({bc.input.name}) dim {bc.input.dim}", "input",
-                       f"guards allow {rng} (only with AOTI_RUNTIME_CHECK_INPUTS=1)",
+        n = c.add(Node(f"input:{bc.input.index}:dim{bc.input.dim}", "input", "input_dim",
+                       {"index": bc.input.index, "name": bc.input.name, "dim": bc.input.dim, "min": bc.min, "max": bc.max},
                        src.wrapper_at(guards[0], 2, 6) if guards else None))
-        c.link(prev, n, "size of")
+        c.link(prev, n, "size_of")
     else:
-        n = c.add(Node(f"bound:unresolved:{bc.kernel_param}", f"bound {bc.kernel_param} not traced to an input", "end"))
+        n = c.add(Node(f"bound:unresolved:{bc.kernel_param}", "end", "bound_unresolved", {"param": bc.kernel_param}))
         c.link(prev, n)
 
 
@@ -187,6 +223,44 @@ def trace_model(pkg: Package, matches: list[TraceMatch], model: str) -> Model:
                                   call_lines=[mt.file_line for mt in mine if mt.kernel_kind == "extern"])
 
 
+def _step_node(m: Model, src: "_Sources", st, cur: Kernel | None, before: dict[str, float]) -> tuple[Node, Kernel | None]:
+    """The node of one step of an index origin's path (a `walk.Step`, drawn by its kind), and the kernel the
+    steps after it are in."""
+    step = st.name
+    if st.kind == "kernel" and step in m.kernels:
+        cur = m.kernels[step]
+        before[step] = float("inf")
+        site = next((s for s in m.calls if s.target == step), None)
+        return Node(f"kernel:{step}", "kernel", "writer", {"kernel": step, "line": site.line if site else None},
+                    src.wrapper_at(site.line, 3, 2) if site else src.kernel_head(cur)), cur
+    if st.kind in ("kernel_param", "store") and cur is not None and cur.param(step):
+        return Node(f"param:{cur.name}:{step}", "param", "param", {"param": step, "kernel": cur.name},
+                    src.kernel_head(cur)), cur
+    if st.kind in ("tmp", "loop_index") and cur is not None and (
+            t := _tmp_def(cur, step, before.get(cur.name, float("inf")))) is not None:
+        before[cur.name] = t.line
+        text = (cur.source_line(t.line) or "").strip().removeprefix("auto ").rstrip(";")
+        code = text if text.startswith(step) else f"{step} = {t.expr.text}"
+        return Node(f"tmp:{cur.name}:{t.line}", "tmp", "tmp", {"code": code, "kernel": cur.name, "line": t.line},
+                    src.kernel_at(cur, t.line)), cur
+    if st.kind in ("buffer", "handle") and step in m.buffers:
+        bd = m.buffers[step]
+        return Node(f"buf:{step}", "buffer", "buffer", {"name": step, "kind": bd.kind, "line": bd.line},
+                    src.wrapper_at(bd.line, 2, 2)), cur
+    if st.kind == "input":
+        inp = next((i for i in m.inputs if ids.input_(i.index) == st.node_id), None)
+        if inp is None:
+            return Node(f"v:{step}", "input", "value", {"name": step}), cur
+        guards = [g.line for g in inp.guards]
+        return Node(f"input:{inp.index}", "input", "input",
+                    {"index": inp.index, "name": inp.name, "dtype": inp.dtype, "shape": list(inp.shape)},
+                    src.wrapper_at(guards[0], 2, 6) if guards else None), cur
+    if st.kind == "constant" and step in m.constant_bindings:
+        const = next((x for x in m.constants if x.index == m.constant_bindings[step]), None)
+        return Node(f"const:{step}", "constant", "constant", {"name": step, "fqn": const.fqn if const else None}), cur
+    return Node(f"v:{step}", "value", "value", {"name": step}), cur
+
+
 def trace_chain(pkg: Package, mt: TraceMatch, m: Model | None = None, src: _Sources | None = None) -> Chain:
     """The chain of one match: assertion -> bound -> call argument -> symbol -> input/dim, and the index
     origin through tmps, params, buffers and writer kernels to an input or constant.  ``m``: the model it
@@ -197,19 +271,17 @@ def trace_chain(pkg: Package, mt: TraceMatch, m: Model | None = None, src: _Sour
     a = mt.assertion
     c = Chain()
     call_line = mt.call_sites[0] if mt.call_sites else None
-    short = a.message.removeprefix("index out of bounds: ")
+    extern = mt.kernel_kind == "extern"
     # An extern ATen op checks inside ATen: its "line" is the wrapper.cpp line of the failing call.
     at = src.kernel_at(k, mt.file_line) if k is not None else src.wrapper_at(mt.file_line, 3, 2)
-    where = (f"extern call, wrapper.cpp line {mt.file_line}" if mt.kernel_kind == "extern"
-             else f"assert line {mt.file_line}")
-    c.root = c.add(Node(f"assert:{mt.kernel}:{mt.file_line}", f"{where}: {short}", "assertion",
-                        f"{mt.kernel}, {'wrapper.cpp ' if mt.kernel_kind == 'extern' else ''}line {mt.file_line}", at))
+    c.root = c.add(Node(f"assert:{mt.kernel}:{mt.file_line}", "assertion", "assertion",
+                        {"kernel": mt.kernel, "line": mt.file_line, "message": a.message, "extern": extern}, at))
 
     # The bound.
     if mt.static_bound is not None:
-        b = c.add(Node("bound:static", f"bound {a.bound_expr} = {mt.static_bound} (a constant)", "constant",
-                       "the bound is a number baked into the kernel" if k is not None else "the size of the table the op indexes", at))
-        c.link(c.root, b, "bounded by")
+        b = c.add(Node("bound:static", "constant", "static_bound",
+                       {"expr": a.bound_expr, "value": mt.static_bound, "in_kernel": k is not None}, at))
+        c.link(c.root, b, "bound")
     elif mt.bound:
         # Every size parameter of the bound (one, or several in a compound bound such as `ks0 + ks1`).
         for t in (mt.bound.terms or [mt.bound]):
@@ -220,54 +292,20 @@ def trace_chain(pkg: Package, mt: TraceMatch, m: Model | None = None, src: _Sour
         prev = c.root
         cur = k
         before: dict[str, float] = {mt.kernel: mt.file_line}
-        label = "index"
+        code = "index"
         for st in o.path:  # each step is typed where the walk took it (`walk.Step`): drawn by its kind
-            step = st.name
-            node = None
-            if st.kind == "kernel" and step in m.kernels:
-                cur = m.kernels[step]
-                before[step] = float("inf")
-                site = next((s for s in m.calls if s.target == step), None)
-                node = Node(f"kernel:{step}", f"kernel {step}", "kernel",
-                            f"writes the buffer; launched at wrapper.cpp line {site.line}" if site else "writes the buffer",
-                            src.wrapper_at(site.line, 3, 2) if site else src.kernel_head(cur))
-            elif st.kind in ("kernel_param", "store") and cur is not None and cur.param(step):
-                node = Node(f"param:{cur.name}:{step}", f"param {step}", "param", f"of {cur.name}", src.kernel_head(cur))
-            elif st.kind in ("tmp", "loop_index") and cur is not None and (
-                    t := _tmp_def(cur, step, before.get(cur.name, float("inf")))) is not None:
-                before[cur.name] = t.line
-                text = (cur.source_line(t.line) or "").strip().removeprefix("auto ").rstrip(";")
-                node = Node(f"tmp:{cur.name}:{t.line}", text if text.startswith(step) else f"{step} = {t.expr.text}", "tmp",
-                            f"{cur.name}, line {t.line}", src.kernel_at(cur, t.line))
-            elif st.kind in ("buffer", "handle") and step in m.buffers:
-                bd = m.buffers[step]
-                node = Node(f"buf:{step}", f"buffer {step}", "buffer", f"{bd.kind} at wrapper.cpp line {bd.line}",
-                            src.wrapper_at(bd.line, 2, 2))
-            elif st.kind == "input":
-                inp = next((i for i in m.inputs if ids.input_(i.index) == st.node_id), None)
-                if inp is None:
-                    node = Node(f"v:{step}", step, "input")
-                else:
-                    guards = [g.line for g in inp.guards]
-                    node = Node(f"input:{inp.index}", f"input {inp.index} ({inp.name})", "input",
-                                f"{inp.dtype or '?'} [{', '.join(map(str, inp.shape))}]",
-                                src.wrapper_at(guards[0], 2, 6) if guards else None)
-            elif st.kind == "constant" and step in m.constant_bindings:
-                const = next((x for x in m.constants if x.index == m.constant_bindings[step]), None)
-                node = Node(f"const:{step}", f"constant {step}", "constant", const.fqn if const and const.fqn else "")
-            else:
-                node = Node(f"v:{step}", step, "value")
+            node, cur = _step_node(m, src, st, cur, before)
             key = c.add(node)
-            c.link(prev, key, label)
-            label = ""
+            c.link(prev, key, code)
+            code = ""
             prev = key
         end = None
         if o.constant and f"const:{o.constant}" not in c.nodes:
-            end = Node(f"const:{o.constant}", f"constant {o.constant}", "constant")
+            end = Node(f"const:{o.constant}", "constant", "constant", {"name": o.constant, "fqn": None})
         elif o.computed:
-            end = Node(f"end:computed:{o.computed}", o.computed, "end", "computed from loop indices and sizes")
+            end = Node(f"end:computed:{o.computed}", "end", "computed", {"text": o.computed})
         elif o.unresolved:
-            end = Node(f"end:unresolved:{o.unresolved}", f"? {o.unresolved}", "end", "the walk stopped here")
+            end = Node(f"end:unresolved:{o.unresolved}", "end", "stopped", {"text": o.unresolved})
         if end is not None:
             c.link(prev, c.add(end))
     return c
@@ -283,12 +321,12 @@ def trace_chain(pkg: Package, mt: TraceMatch, m: Model | None = None, src: _Sour
 @dataclass
 class TracedFailure:
     """One drawn match: its chain, the kernel lines around the assert and the wrapper.cpp lines of (up to
-    three of) its call sites, each a source panel ``{"file", "what", "lines", "mark"}``."""
+    three of) its call sites, each a source `Panel`."""
 
     match: TraceMatch
     chain: Chain
-    snippet: dict
-    calls: list[dict | None]
+    snippet: Panel
+    calls: list[Panel | None]
 
 
 @dataclass
@@ -325,8 +363,7 @@ def report(pkg: Package, log: str | None = None, *, model: str | None = None, ep
         chain = trace_chain(pkg, mt, models[mt.model], src)
         traced.append(TracedFailure(
             mt, chain,
-            snippet={"file": mt.source_file, "what": f"{mt.kernel} around line {mt.file_line}",
-                     "lines": _dedent([[n, t] for n, t in mt.snippet]), "mark": mt.file_line},
+            snippet=Panel(mt.source_file, "around", _dedent([[n, t] for n, t in mt.snippet]), mt.file_line, mt.kernel),
             calls=[src.wrapper_at(ln, 4, 2) for ln in mt.call_sites[:3]]))
     kernels = [k for name in ([model] if model else pkg.model_names) for k in kernel_rows(pkg, name)]
     diagnosis = None

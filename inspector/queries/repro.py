@@ -22,6 +22,7 @@ from ..package import Package
 from ..parse import expr_tree as E
 from ..parse.specs import InputSpec, device_type
 from .check import check, evaluate
+from .wraps import wrap_in
 
 BASE_SIZE = 4  # a dynamic dim's value when a case does not set it (clamped into the symbol's range)
 FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64"}
@@ -107,53 +108,9 @@ def _tmps(defs, t) -> list[str]:
     return [n for n in t.expr.names if n in defs and n.startswith("tmp")]
 
 
-def _int(n, value: int | None = None) -> bool:
-    n = E.strip_parens(n)
-    return isinstance(n, E.Int) and (value is None or n.value == value)
-
-
 def _func(n) -> str:
     """The name a call calls (``tl.full``, ``at::vec::Vectorized<int64_t>::loadu``); "" for any other node."""
     return (E.dotted(n.func) or "") if isinstance(n, E.Call) else ""
-
-
-def _is_zero(defs, name: str, depth: int = 0) -> bool:
-    """``0``, ``static_cast<int64_t>(0)``, ``tl.full([1], 0, tl.int64)`` or a vector of one of those."""
-    t = defs.get(name)
-    if t is None or depth > 4:
-        return False
-    tree = E.strip_parens(t.expr.tree)
-    inner = _tmps(defs, t)
-    if _int(tree, 0) or (not inner and ((isinstance(tree, E.Call) and len(tree.args) == 1 and _int(tree.args[0], 0))
-                                        or (isinstance(tree, E.Cast) and _int(tree.operand, 0)))):
-        return True
-    if isinstance(tree, E.Call) and "full" in _func(tree) and any(_int(x, 0) for x in tree.args[1:-1]):
-        return True
-    return len(inner) == 1 and any("Vectorized" in x for x in E.names(tree)) and _is_zero(defs, inner[0], depth + 1)
-
-
-def _negative_test(defs, name: str) -> str | None:
-    """The tmp a ``x < 0`` test tests (``tmp3 < 0``, ``tmp3 < tmp_zero``, ``VecMask<…>(tmp3 < tmp_zero)``) when
-    ``name`` is such a test, else None."""
-    t = defs.get(name)
-    if t is None:
-        return None
-    n = E.strip_parens(t.expr.tree)
-    if isinstance(n, E.Call) and len(n.args) == 1:  # a vector mask of the test
-        n = E.strip_parens(n.args[0])
-    if not (isinstance(n, E.Compare) and n.ops == ("<",)):
-        return None
-    left, right = n.operands
-    tested = [x for x in E.names(left) if x in defs and x.startswith("tmp")]
-    r = E.strip_parens(right)
-    zero = _int(r, 0) or (isinstance(r, E.Name) and r.id in defs and _is_zero(defs, r.id))
-    return tested[0] if len(tested) == 1 and zero else None
-
-
-def _selects(tree) -> bool:
-    """A select anywhere in ``tree``: ``c ? a : b``, ``tl.where(c, a, b)``, ``blendv(a, b, c)``."""
-    return any(isinstance(n, E.Ternary) or _func(n).rsplit(".", 1)[-1].rsplit("::", 1)[-1] in ("where", "blendv")
-               for n in E.walk(tree))
 
 
 def _loads(tree) -> bool:
@@ -169,19 +126,12 @@ def _computes(tree) -> bool:
 
 
 def _unwrap(defs, t) -> tuple[bool, str | None]:
-    """(whether ``t`` is the wrap of negatives ``c ? x + N : x`` / ``tl.where(c, x + N, x)`` / ``blendv(x, x + N, c)``,
-    the unwrapped ``x``)."""
-    if not _selects(t.expr.tree):
+    """(whether ``t`` is the wrap of negatives ``c ? x + N : x`` / ``tl.where(c, x + N, x)`` / ``blendv(x, x + N, c)``
+    with a cast mask, in every form `inspector.queries.wraps` reads, the unwrapped ``x``)."""
+    raw = wrap_in(defs, t.expr.tree)
+    if raw is None:
         return False, None
-    tmps = _tmps(defs, t)
-    tested = [_negative_test(defs, n) for n in tmps]
-    if not any(tested):
-        return False, None
-    operands = [n for n, x in zip(tmps, tested) if not x]
-    for a in operands:
-        if any(a in defs[b].expr.names for b in operands if b != a):
-            return True, a
-    return True, next((x for x in tested if x), None)
+    return True, raw.id if isinstance(raw, E.Name) else next((n for n in E.names(raw) if n in defs), None)
 
 
 def _defs(k, a) -> dict:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
@@ -15,13 +16,28 @@ from ..package import Package
 
 def _plain(x):
     """A dataclass tree as JSON-ready dicts and lists (fields in declaration order)."""
-    if is_dataclass(x) and not isinstance(x, type):
-        return x.to_dict() if hasattr(x, "to_dict") else {f.name: _plain(getattr(x, f.name)) for f in fields(x)}
+    if type(x) in _SCALARS:
+        return x
+    how = _how(type(x))
+    if how is not None:
+        return x.to_dict() if how is True else {n: _plain(getattr(x, n)) for n in how}
     if isinstance(x, (list, tuple)):
         return [_plain(v) for v in x]
     if isinstance(x, dict):
         return {k: _plain(v) for k, v in x.items()}
     return x
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+@functools.lru_cache(maxsize=None)
+def _how(cls):
+    """How `_plain` writes an instance of ``cls``: True (its own ``to_dict``), its field names (a dataclass), None
+    (anything else); looked up once per class, not for each of a multi-model package's 2,900 constants."""
+    if not is_dataclass(cls):
+        return None
+    return True if hasattr(cls, "to_dict") else tuple(f.name for f in fields(cls))
 
 
 @dataclass

@@ -20,7 +20,8 @@ def render_check(console: Console, r) -> None:
         for x in r.predicted_assertions:
             p.add(Text.assemble((f"{x['kernel']} ", "cyan"), f"`{x['message']}`: {x['why']}"))
     if r.may_fail:
-        p = root.add(Text("may fail (the sizes allow it; the values decide)", style="bold"))
+        p = root.add(Text("may fail (the sizes allow it; the values decide)" if all(x["op"] != "extern" for x in r.may_fail)
+                          else "may fail (the sizes allow it; the values or an extern op's own code decide)", style="bold"))
         for x in r.may_fail:
             p.add(Text.assemble((f"{x['kernel']} ", "cyan"), f"`{x['message']}`: {x['why']}"))
     root.add(Text.assemble(("certainty: ", "bold"), r.certainty))

@@ -1,10 +1,12 @@
 """An index that is the kernel's own loop position (an arange: a language model's position ids) checked against a
-table: every sequence longer than the table fails, whatever the values.  Two real packages of code nobody here
-wrote the model of, each with the real logs of runs at both sides of the edge:
+table: every sequence longer than the table fails, whatever the values.  Three real packages, each with the real
+logs of runs at both sides of the edge:
 
 - ``harvest/hf_ctx_cpu213/gpt2_positions``: Hugging Face's GPT2LMHeadModel (n_positions=32), sequence exported for
   2..128, torch 2.13 CPU: `index out of bounds: tmp6 < 32L`, ``tmp6`` a copy of the loop variable ``x1``, whose
   loop runs below ``ks0`` = input 0 dim 1;
+- ``harvest/hf_ctx/gpt2_positions_cuda``: the same model built and run on an H200 (torch 2.11): `x0 < 32` with
+  ``x0 = (xindex % ks0)`` in a Triton kernel;
 - ``options/sdpa_bf16_dyn_cuda``: a 128-row position table, sequence exported for 2..1024, torch 2.11 on an H200:
   `y0 < 128` with ``y0 = (yindex % ks0)``.
 
@@ -28,10 +30,12 @@ from inspector.queries.diagnose import diagnose
 pytestmark = pytest.mark.samples
 
 GPT2 = S / "harvest/hf_ctx_cpu213/gpt2_positions"
+GPT2_CUDA = S / "harvest/hf_ctx/gpt2_positions_cuda"
 SDPA = S / "options/sdpa_bf16_dyn_cuda"
 
 # (folder, model input holding the sequence, the table's rows, the dim's exported max, device suffix of a spec)
-CASES = [(GPT2, 0, 32, 128, ""), (SDPA, 0, 128, 1024, "@cuda")]
+CASES = [(GPT2, 0, 32, 128, ""), (GPT2_CUDA, 0, 32, 128, "@cuda"), (SDPA, 0, 128, 1024, "@cuda")]
+IDS = ["gpt2_cpu", "gpt2_cuda", "sdpa_cuda"]
 
 
 def _runs(folder):
@@ -46,7 +50,7 @@ def _runs(folder):
     return out
 
 
-@pytest.mark.parametrize("folder,inp,rows,top,dev", CASES, ids=["gpt2_cpu", "sdpa_cuda"])
+@pytest.mark.parametrize("folder,inp,rows,top,dev", CASES, ids=IDS)
 def test_the_trace_names_the_sequence_not_a_value(folder, inp, rows, top, dev):
     failing = [(n, log) for n, rc, log in _runs(folder) if rc != 0]
     assert failing
@@ -66,7 +70,7 @@ def test_the_trace_names_the_sequence_not_a_value(folder, inp, rows, top, dev):
             assert d.steps[0].do == diagnose_words.TRACE_LOOP_POSITION
 
 
-@pytest.mark.parametrize("folder,inp,rows,top,dev", CASES, ids=["gpt2_cpu", "sdpa_cuda"])
+@pytest.mark.parametrize("folder,inp,rows,top,dev", CASES, ids=IDS)
 def test_check_predicts_each_recorded_run(folder, inp, rows, top, dev):
     """For every real run: check with its shape says fail exactly when the run failed, and names the check the
     log printed."""

@@ -59,8 +59,13 @@ def test_plan_and_diagnosis_replay_the_recorded_run(sample):
     assert len(rows) == len(recorded["rows"]) > 0
     for row, rec in zip(rows, recorded["rows"], strict=True):
         assert row.id == rec["id"]
-        assert row.prediction.kind == rec["prediction"]["kind"], row.id
-        assert row.prediction.kernel == rec["prediction"]["kernel"], row.id
+        if (rec["prediction"]["kind"], row.prediction.kind) == ("fit", "may_fail") and row.prediction.kernel.startswith(
+                "aoti_torch_"):  # since the recording, an extern op fed a size the package was not built for is
+            assert row.agree or row.id in SWEEP.get(_key(sample), {}), row.id  # "may fail", not "fit"
+            # (inspector/queries/check.py): its run still agrees, or the row is a known gap
+        else:
+            assert row.prediction.kind == rec["prediction"]["kind"], row.id
+            assert row.prediction.kernel == rec["prediction"]["kernel"], row.id
         assert row.diagnosis["category"] == rec["diagnosis"]["category"], (row.id, row.diagnosis["verdict"])
     known = SWEEP.get(_key(sample), {})
     bad = [(r.id, r.why) for r in rows if not r.agree and r.id not in known]

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 QUERIES = Path(__file__).resolve().parents[2] / "inspector" / "queries"
+# explain/ only words facts: it reads no text back either (its limit's parentheses come from the bound's tree)
+EXPLAIN = QUERIES.parent / "explain"
 
 
 
@@ -39,6 +41,19 @@ def test_query_module_uses_no_regex(path: Path):
     uses = regex_uses(path.read_text())
     assert not uses, (f"inspector/queries/{rel} uses a regular expression ({'; '.join(uses)}): match the typed "
                       "tree or a fact parse/ records; a log pattern goes to inspector/logs/patterns.py")
+
+
+def _explain_modules() -> list[Path]:
+    mods = sorted(EXPLAIN.glob("*.py"))
+    assert len(mods) >= 8 and EXPLAIN / "__init__.py" in mods, mods
+    return mods
+
+
+@pytest.mark.parametrize("path", _explain_modules(), ids=lambda p: f"explain/{p.name}")
+def test_explain_module_uses_no_regex(path: Path):
+    uses = regex_uses(path.read_text())
+    assert not uses, (f"inspector/explain/{path.name} uses a regular expression ({'; '.join(uses)}): rendering never "
+                      "parses; the query hands explain a typed fact (a tree, a field) and explain only words it")
 
 
 def test_the_check_flags_a_module_with_a_regex(tmp_path):

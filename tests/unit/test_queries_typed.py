@@ -26,7 +26,10 @@ PKG = ROOT / "inspector"
 SAMPLES = ROOT / "sample_packages"
 
 # the modules whose sentences moved to inspector/explain/ (one word or two may stay: names, kinds, keys)
-NO_SENTENCE = ("queries/check.py", "queries/locate.py")
+NO_SENTENCE = ("queries/check.py", "queries/locate.py", "queries/report.py")
+# the modules that hold no word a person reads at all, not even a label's ("bounded by", f"param {p}"): codes,
+# keys and generated code's tokens only (their words: explain/report.py)
+NO_WORDS = ("queries/report.py",)
 # the modules of queries/ this round emptied of `re` (the lead's allowlist in tests/unit/test_queries_no_regex.py
 # shrinks by these)
 NO_REGEX = ("queries/check.py", "queries/memory.py", "queries/locate.py", "queries/kernels.py",
@@ -46,6 +49,26 @@ def sentences(source: str) -> list[str]:
             and len(n.value.split()) >= 3]
 
 
+def label_words(source: str) -> list[str]:
+    """The string constants that are words a person reads, however short (docstrings aside): two words or more
+    (``"bounded by"``), or a piece of an f-string that puts a word beside a value (``f"param {p}"``,
+    ``f"{k} (signature)"``).  Codes, keys (``f"param:{k}:{p}"``) and code tokens (``'extern "C"'``, ``" = "``) pass."""
+    tree = ast.parse(source)
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    pieces = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    out = []
+    for n in ast.walk(tree):
+        if not (isinstance(n, ast.Constant) and isinstance(n.value, str)) or id(n) in docs:
+            continue
+        v = n.value
+        if sum(t.isalpha() for t in v.split()) >= 2 or (id(n) in pieces and any(c.isalpha() for c in v)
+                                                        and any(c.isspace() for c in v)):
+            out.append(v)
+    return out
+
+
 def regex_uses(source: str) -> list[str]:
     """``import re`` / ``from re import …`` / ``re.<anything>`` in a module."""
     out = []
@@ -62,6 +85,22 @@ def regex_uses(source: str) -> list[str]:
 @pytest.mark.parametrize("rel", NO_SENTENCE)
 def test_check_and_locate_hold_no_sentence(rel):
     assert sentences((PKG / rel).read_text()) == [], f"{rel}: its words go to inspector/explain/"
+
+
+@pytest.mark.parametrize("rel", NO_WORDS)
+def test_report_query_holds_no_label_words(rel):
+    assert label_words((PKG / rel).read_text()) == [], f"{rel}: a chain's labels are codes; their words go to explain/report.py"
+
+
+def test_the_label_check_can_fail():
+    bad = ('def f(c, k, p):\n    """Docstrings of many words pass."""\n    c.link(k, p, "bounded by")\n'
+           '    return [f"param {p}", f"{k} (signature)", f"param:{k}:{p}", \'extern "C"\', f"{p} = {k}", "size_of"]\n')
+    assert label_words(bad) == ["bounded by", "param ", " (signature)"]
+    from inspector.explain import report as words
+
+    # every word the report's chains draw is in explain/report.py, and each would be caught back in a query
+    drawn = [w for w in words.EDGES.values() if w]
+    assert drawn and all(label_words(f"x = {w!r}\n") for w in drawn if " " in w)
 
 
 @pytest.mark.parametrize("rel", NO_REGEX)
@@ -205,6 +244,7 @@ def test_repro_reads_tmp_definitions_by_their_tree():
     from inspector.model import Expr, TmpDef
     from inspector.parse import expr_tree as E
     from inspector.queries import repro as R
+    from inspector.queries import wraps as W
 
     def defs(**texts):
         return {n: TmpDef(n, Expr(t, E.names(E.parse_expr(t))), i) for i, (n, t) in enumerate(texts.items())}
@@ -213,13 +253,15 @@ def test_repro_reads_tmp_definitions_by_their_tree():
              tmp3="tl.full([XBLOCK], 64, tl.int32)", tmp4="tmp0 + tmp3", tmp5="tl.where(tmp2, tmp4, tmp0)",
              tmp6="tl.full([1], 4, tl.int64)", tmp7='tl.where(xmask, tmp0, float("-inf"))',
              tmp8="tl.where((tmp0 < 0) != (tmp6 < 0), tmp0 // tmp6 - 1, tmp0 // tmp6)")
-    assert [n for n in d if R._is_zero(d, n)] == ["tmp1"]
-    assert R._negative_test(d, "tmp2") == "tmp0" and R._negative_test(d, "tmp8") is None  # a floor division's sign test
+    assert [n for n in d if W._is_zero(d, E.Name(n))] == ["tmp1"]
+    assert W.negative_test(d, E.Name("tmp2")) == E.Name("tmp0")
+    assert W.wrap_in(d, d["tmp8"].expr.tree) is None  # a floor division's sign test is no wrap
     assert R._unwrap(d, d["tmp5"]) == (True, "tmp0") and R._unwrap(d, d["tmp7"]) == (False, None)
     assert (R._loads(d["tmp0"].expr.tree), R._loads(d["tmp6"].expr.tree)) == (True, False)  # a constant is no load
     assert (R._computes(d["tmp4"].expr.tree), R._computes(d["tmp7"].expr.tree)) == (True, False)  # "-inf" is a string
     c = defs(tmp0="at::vec::Vectorized<int64_t>::loadu(in_ptr0 + static_cast<int64_t>(16L*x0), static_cast<int64_t>(16))",
              tmp1="static_cast<int64_t>(0)", tmp2="at::vec::Vectorized<int64_t>(tmp1)",
              tmp3="at::vec::VecMask<int64_t,2>(tmp0 < tmp2)", tmp4="tmp0 < 0", tmp5="tmp4 ? tmp0 + 64L : tmp0")
-    assert R._is_zero(c, "tmp1") and R._is_zero(c, "tmp2") and R._negative_test(c, "tmp3") == "tmp0"
+    assert W._is_zero(c, E.Name("tmp1")) and W._is_zero(c, E.Name("tmp2"))
+    assert W.negative_test(c, E.Name("tmp3")) == E.Name("tmp0")
     assert R._unwrap(c, c["tmp5"]) == (True, "tmp0") and R._loads(c["tmp0"].expr.tree)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...queries.report import MAX_TRACES, ReportResult, TracedFailure
+from ...explain import report as say
+from ...queries.report import MAX_TRACES, Panel, ReportResult, TracedFailure
 from ...queries.show import ShowResult
 from ...queries.trace import TraceResult
 from . import esc as _e, fill, json_island, load
@@ -85,14 +86,24 @@ def _summary_html(s: ShowResult) -> str:
     return "".join(out)
 
 
+def _panel(p: Panel | None) -> dict | None:
+    """A source panel as the page's script reads it: ``{"file", "what", "lines", "mark"}`` (its title in ``what``;
+    a signature's keys in the order the pages have always had them)."""
+    if p is None:
+        return None
+    if p.view == "signature":
+        return {"file": p.file, "what": say.panel_title(p), "mark": p.mark, "lines": p.lines}
+    return {"file": p.file, "what": say.panel_title(p), "lines": p.lines, "mark": p.mark}
+
+
 def _trace_html(i: int, tf: TracedFailure) -> tuple[str, dict]:
     """One traced failure's section, and its data for the page's script: the chain's nodes, the kernel lines
     around the assert, the wrapper.cpp lines of its call sites."""
     mt, chain = tf.match, tf.chain
-    data = {"nodes": [{"label": n.label, "kind": n.kind, "detail": n.detail, "source": n.source}
+    data = {"nodes": [{"label": n.label, "kind": n.kind, "detail": n.detail, "source": _panel(n.source)}
                       for n in chain.nodes.values()],
-            "snippet": tf.snippet,
-            "calls": tf.calls}
+            "snippet": _panel(tf.snippet),
+            "calls": [_panel(p) for p in tf.calls]}
     stacks = "".join(f"<pre>{_e(s)}</pre>" for s in mt.stack_traces)
     body = fill(
         "trace.html", i=str(i), message=_e(mt.assertion.message), model=_e(mt.model), kernel=_e(mt.kernel),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...explain.report import edge_label
 from . import esc as _e
 from .layout import COL_W, NODE_H, ROW_GAP, layout
 
@@ -32,7 +33,8 @@ def chain_svg(c: Chain, trace_id: int) -> str:
            f'role="img" aria-label="trace chain">']
     out.append('<defs><marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
                'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#888"/></marker></defs>')
-    for a, b, label in c.edges:
+    for a, b, code in c.edges:
+        label = edge_label(code)
         (x1, y1), (x2, y2) = xy(a), xy(b)
         sx, sy, ex, ey = x1 + box_w / 2, y1 + NODE_H, x2 + box_w / 2, y2
         if y2 <= y1:  # same or earlier row: go round the side

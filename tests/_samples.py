@@ -126,6 +126,16 @@ def sample_of(path: Path) -> Sample | None:
     return Sample(S / rel.parts[0] / rel.parts[1])
 
 
+def error_log_text(folder: Path) -> str:
+    """The real ``error.log`` of a sample folder, as text."""
+    return (Path(folder) / "error.log").read_text()
+
+
+def options_index(name: str) -> dict:
+    """``sample_packages/options/<name>/index.json``: how a packaging-option case was built and what its runs did."""
+    return json.loads((S / "options" / name / "index.json").read_text())
+
+
 def pkg_for(log: Path) -> Path:
     """The package a real log came from: logs/index.json names it; else the sample's own package."""
     log = Path(log)
@@ -141,10 +151,13 @@ def pkg_for(log: Path) -> Path:
 SAMPLES: list[Sample] = [Sample(p.parent) for p in sorted(S.glob("*/*/manifest.json"))]
 IDS = [s.id for s in SAMPLES]
 MANIFESTS = [s.manifest_path for s in SAMPLES]
+TRACED_MANIFESTS = [s.manifest_path for s in SAMPLES if s.traces]  # the samples whose real error the tool traces
 # Every AOTI package on disk, the harvest's (issue 16: code nobody here wrote) included; ep/ folders and
 # exported_program.pt2 hold torch.export.save files, not AOTI packages.
 PACKAGES = sorted(p for p in S.glob("**/*.pt2") if p.parent.name != "ep" and p.name != "exported_program.pt2")
 LOGS = sorted({*S.glob("*/*/error.log"), *S.glob("*/*/logs/*.log")})
+# The samples built with their exported program packaged (models/model.json); torch 2.6 cannot package one.
+WITH_EP = sorted(p for p in S.glob("*/*/*.pt2") if "gather_dynamic" in p.parent.name and p.parent.parent.name != "cpu-2.6")
 
 
 def by_name(key: str) -> Sample:

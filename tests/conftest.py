@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from _browser import browser  # noqa: F401  (registered here: the report tests' chromium, tests/_browser.py)
 from _samples import LOGS, PACKAGES, SAMPLES, Sample, sample_of
 
 
@@ -42,6 +43,15 @@ def _cache_dir(tmp_path_factory):
     mp.setenv("PT2_INSPECT_CACHE_DIR", str(folder))
     yield
     mp.undo()
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch) -> Path:
+    """An index cache folder of the test's own (not made yet): for a test that tests the cache, or that must not
+    meet an entry another test wrote in the shared one.  ``PT2_INSPECT_CACHE_DIR`` points there for the test."""
+    d = tmp_path / "cache"
+    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(d))
+    return d
 
 
 def _parametrized(metafunc, name: str) -> bool:

@@ -159,7 +159,7 @@ def _applies(where: str, rel: str) -> bool:
 
 def _moved(where: str, rel: str) -> bool:
     """A per-file rule whose file is not there any more also applies to a file of the same name elsewhere
-    (helper tests moves tests/test_x.py to tests/unit/test_x.py, tests/samples/…)."""
+    (helper tests moves tests/test_<name>.py to tests/unit/test_<name>.py, tests/samples/…)."""
     return (where != ALL and not where.endswith("/") and not (ROOT / where).exists()
             and rel.rsplit("/", 1)[-1] == where.rsplit("/", 1)[-1])
 

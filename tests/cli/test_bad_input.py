@@ -448,10 +448,9 @@ def _mutated_wrapper(tmp_path: Path, old: str, new: str) -> Path:
     return w
 
 
-def test_skipped_statement_is_counted_and_shown(tmp_path, capsys, monkeypatch):
+def test_skipped_statement_is_counted_and_shown(tmp_path, capsys, cache_dir):
     # A guard a future torch might write with a cast no rule knows.  Its own index cache: a warm one (another test
     # showed the same text) answers `show --json` with coverage 0/0 (tests/unit/test_cache.py, the strict xfail).
-    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     w = _mutated_wrapper(tmp_path, "if (arg1_1_size[0] > 1024) {", "if (arg1_1_size[0] > (int64_t)1024) {")
     rc, out, err = run(capsys, ["show", w, "--json"])
     assert rc == 0

@@ -14,12 +14,13 @@ import shutil
 import socket
 import subprocess
 import sys
-import threading
 import time
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from _net import HangingServer, free_port
 
 pytestmark = pytest.mark.slow  # starts real servers (seconds): out of the fast lane
 
@@ -42,12 +43,6 @@ if missing:
         raise RuntimeError(f"CI=true: the remote tests must run, but {missing} "
                            "(apt-get install nginx; pip install 'pt2-inspect[remote]' moto[server])")
     pytest.skip(missing, allow_module_level=True)
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait(port: int, proc, what: str):
@@ -98,7 +93,7 @@ def served(tmp_path_factory):
         shutil.copy(SP / rel, www / rel)
     _big_package(www)
     shutil.copy(SP / "cpu/jagged/jagged.pt2", www / "changing.pt2")
-    port = _port()
+    port = free_port()
     conf = tmp / "nginx.conf"
     user = "user root;" if os.geteuid() == 0 else ""
     conf.write_text(f"""{user}
@@ -116,25 +111,10 @@ http {{
 }}
 """)
     ng = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(tmp)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    s3port = _port()
+    s3port = free_port()
     moto = subprocess.Popen([str(MOTO), "-H", "127.0.0.1", "-p", str(s3port)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    # a server that accepts and never answers: the timeout case
-    hang = socket.socket()
-    hang.bind(("127.0.0.1", 0))
-    hang.listen(8)
-    held = []
-    stop = threading.Event()
-
-    def accept():
-        hang.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(hang.accept()[0])
-            except OSError:
-                pass
-
-    threading.Thread(target=accept, daemon=True).start()
+    hang = HangingServer(8)  # the timeout case
     try:
         _wait(port, ng, "nginx")
         _wait(s3port, moto, "moto_server")
@@ -146,11 +126,8 @@ http {{
         for f in www.rglob("*.pt2"):
             s3.upload_file(str(f), "models", f.relative_to(www).as_posix())
         yield {"http": f"http://127.0.0.1:{port}", "s3env": env, "s3": s3, "www": www, "tmp": tmp,
-               "hang": f"http://127.0.0.1:{hang.getsockname()[1]}"}
+               "hang": f"http://127.0.0.1:{hang.port}"}
     finally:
-        stop.set()
-        for c in held:
-            c.close()
         hang.close()
         for p in (ng, moto):
             p.terminate()

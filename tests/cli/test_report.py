@@ -20,20 +20,14 @@ import inspector
 from inspector.cli import main
 from inspector.queries.kernels import kernel_rows
 from inspector.cli.report import build_report
-from inspector.render.html.layout import layout
 
+from _browser import open_page
+from _samples import error_log_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_packages"
 CUDA_JAGGED = SAMPLES / "cuda/jagged/jagged.pt2"
 CPU_TRANSFORMER = SAMPLES / "cpu/transformer/transformer.pt2"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def _log(d: Path) -> str:
-    return (d / "error.log").read_text()
 
 
 # -- the page as text ---------------------------------------------------------------------------------
@@ -42,7 +36,7 @@ def _log(d: Path) -> str:
 @pytest.fixture(scope="module")
 def jagged_html() -> str:
     with inspector.open_package(CUDA_JAGGED) as pkg:
-        return build_report(pkg, _log(CUDA_JAGGED.parent))
+        return build_report(pkg, error_log_text(CUDA_JAGGED.parent))
 
 
 def test_report_fetches_nothing(jagged_html):
@@ -93,7 +87,7 @@ def _evil_page(monkeypatch) -> str:
     monkeypatch.setattr(report, "kernel_rows", lambda pkg, name: real(pkg, name) + [dataclasses.replace(
         real(pkg, name)[0], name=EVIL, fx_nodes=[EVIL, "<!--", "</"])])
     with inspector.open_package(CUDA_JAGGED) as pkg:
-        return build_report(pkg, _log(CUDA_JAGGED.parent))
+        return build_report(pkg, error_log_text(CUDA_JAGGED.parent))
 
 
 def test_report_embeds_no_closing_script_tag_in_data(monkeypatch):
@@ -173,25 +167,6 @@ def test_report_refuses_a_binary_log(tmp_path, capsys):
 # -- in the browser ---------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def browser():
-    missing = None
-    if not os.path.exists(CHROMIUM):
-        missing = f"{CHROMIUM} is missing (apt-get install chromium)"
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing = missing or "playwright is not installed (pip install -e '.[test]')"
-    if missing:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true: the report's browser test must run, but {missing}")
-        pytest.skip(missing)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def artifacts(tmp_path) -> Path:
     d = Path(os.environ.get("PT2_INSPECT_ARTIFACTS") or tmp_path)
@@ -199,22 +174,11 @@ def artifacts(tmp_path) -> Path:
     return d
 
 
-def _open(browser, path: Path):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors, requests = [], []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("request", lambda r: requests.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
-    t = time.monotonic()
-    page.goto(path.as_uri(), wait_until="load")
-    return page, time.monotonic() - t, errors, requests
-
-
 def test_click_through_the_jagged_trace(browser, tmp_path, artifacts, capsys):
     out = tmp_path / "jagged.html"
     assert main(["report", str(CUDA_JAGGED), "--log", str(CUDA_JAGGED.parent / "error.log"), "-o", str(out)]) == 0
     capsys.readouterr()
-    page, took, errors, requests = _open(browser, out)
+    page, took, errors, requests = open_page(browser, out)
     assert page.inner_text("#verdict").startswith("✗ index out of bounds: 0 <= tmp9 < ks0")
     trace = page.locator("#trace-0")
     assert "AOTI_RUNTIME_CHECK_INPUTS=1" in trace.inner_text()
@@ -262,7 +226,7 @@ def test_click_through_the_jagged_trace(browser, tmp_path, artifacts, capsys):
 def test_script_text_in_the_data_stays_data_in_the_browser(browser, tmp_path, monkeypatch):
     out = tmp_path / "evil.html"
     out.write_text(_evil_page(monkeypatch))
-    page, took, errors, requests = _open(browser, out)
+    page, took, errors, requests = open_page(browser, out)
     assert page.title().startswith("pt2-inspect report")
     assert page.inner_text("#kcount") == "4 of 4 kernels"
     page.fill("#search", "pwned")
@@ -286,10 +250,10 @@ def test_large_kernel_list_pages(browser, tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(report, "kernel_rows", many)
     with inspector.open_package(CPU_TRANSFORMER) as pkg:
-        html = build_report(pkg, _log(CPU_TRANSFORMER.parent))
+        html = build_report(pkg, error_log_text(CPU_TRANSFORMER.parent))
     out = tmp_path / "big.html"
     out.write_text(html)
-    page, took, errors, requests = _open(browser, out)
+    page, took, errors, requests = open_page(browser, out)
     assert page.inner_text("#kcount") == "20000 of 20000 kernels"
     assert page.locator("#ktable tbody tr").count() == 100
     assert page.inner_text("#page") == "page 1 of 200"

@@ -11,18 +11,12 @@ import pytest
 
 import inspector
 from inspector.cli import main
-from inspector.queries.check import check
 from inspector.queries.trace import trace_assert
 
-from _samples import MANIFESTS, sample_of
+from _samples import TRACED_MANIFESTS, sample_of
 
 ROOT = Path(__file__).resolve().parents[2]
 CERTAINTY = {"certain", "likely", "possible"}
-FIRED = [m for m in MANIFESTS if sample_of(m).traces]
-
-
-def _pkg(manifest: Path) -> Path:
-    return manifest.parent / f"{json.loads(manifest.read_text())['name']}.pt2"
 
 
 def _ids(p: Path) -> str:
@@ -39,12 +33,12 @@ def _in_order(text: str, parts: list[str]) -> bool:
     return True
 
 
-@pytest.mark.parametrize("manifest", FIRED, ids=_ids)
+@pytest.mark.parametrize("manifest", TRACED_MANIFESTS, ids=_ids)
 def test_text_json_report_and_api_say_the_same_things_in_the_same_order(manifest, capsys, tmp_path):
     """On every sample whose real error traces: the verdict, each hypothesis (with its certainty) and each note,
     in one order, in the Python API, the --json answer, the text answer and the HTML report."""
-    assert FIRED
-    pkg, log = _pkg(manifest), manifest.parent / "error.log"
+    assert TRACED_MANIFESTS
+    pkg, log = sample_of(manifest).pkg, manifest.parent / "error.log"
     with inspector.open_package(pkg) as p:
         api = trace_assert(p, log=log.read_text(errors="replace"))
     assert api.matches and api.certainty in CERTAINTY
@@ -70,9 +64,9 @@ def test_text_json_report_and_api_say_the_same_things_in_the_same_order(manifest
     assert _in_order(page, parts), "the report holds them in the same order"
 
 
-@pytest.mark.parametrize("manifest", FIRED, ids=_ids)
+@pytest.mark.parametrize("manifest", TRACED_MANIFESTS, ids=_ids)
 def test_every_hypothesis_carries_certainty_and_evidence(manifest):
-    with inspector.open_package(_pkg(manifest)) as p:
+    with inspector.open_package(sample_of(manifest).pkg) as p:
         r = trace_assert(p, log=(manifest.parent / "error.log").read_text(errors="replace"))
     hyps = [h for mt in r.matches for h in mt.hypotheses]
     assert hyps

@@ -3,7 +3,6 @@ file's docstring for what the whole covers."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest

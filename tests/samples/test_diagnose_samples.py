@@ -9,31 +9,12 @@ from pathlib import Path
 import pytest
 
 import inspector
-from inspector.explain import ENV_WHEN
-from inspector.queries.diagnose import diagnose
 
+from _queries import diagnose_pkg, steps_ok
 from _samples import SAMPLES, pkg_for, sample_of
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_packages"
-
-
-def _diag(pkg: Path, log: str, **kw):
-    with inspector.open_package(pkg) as p:
-        return diagnose(p, log, **kw)
-
-
-_pkg_of = pkg_for
-
-
-def _steps_ok(d):
-    assert d.steps
-    for s in d.steps:
-        assert s.do and s.when in ("compile", "run", None)
-        for k in s.env:
-            assert k in ENV_WHEN, k
-        if s.env and len({ENV_WHEN[k] for k in s.env}) == 1:
-            assert s.when == ENV_WHEN[next(iter(s.env))]
 
 
 ERROR_LOGS = [s.error_log for s in SAMPLES if s.traces] + [
@@ -44,13 +25,13 @@ ERROR_LOGS = [s.error_log for s in SAMPLES if s.traces] + [
 @pytest.mark.parametrize("log", ERROR_LOGS, ids=lambda p: f"{p.parent.parent.name}-{p.parent.name}")
 def test_index_assert_with_line_gives_the_full_trace(log):
     assert ERROR_LOGS
-    man = json.loads((_pkg_of(log).parent / "manifest.json").read_text())
-    d = _diag(_pkg_of(log), log.read_text())
+    man = json.loads((pkg_for(log).parent / "manifest.json").read_text())
+    d = diagnose_pkg(pkg_for(log), log.read_text())
     assert d.category == ("extern_op" if man["expect"].get("kernel", "").startswith("aoti_torch_") else "index_assert")
     assert d.trace and d.trace.matches[0].kernel == man["expect"]["kernel"]
     assert d.verdict == d.trace.verdict and d.verdict
     assert d.to_dict()["trace"] == d.trace.to_dict()
-    _steps_ok(d)
+    steps_ok(d)
 
 
 @pytest.mark.samples

@@ -8,16 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import inspector
-from inspector.queries.doctor import doctor
+from _cli import run
+from _queries import MULTI, doctor_pkg
 
 ROOT = Path(__file__).resolve().parents[2]
-MULTI = ROOT / "bench" / "multi_model.pt2"
-
-
-def _run(path, **kw):
-    with inspector.open_package(path) as pkg:
-        return doctor(pkg, **kw)
 
 
 @pytest.mark.samples
@@ -26,24 +20,18 @@ def test_a_package_built_by_2_15_loads_with_2_13():
     pkgs = sorted((ROOT / "sample_packages" / "cpu-2.15").glob("*/*.pt2"))
     assert pkgs  # a loop over none would check nothing
     for pkg in pkgs:
-        assert not [f for f in _run(pkg, torch="2.13").errors if f.kind == "torch_abi"], pkg
+        assert not [f for f in doctor_pkg(pkg, torch="2.13").errors if f.kind == "torch_abi"], pkg
 
 
 @pytest.mark.samples
 def test_every_sample_gets_an_answer_and_json():
     seen = 0
     for pkg in sorted(ROOT.glob("sample_packages/*/*/*.pt2")):
-        d = _run(pkg).to_dict()
+        d = doctor_pkg(pkg).to_dict()
         json.dumps(d)
         assert d["verdict"] and d["findings"] and all(f["kind"] and f["message"] for f in d["findings"])
         seen += 1
     assert seen >= 60
-
-
-def _cli(argv, capsys):
-    from _cli import run
-
-    return run(capsys, argv)
 
 
 @pytest.mark.samples
@@ -53,7 +41,7 @@ def test_doctor_json_matches_its_schema_on_every_sample(capsys):
     jsonschema.Draft202012Validator.check_schema(schema)
     seen = 0
     for pkg in sorted(ROOT.glob("sample_packages/*/*/*.pt2")) + [MULTI]:
-        rc, out, _ = _cli(["doctor", str(pkg), "--gpu", "sm_90", "--torch", "2.13", "--json"], capsys)
+        rc, out, _ = run(capsys, ["doctor", str(pkg), "--gpu", "sm_90", "--torch", "2.13", "--json"])
         doc = json.loads(out)
         jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
         assert rc == (0 if doc["ok"] else 1)

@@ -3,40 +3,17 @@ file's docstring for what the whole covers."""
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import re
-import shutil
 import subprocess
-import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 
 from inspector import elf
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = sorted(ROOT.glob("sample_packages/*/*/*.pt2"))
-READELF = shutil.which("readelf")
+from _members import READELF, extract, members
 
-
-def _members(suffix: str) -> list[tuple[Path, str]]:
-    out = []
-    for p in PACKAGES:
-        with zipfile.ZipFile(p) as z:
-            out += [(p, n) for n in z.namelist() if n.endswith(suffix)]
-    return out
-
-
-SOS = _members(".so")
-
-
-def _extract(pkg: Path, member: str, tmp_path: Path) -> Path:
-    with zipfile.ZipFile(pkg) as z:
-        dst = tmp_path / Path(member).name
-        dst.write_bytes(z.read(member))
-    return dst
+SOS = members(".so")
 
 
 def _readelf_dynsyms(path: Path) -> list[tuple[str, bool]]:
@@ -53,7 +30,7 @@ def _readelf_dynsyms(path: Path) -> list[tuple[str, bool]]:
 @pytest.mark.skipif(READELF is None, reason="binutils' readelf is not installed")
 @pytest.mark.parametrize("pkg,member", SOS[::7], ids=lambda x: str(x)[-40:])
 def test_dynamic_symbols_equal_readelf(pkg, member, tmp_path):
-    so = _extract(pkg, member, tmp_path)
+    so = extract(pkg, member, tmp_path)
     ours = [(s.name, s.defined) for s in elf.dynamic_symbols(elf.file_reader(so))]
     theirs = _readelf_dynsyms(so)
     assert theirs and ours == theirs
@@ -63,7 +40,7 @@ def test_dynamic_symbols_equal_readelf(pkg, member, tmp_path):
 @pytest.mark.skipif(READELF is None, reason="binutils' readelf is not installed")
 @pytest.mark.parametrize("pkg,member", SOS[::11], ids=lambda x: str(x)[-40:])
 def test_needed_versions_equal_readelf(pkg, member, tmp_path):
-    so = _extract(pkg, member, tmp_path)
+    so = extract(pkg, member, tmp_path)
     out = subprocess.run([READELF, "-W", "-V", str(so)], capture_output=True, text=True, check=True).stdout
     part = out.split("Version needs section", 1)[1] if "Version needs section" in out else ""
     theirs, lib = set(), None

@@ -5,30 +5,23 @@ from __future__ import annotations
 
 import json
 import re
-import zipfile
 from pathlib import Path
 
 import pytest
 
-from inspector.graph.build import resolve_tmp
-from inspector.parse.cpp_kernel import parse_cpp_statement, parse_kernel_cpp
-from inspector.parse.message import parse_check_message
-from inspector.parse.triton import parse_triton_source, parse_triton_statement
-from inspector.parse.wrapper import ConstantSlot, InputSlot, Moved, SizeOf, parse_statement
+from inspector.parse.cpp_kernel import parse_kernel_cpp
+
+from _members import texts as member_texts
+from _parses import full_parse
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_packages"
 CPU_PACKAGES = sorted((SAMPLES / "cpu").glob("*/*.pt2"))
 
 
-def _member(pkg: Path, suffix: str) -> list[tuple[str, str]]:
-    with zipfile.ZipFile(pkg) as z:
-        return [(n, z.read(n).decode("utf-8")) for n in z.namelist() if n.endswith(suffix)]
-
-
 @pytest.mark.parametrize("pkg", CPU_PACKAGES, ids=lambda p: p.parent.name)
 def test_real_kernel_cpp_every_check_found(pkg):
-    members = _member(pkg, ".kernel.cpp")
+    members = member_texts(pkg, ".kernel.cpp")
     assert members, f"{pkg} has no kernel.cpp"
     total = 0
     for name, text in members:
@@ -72,18 +65,9 @@ def test_unchecked_extern_calls_agree_with_the_manifests():
 def test_shape_shared_parses_equal_the_plain_parse_on_every_statement():
     """`parse_one` parses a statement once per shape (names ending in digits renumbered) and puts the names back:
     on every statement of every sample and harvested package, that equals parsing the text as it is."""
-    import inspector
     from inspector.parse import grammar
-    from tests._samples import PACKAGES
 
-    grammar.RECORD = seen = []
-    try:
-        for p in PACKAGES:
-            with inspector.open_package(p) as pkg:
-                for n in pkg.model_names:
-                    pkg.index(n).full()
-    finally:
-        grammar.RECORD = None
+    seen = full_parse()[0]  # every statement of every sample's whole parse (tests/_parses.py)
     checked = renamed = 0
     done = set()
     for g, starts, tr, text, start, r in seen:

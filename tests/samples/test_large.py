@@ -122,10 +122,9 @@ def test_small_package_show_draws_every_kernel_in_package_order(capsys):
     assert names and _kernel_rows(out, set(names)) == names and "more kernels not shown" not in out
 
 
-def test_a_cached_trace_reads_no_wrapper(large, tmp_path, monkeypatch):
+def test_a_cached_trace_reads_no_wrapper(large, cache_dir):
     """The second trace answers from the index cache's parts (the scan's summary, the kernels, the slice):
     the 1,500-kernel wrapper is not read at all, and the answer is the first one."""
-    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(tmp_path))
     log = LOG.read_text()
     with inspector.open_package(large.path, cache=True) as pkg:
         first = trace_assert(pkg, log=log).to_dict()

@@ -3,32 +3,25 @@ file's docstring for what the whole covers."""
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 
 import pytest
 
 import inspector
-from inspector.errors import UsageError
-from inspector.parse.exported_program import load_ep, packaged_ep
+from inspector.parse.exported_program import packaged_ep
 from inspector.queries.locate import locate
+
+from _samples import WITH_EP
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_packages"
-# The samples built with their exported program packaged (models/model.json); torch 2.6 cannot package one.
-WITH_EP = sorted(p for p in S.glob("*/*/*.pt2") if "gather_dynamic" in p.parent.name and p.parent.parent.name != "cpu-2.6")
-
-
-def _open(p):
-    return inspector.open_package(p)
 
 
 @pytest.mark.parametrize("path", WITH_EP, ids=lambda p: p.parent.parent.name)
 def test_every_user_line_of_the_packaged_exported_program_is_located(path):
     """Each line of the user's code the exported program's stack traces name (models/model.json, read as JSON)
     leads to a launch, and the launch's FX nodes (or its fused name) hold that line's nodes."""
-    with _open(path) as pkg:
+    with inspector.open_package(path) as pkg:
         ep = packaged_ep(pkg)
         assert ep is not None
         lines = {(Path(loc.file).name, loc.line): n.name for n in ep.nodes.values() for loc in n.locations()}

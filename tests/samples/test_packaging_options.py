@@ -14,6 +14,8 @@ import pytest
 
 from inspector.cli import main
 
+from _samples import options_index
+
 ROOT = Path(__file__).resolve().parents[2]
 O = ROOT / "sample_packages" / "options"
 NAMES = ["aot_compile", "binary_blob", "cpp_only", "max_autotune", "named_files", "precompile_headers", "standalone"]
@@ -24,10 +26,6 @@ def _pkg(name: str) -> Path:
     return O / name / "model" if name == "aot_compile" else O / name / f"{name}.pt2"
 
 
-def _index(name: str) -> dict:
-    return json.loads((O / name / "index.json").read_text())
-
-
 def _json(capsys, *args, rc=(0,)):
     got = main([*map(str, args), "--json"])
     out = capsys.readouterr()
@@ -35,7 +33,7 @@ def _json(capsys, *args, rc=(0,)):
     return json.loads(out.out)
 
 
-RUNS = [(n, r) for n in NAMES for r in _index(n)["runs"]]
+RUNS = [(n, r) for n in NAMES for r in options_index(n)["runs"]]
 # index.json's right_category -> diagnose's category ("none (clean run)": nothing failed, diagnose says unknown)
 _CATEGORY = {"none (clean run)": "unknown", "weightless (load)": "weights_not_loaded"}
 
@@ -43,7 +41,7 @@ _CATEGORY = {"none (clean run)": "unknown", "weightless (load)": "weights_not_lo
 def test_every_option_has_its_sample_and_real_runs():
     assert set(NAMES) <= {p.name for p in O.iterdir() if p.is_dir()}  # the CUDA half's `*_cuda` folders sit beside
     for name in NAMES:
-        index = _index(name)
+        index = options_index(name)
         assert index["torch"].startswith("2.13") and index["build_env"]["ATEN_CPU_CAPABILITY"] == "avx2"
         assert index["runs"], name
         for r in index["runs"]:
@@ -94,7 +92,7 @@ def test_binary_blob_doctor_says_the_loader_loads_the_blob(capsys):
     fact = d["facts"]["model"]
     assert fact["weights_blob_member"].endswith(".wrapper_weights.blob")
     assert fact["weights_blob_bytes"] >= fact["constants_bytes"] > 0 and fact["weights_in_so_bytes"] <= 64
-    assert {r["scenario"]: r["rc"] for r in _index("binary_blob")["runs"]} == {"good": 0, "oob_index": 1, "so_alone": -11}
+    assert {r["scenario"]: r["rc"] for r in options_index("binary_blob")["runs"]} == {"good": 0, "oob_index": 1, "so_alone": -11}
 
 
 def test_binary_blob_so_run_alone_names_the_blob_not_loaded(capsys):
@@ -132,7 +130,7 @@ def test_aot_compile_output_has_its_so(target, capsys):
 def test_aot_compile_logs_are_their_failure_with_the_deprecated_api_in_a_note(capsys):
     """Today every one of these logs (the good run too) is `deprecated_api`: torch prints the warning on each call."""
     seen = 0
-    for run in _index("aot_compile")["runs"]:
+    for run in options_index("aot_compile")["runs"]:
         d = _json(capsys, "diagnose", _pkg("aot_compile"), "--log", O / "aot_compile" / run["log"], rc=(0, 1))
         assert d["category"] != "deprecated_api"
         assert any("deprecated torch._export.aot_compile" in n for n in d["notes"])
@@ -188,7 +186,7 @@ def test_cpp_only_doctor_says_the_loader_compiles_it(capsys):
     assert d["ok"] and d["facts"]["model"]["cmake_project"] == "cpp_only"
     (c,) = [f for f in d["findings"] if f["kind"] == "completeness"]
     assert c["severity"] == "warn" and "compiles it" in c["message"] and "C++ compiler" in c["message"]
-    assert [r["rc"] for r in _index("cpp_only")["runs"]] == [0, 1]
+    assert [r["rc"] for r in options_index("cpp_only")["runs"]] == [0, 1]
 
 
 def test_standalone_is_read_and_doctor_and_diagnose_say_it_is_not_for_aoti_load_package(capsys):

@@ -4,8 +4,6 @@ file's docstring for what the whole covers."""
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 
 import pytest
@@ -16,19 +14,13 @@ from inspector.queries.report import trace_chain
 from inspector.render.html.layout import layout
 from inspector.queries.trace import trace_assert
 
-from _samples import SAMPLES as ALL_SAMPLES
+from _browser import open_page
+from _samples import SAMPLES as ALL_SAMPLES, error_log_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_packages"
 CUDA_JAGGED = SAMPLES / "cuda/jagged/jagged.pt2"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 TRACED = [s.dir for s in ALL_SAMPLES]  # every sample with a manifest, its package and its real error.log
-
-
-def _log(d: Path) -> str:
-    return (d / "error.log").read_text()
 
 
 def _pkg(d: Path) -> Path:
@@ -41,7 +33,7 @@ def test_every_sample_chain_reaches_what_the_manifest_says(case, request):
     if not manifest["expect"].get("fired", True):
         pytest.skip("the trigger ran without any error on this build: nothing to trace")
     with inspector.open_package(_pkg(case)) as pkg:
-        r = trace_assert(pkg, log=_log(case))
+        r = trace_assert(pkg, log=error_log_text(case))
         assert r.matches
         c = trace_chain(pkg, r.matches[0])
     labels = [n.label for n in c.nodes.values()]
@@ -67,36 +59,6 @@ def test_every_sample_chain_reaches_what_the_manifest_says(case, request):
     assert any(n.kind == "input" and n.key == f"input:{expect['index_input']}" for n in nodes), labels
 
 
-@pytest.fixture(scope="module")
-def browser():
-    missing = None
-    if not os.path.exists(CHROMIUM):
-        missing = f"{CHROMIUM} is missing (apt-get install chromium)"
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing = missing or "playwright is not installed (pip install -e '.[test]')"
-    if missing:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true: the report's browser test must run, but {missing}")
-        pytest.skip(missing)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-def _open(browser, path: Path):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors, requests = [], []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("request", lambda r: requests.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
-    t = time.monotonic()
-    page.goto(path.as_uri(), wait_until="load")
-    return page, time.monotonic() - t, errors, requests
-
-
 @pytest.mark.parametrize("pkg,log", [
     (CUDA_JAGGED, CUDA_JAGGED.parent / "error.log"),
     (ROOT / "sample_packages/cuda/embedding_noassert/embedding_noassert.pt2",
@@ -109,7 +71,7 @@ def test_the_page_never_scrolls_sideways_at_1400px(browser, tmp_path, pkg, log, 
     out = tmp_path / "r.html"
     main(["report", str(pkg), "--log", str(log), "-o", str(out)])
     capsys.readouterr()
-    page, _took, errors, _requests = _open(browser, out)
+    page, _took, errors, _requests = open_page(browser, out)
     for node in page.locator("svg.chain .node").all()[:6]:  # fill the side panel with sources
         node.click()
     assert page.evaluate("document.documentElement.scrollWidth") <= 1400

@@ -108,15 +108,74 @@ def test_plan_json_validates(capsys):
 
 
 _RUNS: dict[str, object] = {}
+# Swept through `sweep(run=True)` itself, as a user's script calls it (the CLI's `sweep --run` is run by
+# cli/test_help_examples.py); the other samples share one runner (`_sweep_together`).
+ALONE = "index_select"
 
 
 def _swept(name: str):
     pytest.importorskip("torch")
     if name not in _RUNS:
-        sample, _, model = name.partition(":")
-        with open_package(_pkg(sample)) as p:
-            _RUNS[name] = sweep(p, model=model or None, run=True, timeout=60)
+        if name == ALONE:
+            with open_package(_pkg(name)) as p:
+                _RUNS[name] = sweep(p, run=True, timeout=60)
+        else:
+            _RUNS.update(_sweep_together([n for n in SWEPT if n != ALONE], timeout=60))
     return _RUNS[name]
+
+
+def _sweep_together(names: list[str], timeout: int) -> dict[str, object]:
+    """What ``sweep(p, model, run=True, timeout=timeout)`` answers for each of ``names`` (``sample`` or
+    ``sample:model``), with every sample's cases run by one runner: its parent imports torch and probes the CPU
+    once for all of them (about 4.5 CPU-seconds a runner), and forks one child per case as `sweep --run` does,
+    each child loading its own package (the runner takes a case's ``package``).  The plan, the runner script,
+    the reading of each case's log and the verdict are sweep's own (``plan``, ``write_plan``, ``ingest``,
+    ``ran_verdict``); only the plan file joins the samples' cases."""
+    import contextlib
+    import os
+    import subprocess
+    import tempfile
+    import time
+
+    from inspector.queries.sweep import SweepResult, ingest, ran_verdict, write_plan
+
+    out: dict[str, object] = {}
+    with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="pt2-sweep-") as tmp:
+        planned, cases = [], []
+        for name in names:
+            sample, _, model = name.partition(":")
+            p = stack.enter_context(open_package(_pkg(sample)))
+            rows, own, m, dev, notes = plan(p, model or None)
+            assert dev == "cpu" and len(rows) == len(own), (name, dev)
+            planned.append((name, p, rows, m, dev, notes, len(cases)))
+            cases += [(c, str(_pkg(sample).resolve())) for c in own]
+        plan_path, runner = write_plan([c for c, _ in cases], tmp, timeout)
+        doc = json.loads(Path(plan_path).read_text())
+        for case, (_, path) in zip(doc["cases"], cases, strict=True):
+            case["package"] = path
+        Path(plan_path).write_text(json.dumps(doc))
+        t0 = time.time()
+        run = subprocess.run([sys.executable, runner, plan_path, cases[0][1], tmp], capture_output=True, text=True,
+                             env=dict(os.environ, OMP_NUM_THREADS="1"), timeout=60 + timeout * len(cases))
+        results = {}
+        for line in run.stdout.splitlines():
+            with contextlib.suppress(json.JSONDecodeError):
+                r = json.loads(line)
+                results[r["case"]] = r
+        seconds = round(time.time() - t0, 1)
+        for name, p, rows, m, dev, notes, start in planned:
+            own = Path(tmp) / name.replace(":", "-")  # ingest reads case_NNN.log by the sample's own numbering
+            own.mkdir()
+            mine = {}
+            for i in range(len(rows)):
+                if start + i in results:
+                    mine[i] = dict(results[start + i], case=i)
+                    os.link(Path(tmp) / f"case_{start + i:03d}.log", own / f"case_{i:03d}.log")
+            ingest(p, m, rows, mine, str(own), run.stderr)
+            res = SweepResult(package=str(p.path), model=m.name, device=dev, ran=True, verdict="", rows=rows,
+                              notes=notes, seconds=seconds)
+            out[name] = ran_verdict(res)
+    return out
 
 
 @pytest.mark.samples

@@ -17,6 +17,8 @@ from inspector.parse.expr_tree import (
     Tuple, UnaryOp, evaluate, match, names, parse_expr, substitute, unparse,
 )
 
+from _parses import full_parse, walk
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -126,55 +128,11 @@ def test_expr_tree_is_lazy_and_shared():
 # -- the corpus: every expression of every sample ------------------------------------------------------
 
 
-def _corpus() -> dict[str, set[str]]:
-    """Expression texts by kind, from the full index of every sample package (and, through the statement
-    recorder, every `Expr` any transformer returned: ``normalized``)."""
-    import dataclasses
-
-    import inspector
-    from inspector.parse import grammar
-    from tests._samples import PACKAGES
-
-    from inspector.parse.access import kernel_accesses
-
-    kinds: dict[str, set[str]] = {k: set() for k in (
-        "condition", "bound", "launch_arg", "store_value", "tmp", "local", "normalized", "address")}
-    grammar.RECORD = seen = []
-    try:
-        for p in PACKAGES:
-            with inspector.open_package(p) as pkg:
-                for n in pkg.model_names:
-                    m = pkg.index(n).full()
-                    for k in m.kernels.values():
-                        for a in k.assertions:
-                            kinds["condition"].add(a.condition)
-                            kinds["bound"].update(x for x in (a.bound_expr, a.lower_bound) if x)
-                        kinds["tmp"].update(t.expr.text for t in k.tmps)
-                        kinds["store_value"].update(s.value.text for s in k.stores)
-                        kinds["address"].update(a.address.text for a in kernel_accesses(k))
-                    kinds["launch_arg"].update(a.text for c in m.calls for a in c.args)
-                    kinds["local"].update(e.text for e in m.locals.values() if e.text)
-    finally:
-        grammar.RECORD = None
-
-    def exprs(r):
-        if isinstance(r, Expr):
-            yield r
-        elif isinstance(r, (list, tuple)):
-            for x in r:
-                yield from exprs(x)
-        elif dataclasses.is_dataclass(r) and not isinstance(r, type):
-            for f in dataclasses.fields(r):
-                yield from exprs(getattr(r, f.name))
-
-    for *_, r in seen:
-        kinds["normalized"].update(e.text for e in exprs(r) if e.text)
-    return kinds
-
-
 @pytest.fixture(scope="module")
-def corpus():
-    return _corpus()
+def corpus() -> dict[str, set[str]]:
+    """Expression texts by kind, from the full index of every sample package (and, through the statement
+    recorder, every `Expr` any transformer returned: ``normalized``): tests/_parses.py."""
+    return full_parse()[1]
 
 
 @pytest.mark.samples
@@ -355,35 +313,19 @@ def test_every_transformer_method_returns_dataclasses_on_the_corpus(corpus_recor
 
 
 def _texts(r):
-    import dataclasses
-
-    if isinstance(r, Expr):
-        if r.text:
-            yield r.text
-    elif isinstance(r, (list, tuple)):
-        for x in r:
-            yield from _texts(x)
-    elif dataclasses.is_dataclass(r) and not isinstance(r, type):
-        for f in dataclasses.fields(r):
-            yield from _texts(getattr(r, f.name))
-        if isinstance(getattr(r, "message", None), str):
-            yield r.message
+    """The text of every non-empty ``Expr`` in a parse result, and every record's ``message`` string."""
+    for n in walk(r):
+        if isinstance(n, Expr):
+            if n.text:
+                yield n.text
+        elif isinstance(getattr(n, "message", None), str):
+            yield n.message
 
 
 @pytest.fixture(scope="module")
 def corpus_records():
-    import inspector
-    from inspector.parse import grammar
-    from tests._samples import PACKAGES
-
-    grammar.RECORD = seen = []
-    try:
-        for p in PACKAGES:
-            with inspector.open_package(p) as pkg:
-                for n in pkg.model_names:
-                    pkg.index(n).full()
-    finally:
-        grammar.RECORD = None
+    """Every statement parse of every sample's whole parse (tests/_parses.py)."""
+    seen = full_parse()[0]
     assert len(seen) > 10_000
     return seen
 

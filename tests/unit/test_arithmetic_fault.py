@@ -14,8 +14,9 @@ import inspector
 from inspector.explain import diagnose as say
 from inspector.logs import parse_log
 from inspector.parse import expr_tree as E
-from inspector.queries.diagnose import diagnose
 from inspector.queries.divisions import _divisors
+
+from _queries import diagnose_pkg
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_packages"
@@ -29,8 +30,7 @@ FORMS = {"sigfpe_faulthandler.log": "Fatal Python error: Floating point exceptio
 
 
 def _diag(pkg: Path, log: str):
-    with inspector.open_package(pkg) as p:
-        d = diagnose(p, log)
+    d = diagnose_pkg(pkg, log)
     jsonschema.validate(d.to_dict(), SCHEMA)
     return d
 

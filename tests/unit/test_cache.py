@@ -18,34 +18,12 @@ from inspector.index import cache
 from inspector.queries.show import summarize
 from inspector.queries.trace import trace_assert
 
+from _answers import answers
 from _samples import SAMPLES as ALL_SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 # Samples whose real error log the tool traces today (tests/known_gaps.py), not an extern-op failure.
 SAMPLES = [s.pkg for s in ALL_SAMPLES if s.traces and not s.extern]
-
-
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(d))
-    return d
-
-
-def _answers(pkg_path: Path, use_cache: bool):
-    """show (whole parse), show (lazy: from the scan and the interface), and the trace of the real log."""
-    log = (pkg_path.parent / "error.log").read_text()
-    with inspector.open_package(pkg_path, cache=use_cache) as pkg:
-        s = summarize(pkg, full=True).to_dict()
-    with inspector.open_package(pkg_path, cache=use_cache) as pkg:
-        lazy = summarize(pkg).to_dict()
-        r = trace_assert(pkg, log=log).to_dict()
-    for m in s["models"] + lazy["models"]:
-        m["warnings"] = [w for w in m["warnings"] if "index cache" not in w]
-    for m in lazy["models"]:
-        m.pop("coverage")  # counts the statements parsed in this process: none, on a cache hit
-    r["hints"] = [h for h in r["hints"] if "index cache" not in h]
-    return s, lazy, r
 
 
 def test_samples_found():
@@ -106,14 +84,14 @@ def test_a_parser_change_uses_another_key(tmp_path, monkeypatch):
 ], ids=["truncated", "not-json", "foreign", "format", "bad-model", "bytes"])
 def test_corrupt_cache_is_ignored_with_a_warning(damage, cache_dir, capsys):
     pkg = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
-    fresh = _answers(pkg, use_cache=False)
-    _answers(pkg, use_cache=True)
+    fresh = answers(pkg, use_cache=False)
+    answers(pkg, use_cache=True)
     (f,) = cache_dir.glob("[0-9a-f]*.json")
     f.write_text(damage(f.read_text()), encoding="latin-1")
     with inspector.open_package(pkg, cache=True) as p:
         m = p.model()
         assert any(w.startswith("index cache ignored and rebuilt") for w in m.warnings)
-    assert _answers(pkg, use_cache=True) == fresh  # rebuilt, rewritten, whole again
+    assert answers(pkg, use_cache=True) == fresh  # rebuilt, rewritten, whole again
     from inspector.cli import main
 
     assert main(["show", str(pkg)]) == 0
@@ -130,8 +108,8 @@ def test_a_corrupt_part_of_the_lazy_index_is_ignored_with_a_warning(part, damage
     """The lazy index's parts (<key>.lazy/: the scan's summary, a kernel, a slice, the constants) are each
     ignored with a warning when unusable, and the answer is the fresh one."""
     pkg = ROOT / "sample_packages/cuda/jagged/jagged.pt2"
-    fresh = _answers(pkg, use_cache=False)
-    _answers(pkg, use_cache=True)
+    fresh = answers(pkg, use_cache=False)
+    answers(pkg, use_cache=True)
     files = [f for f in cache_dir.glob("*.lazy/*.json") if f.name.startswith(part)]
     assert files
     for f in files:
@@ -141,7 +119,7 @@ def test_a_corrupt_part_of_the_lazy_index_is_ignored_with_a_warning(part, damage
         summarize(p)
         r = trace_assert(p, log=log)
         assert any("index cache part ignored and rebuilt" in h for h in r.hints), r.hints
-    assert _answers(pkg, use_cache=True) == fresh
+    assert answers(pkg, use_cache=True) == fresh
 
 
 def test_unwritable_cache_dir_is_a_warning_not_a_failure(tmp_path, monkeypatch):

@@ -19,16 +19,11 @@ from inspector.errors import UsageError
 from inspector.queries.check import check, device_index, parse_device, parse_spec
 from inspector.queries.trace import trace_assert
 
-from _samples import MANIFESTS, sample_of
+from _samples import TRACED_MANIFESTS, sample_of
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_packages"
 SCHEMAS = ROOT / "inspector" / "schemas"
-FIRED = [m for m in MANIFESTS if sample_of(m).traces]
-
-
-def _pkg(manifest: Path) -> Path:
-    return manifest.parent / f"{json.loads(manifest.read_text())['name']}.pt2"
 
 
 # -- the same answer everywhere ---------------------------------------------------------------------------------
@@ -38,10 +33,10 @@ def test_no_cpu_check_ranks_an_empty_input_first_by_rule():
     """Issue 20 (a): a CPU check prints no thread and no value: on no CPU sample does an empty input come first
     as anything more than 'possible'."""
     seen = 0
-    cpu = [m for m in FIRED if m.parent.parent.name.startswith("cpu")]
+    cpu = [m for m in TRACED_MANIFESTS if m.parent.parent.name.startswith("cpu")]
     assert cpu
     for manifest in cpu:
-        with inspector.open_package(_pkg(manifest)) as p:
+        with inspector.open_package(sample_of(manifest).pkg) as p:
             r = trace_assert(p, log=(manifest.parent / "error.log").read_text(errors="replace"))
         for mt in r.matches:
             seen += sum("empty input" in h.text for h in mt.hypotheses)

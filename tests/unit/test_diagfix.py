@@ -12,6 +12,8 @@ from inspector.cli import main
 from inspector.package import open_package
 from inspector.queries.diagnose import diagnose
 
+from _queries import diagnose_pkg
+
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_packages"
 NOASSERT = S / "cuda/embedding_noassert/embedding_noassert.pt2"
@@ -19,8 +21,7 @@ CPU_JAGGED = S / "cpu/jagged/jagged.pt2"
 
 
 def _diag(pkg: Path, log: Path):
-    with open_package(pkg) as p:
-        return diagnose(p, log.read_text())
+    return diagnose_pkg(pkg, log.read_text())
 
 
 # -- §3 diagnose outside its home ground --------------------------------------------------------------------
@@ -160,13 +161,6 @@ def _wrapper_data_offset(pkg: Path) -> tuple[int, int]:
         head = f.read(30)
     n, extra = struct.unpack("<HH", head[26:30])
     return info.header_offset + 30 + n + extra, info.compress_size
-
-
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(d))
-    return d
 
 
 def test_flipped_bytes_inside_a_member_are_not_answered_from_the_cache(tmp_path, cache_dir, capsys):

@@ -15,32 +15,13 @@ import pytest
 
 import inspector
 from inspector.cli import main
-from inspector.explain import ENV_WHEN
-from inspector.queries.diagnose import diagnose
 
+from _queries import diagnose_pkg, steps_ok
 from _samples import pkg_for, sample_of
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_packages"
 IMA_PKG = S / "cpu/ima_embedding/package/ima_embedding.pt2"
-
-
-def _diag(pkg: Path, log: str, **kw):
-    with inspector.open_package(pkg) as p:
-        return diagnose(p, log, **kw)
-
-
-_pkg_of = pkg_for
-
-
-def _steps_ok(d):
-    assert d.steps
-    for s in d.steps:
-        assert s.do and s.when in ("compile", "run", None)
-        for k in s.env:
-            assert k in ENV_WHEN, k
-        if s.env and len({ENV_WHEN[k] for k in s.env}) == 1:
-            assert s.when == ENV_WHEN[next(iter(s.env))]
 
 
 def _fired(log: Path) -> bool:
@@ -62,18 +43,18 @@ def _fired(log: Path) -> bool:
 ])
 def test_input_check_failures(name, inp, kind, dim, symbol, got, expected):
     log = S / name
-    d = _diag(_pkg_of(log), log.read_text())
+    d = diagnose_pkg(pkg_for(log), log.read_text())
     assert d.category == "input_check"
     ic = d.input_check.to_dict()
     assert (ic["input"], ic["kind"], ic["dim"], ic["symbol"], ic["got"], ic["expected"]) == (inp, kind, dim, symbol, got, expected)
     assert ic["wrapper_name"].startswith("arg") and ic["fix"]
     assert d.verdict.startswith(f"input {inp} ")
-    _steps_ok(d)
+    steps_ok(d)
 
 
 def test_input_check_range_names_the_export_range_and_empty_input():
     log = S / "cpu/jagged/logs/check_inputs_too_small.log"
-    d = _diag(_pkg_of(log), log.read_text())
+    d = diagnose_pkg(pkg_for(log), log.read_text())
     assert (d.input_check.min, d.input_check.max) == (2, 65536)
     assert "empty input" in d.input_check.fix
     assert "2..65536" in d.verdict
@@ -81,14 +62,14 @@ def test_input_check_range_names_the_export_range_and_empty_input():
 
 def test_cpu_isa_difference_in_the_log_is_compared_with_the_package():
     log = S / "cpu/jagged/logs/check_inputs_too_small.log"
-    d = _diag(_pkg_of(log), log.read_text())
+    d = diagnose_pkg(pkg_for(log), log.read_text())
     # Real warning: "AVX512 AVX512_VNNI vs AVX512 AVX512_VNNI AMX_TILE"; the package says AMX_TILE.
     assert any("lacks AMX_TILE" in n for n in d.notes)
 
 
 def test_illegal_memory_access_cpu_segfault_names_the_unchecked_load():
     log = S / "cpu/ima_embedding/logs/segfault_unchecked_index.log"
-    d = _diag(IMA_PKG, log.read_text())
+    d = diagnose_pkg(IMA_PKG, log.read_text())
     assert d.category == "illegal_memory_access"
     assert d.suspects, "the package indexes item.weight with no bounds check"
     s = d.suspects[0]
@@ -100,7 +81,7 @@ def test_illegal_memory_access_cpu_segfault_names_the_unchecked_load():
     assert envs["AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER"] == "compile"
     filt = next(s2 for s2 in d.steps if "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT" in s2.env)
     assert filt.env["AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT"] == "cpp_fused_embedding_relu_0"
-    _steps_ok(d)
+    steps_ok(d)
 
 
 def test_unchecked_vectorized_gather_from_an_input_is_a_suspect():
@@ -117,7 +98,7 @@ def test_unchecked_vectorized_gather_from_an_input_is_a_suspect():
 @pytest.mark.parametrize("log", ["ima_async.log", "ima_blocking.log"])
 def test_illegal_memory_access_cuda_names_the_unchecked_load(log):
     """Real torch 2.11 H200 runs of embedding_noassert (assert_indirect_indexing=False) with a huge id."""
-    d = _diag(S / "cuda/embedding_noassert/embedding_noassert.pt2", (S / "cuda/embedding_noassert/logs" / log).read_text())
+    d = diagnose_pkg(S / "cuda/embedding_noassert/embedding_noassert.pt2", (S / "cuda/embedding_noassert/logs" / log).read_text())
     assert d.category == "illegal_memory_access"
     s = d.suspects[0]
     assert s["kernel"].startswith("triton_") and s["table"]["fqn"] == "emb.weight" and s["table"]["rows"] == 1000
@@ -125,40 +106,40 @@ def test_illegal_memory_access_cuda_names_the_unchecked_load(log):
     # CPU tensors print the same text: the device question comes first.
     assert "cuda" in d.steps[0].do and "AOTI_DEVICE_KEY" in d.steps[0].do
     assert any(st.env.get("CUDA_LAUNCH_BLOCKING") == "1" and st.when == "run" for st in d.steps)
-    _steps_ok(d)
+    steps_ok(d)
 
 
 @pytest.mark.parametrize("log", ["cpu_inputs.log", "cpu_inputs_blocking.log"])
 def test_cpu_tensors_into_a_cuda_package_read_as_a_device_mismatch(log):
     # No kernel of jagged has an unchecked indirect access: the illegal access can only be a host pointer
-    # (tests/test_arithmetic_fault.py holds every real cpu_inputs log).
-    d = _diag(S / "cuda/jagged/jagged.pt2", (S / "cuda/jagged/logs" / log).read_text())
+    # (tests/unit/test_arithmetic_fault.py holds every real cpu_inputs log).
+    d = diagnose_pkg(S / "cuda/jagged/jagged.pt2", (S / "cuda/jagged/logs" / log).read_text())
     assert d.category == "device_mismatch" and d.certainty == "likely"
     assert d.suspects == []
     assert "on the CPU" in d.verdict
     assert "AOTI_RUNTIME_CHECK_INPUTS=1" in d.steps[0].do
-    _steps_ok(d)
+    steps_ok(d)
 
 
 def test_device_mismatch_named_by_the_runtime_check():
-    d = _diag(S / "cuda/jagged/jagged.pt2", (S / "cuda/jagged/logs/cpu_inputs_checked.log").read_text())
+    d = diagnose_pkg(S / "cuda/jagged/jagged.pt2", (S / "cuda/jagged/logs/cpu_inputs_checked.log").read_text())
     assert d.category == "device_mismatch"
     assert (d.input_check.input, d.input_check.kind, d.input_check.got, d.input_check.expected) == \
         (0, "device", "cpu", "cuda")
-    _steps_ok(d)
+    steps_ok(d)
 
 
 def test_device_mismatch_text_has_its_own_category():
     # A line quoted in the issue (no real run here prints it).
-    d = _diag(S / "cuda/embedding/embedding.pt2", "RuntimeError: Expected out tensor to have device cuda:0, but got cpu\n")
+    d = diagnose_pkg(S / "cuda/embedding/embedding.pt2", "RuntimeError: Expected out tensor to have device cuda:0, but got cpu\n")
     assert d.category == "device_mismatch" and "cuda" in d.verdict
-    _steps_ok(d)
+    steps_ok(d)
 
 
 def test_device_side_assert_without_its_line_lists_candidates():
     """The real cuda/transformer log with its Assertion lines deleted: what two of five HF runs printed."""
     text = "\n".join(l for l in (S / "cuda/transformer/error.log").read_text().splitlines() if "Assertion" not in l)
-    d = _diag(S / "cuda/transformer/transformer.pt2", text)
+    d = diagnose_pkg(S / "cuda/transformer/transformer.pt2", text)
     assert d.category == "device_assert"
     assert "symptom" in d.verdict and "cuBLAS" in d.verdict
     assert d.candidates[0].kernel == json.loads((S / "cuda/transformer/manifest.json").read_text())["expect"]["kernel"]
@@ -178,26 +159,26 @@ def test_trace_assert_message_device_side_assert_gives_candidates(capsys):
 
 def test_load_failure_cuda_package_on_a_cpu_host():
     log = S / "cuda/jagged/logs/load_cuda_package_on_cpu_host.log"
-    d = _diag(S / "cuda/jagged/jagged.pt2", log.read_text())
+    d = diagnose_pkg(S / "cuda/jagged/jagged.pt2", log.read_text())
     assert d.category == "load"
     assert "cuda" in d.verdict and "90" in d.verdict
-    _steps_ok(d)
+    steps_ok(d)
 
 
 def test_load_failure_of_a_truncated_package():
     """Real: the jagged package repacked without its wrapper.so, loaded by torch 2.13 (make_logs.py)."""
     log = S / "cpu/jagged/logs/load_without_wrapper_so.log"
-    d = _diag(S / "cpu/jagged/jagged.pt2", log.read_text())
+    d = diagnose_pkg(S / "cpu/jagged/jagged.pt2", log.read_text())
     assert d.category == "load"
     assert d.verdict.startswith("the package did not load: RuntimeError: File not found:")
     assert any("missing from the archive" in n for n in d.notes)
     assert any("older torch" in n for n in d.notes)  # "Loading outdated pt2 file" in the same log
-    _steps_ok(d)
+    steps_ok(d)
 
 
 def test_deprecated_api():
     log = S / "cpu/jagged/logs/deprecated_aot_load.log"
-    d = _diag(S / "cpu/jagged/jagged.pt2", log.read_text())
+    d = diagnose_pkg(S / "cpu/jagged/jagged.pt2", log.read_text())
     assert d.category == "deprecated_api"
     assert "torch._export.aot_load" in d.verdict and "aoti_load_package" in d.verdict
     assert any("aoti_load_package" in s.do for s in d.steps)
@@ -207,16 +188,16 @@ def test_silent_wrong_result_is_unknown_with_general_steps():
     """scatter_reduce: the bad index passed silently (exit 0, nothing printed; its error.log)."""
     log = S / "cpu/scatter_reduce/error.log"
     assert not _fired(log)
-    d = _diag(S / "cpu/scatter_reduce/scatter_reduce.pt2", log.read_text())
+    d = diagnose_pkg(S / "cpu/scatter_reduce/scatter_reduce.pt2", log.read_text())
     assert d.category == "unknown"
-    _steps_ok(d)
+    steps_ok(d)
 
 
 def test_unknown_log_gets_general_first_steps():
-    d = _diag(S / "cpu/jagged/jagged.pt2", "ModuleNotFoundError: No module named 'numpy'\n")
+    d = diagnose_pkg(S / "cpu/jagged/jagged.pt2", "ModuleNotFoundError: No module named 'numpy'\n")
     assert d.category == "unknown"
     assert any(s.env == {"AOTI_RUNTIME_CHECK_INPUTS": "1"} and s.when == "run" for s in d.steps)
-    _steps_ok(d)
+    steps_ok(d)
 
 
 def test_cli_json_shape_and_text(capsys):
@@ -250,7 +231,7 @@ def test_python_api_twins():
 def test_aten_cuda_embedding_bag_assert_is_an_extern_op_failure():
     """Real torch 2.11 H200 run: EmbeddingBag.cu's own assert, no Inductor assertion involved."""
     log = S / "cuda/embedding_bag/error.log"
-    d = _diag(S / "cuda/embedding_bag/embedding_bag.pt2", log.read_text())
+    d = diagnose_pkg(S / "cuda/embedding_bag/embedding_bag.pt2", log.read_text())
     assert d.category == "extern_op"
     m = d.to_dict()["trace"]["matches"][0]
     assert (m["kernel"], m["kernel_kind"]) == ("aoti_torch_cuda__embedding_bag", "extern")
@@ -263,7 +244,7 @@ def test_device_side_assert_without_its_line_names_aten_ops_too():
     """The real cuda/embedding_bag log with its EmbeddingBag.cu Assertion lines deleted."""
     text = "\n".join(l for l in (S / "cuda/embedding_bag/error.log").read_text().splitlines() if "Assertion" not in l)
     assert "device-side assert" in text
-    d = _diag(S / "cuda/embedding_bag/embedding_bag.pt2", text)
+    d = diagnose_pkg(S / "cuda/embedding_bag/embedding_bag.pt2", text)
     assert d.category == "device_assert"
     c = d.candidates[0]
     assert c.kernel == "aoti_torch_cuda__embedding_bag" and c.index_origin == ["input 0 (arg3_1)"]
@@ -285,11 +266,11 @@ def test_cpuinfo_flags_are_compared_with_the_package_isa():
     a note that says why.  Without AVX512 it is one."""
     log = (S / "cpu/jagged/logs/cpuinfo_flags_no_amx.log").read_text()
     assert log.startswith("flags") and "avx512_vnni" in log and "amx_tile" not in log
-    d = _diag(S / "cpu/jagged/jagged.pt2", log)
+    d = diagnose_pkg(S / "cpu/jagged/jagged.pt2", log)
     assert d.category == "unknown"
     assert any("lacks AMX_TILE" in n and "no kernel" in n for n in d.notes)
     no_avx512 = " ".join(w for w in log.split() if not w.startswith("avx512"))
-    d = _diag(S / "cpu/jagged/jagged.pt2", no_avx512)
+    d = diagnose_pkg(S / "cpu/jagged/jagged.pt2", no_avx512)
     assert d.category == "load" and "AVX512" in d.verdict
     assert any("lack AVX512" in n for n in d.notes)
 

@@ -29,10 +29,6 @@ def test_a_package_without_its_wrapper_json_is_named_as_the_cause():
     assert d.category == "custom_op" and "has none" in d.verdict
 
 
-def _log(folder: Path, name: str) -> Path:
-    return folder / (f"{name}.log" if "/" in name else f"logs/{name}.log")
-
-
 # the harvest's words for a category that has another name here
 ALIASES = {"weightless (load)": "weights_not_loaded"}
 

@@ -14,17 +14,14 @@ import inspector
 from inspector.errors import UsageError
 from inspector.queries.doctor import doctor, parse_gpu, resolve_release, shim_table
 
+from _cli import run
+from _queries import MULTI, doctor_pkg
+
 ROOT = Path(__file__).resolve().parents[2]
 CUDA = ROOT / "sample_packages" / "cuda" / "jagged" / "jagged.pt2"
 CPU = ROOT / "sample_packages" / "cpu" / "jagged" / "jagged.pt2"
 CPU26 = ROOT / "sample_packages" / "cpu-2.6" / "jagged" / "jagged.pt2"
-MULTI = ROOT / "bench" / "multi_model.pt2"
 NO_AMX = (ROOT / "sample_packages" / "cpu" / "jagged" / "logs" / "cpuinfo_flags_no_amx.log").read_text()
-
-
-def _run(path, **kw):
-    with inspector.open_package(path) as pkg:
-        return doctor(pkg, **kw)
 
 
 def _kinds(r, severity):
@@ -32,7 +29,7 @@ def _kinds(r, severity):
 
 
 def test_cuda_package_on_an_older_gpu_is_an_error():
-    r = _run(CUDA, gpu="sm_80")
+    r = doctor_pkg(CUDA, gpu="sm_80")
     assert not r.ok and "gpu_arch" in _kinds(r, "error")
     f = next(f for f in r.errors if f.kind == "gpu_arch")
     assert "sm_90" in f.message and "no kernel image is available" in f.message and f.evidence[0].endswith(".cubin")
@@ -41,12 +38,12 @@ def test_cuda_package_on_an_older_gpu_is_an_error():
 
 @pytest.mark.parametrize("gpu", ["sm_90", "9.0", "90", "sm_90a"])
 def test_cuda_package_on_its_own_gpu_is_fine(gpu):
-    r = _run(CUDA, gpu=gpu)
+    r = doctor_pkg(CUDA, gpu=gpu)
     assert "gpu_arch" not in _kinds(r, "error") and r.readings["model"]["cubin_sm"] == [90]
 
 
 def test_another_major_version_is_an_error_too():
-    assert "gpu_arch" in _kinds(_run(CUDA, gpu="sm_100"), "error")
+    assert "gpu_arch" in _kinds(doctor_pkg(CUDA, gpu="sm_100"), "error")
 
 
 @pytest.mark.parametrize("bad", ["ampere", "sm_", "9", ""])
@@ -59,7 +56,7 @@ def test_cpu_isa_against_a_real_cpuinfo_without_amx():
     """cpu/jagged was built on an AMX machine (-mamx-tile in its compile command, AOTI_CPU_ISA AMX_TILE), but no
     kernel has tile code: seen for real, such a build runs on a host without AMX (cpu/embedding/weights/*.log:
     torch only warns `Device information mismatch`).  Not an error, a warning that says why."""
-    r = _run(CPU, host_cpuinfo=NO_AMX)
+    r = doctor_pkg(CPU, host_cpuinfo=NO_AMX)
     assert "cpu_isa" not in _kinds(r, "error")
     f = next(f for f in r.findings if f.kind == "cpu_isa" and "amx_tile" in f.message)
     assert f.severity == "warn" and "no kernel" in f.message
@@ -70,7 +67,7 @@ def test_cpu_isa_against_a_real_cpuinfo_without_amx():
 
 def test_cpu_isa_without_avx512_is_an_error():
     no_avx512 = " ".join(w for w in NO_AMX.split() if not w.startswith("avx512"))
-    r = _run(CPU, host_cpuinfo=no_avx512)
+    r = doctor_pkg(CPU, host_cpuinfo=no_avx512)
     f = next(f for f in r.errors if f.kind == "cpu_isa")
     assert "avx512f" in f.message and "SIGILL" in f.message and any("compile command" in e for e in f.evidence)
 
@@ -78,7 +75,7 @@ def test_cpu_isa_without_avx512_is_an_error():
 def test_cpu_isa_against_a_host_with_everything():
     flags = "flags : " + " ".join(["avx2", "fma", "avx512f", "avx512dq", "avx512vl", "avx512bw", "avx512_vnni",
                                    "avx512_bf16", "amx_tile", "amx_bf16", "amx_int8"])
-    r = _run(CPU, host_cpuinfo=flags)
+    r = doctor_pkg(CPU, host_cpuinfo=flags)
     assert "cpu_isa" not in _kinds(r, "error")
     assert any(f.kind == "cpu_isa" and "march=native" in f.message for f in r.findings)
 
@@ -86,16 +83,16 @@ def test_cpu_isa_against_a_host_with_everything():
 def test_torch_abi_against_the_table():
     """The package's undefined aoti_* symbols, read from its .so, against the releases that export them."""
     table = shim_table()
-    r = _run(CUDA)
+    r = doctor_pkg(CUDA)
     oldest = r.readings["model"]["oldest_torch"]
     assert oldest and r.readings["model"]["shim_symbols"] > 10
     older = [x for x in table["releases"] if tuple(map(int, x.split("."))) < tuple(map(int, oldest.split(".")))]
     assert older, "cuda/jagged (torch 2.11) calls symbols older releases lack"
-    bad = _run(CUDA, torch=older[-1])
+    bad = doctor_pkg(CUDA, torch=older[-1])
     f = next(f for f in bad.errors if f.kind == "torch_abi")
     sym = f.message.split("undefined symbol: ")[1].rstrip("`")
     assert older[-1] not in table["symbols"][sym] and oldest in table["symbols"][sym]
-    assert not [f for f in _run(CUDA, torch=oldest).errors if f.kind == "torch_abi"]
+    assert not [f for f in doctor_pkg(CUDA, torch=oldest).errors if f.kind == "torch_abi"]
 
 
 @pytest.mark.parametrize("given,want", [("2.13", "2.13.0"), ("2.13.0", "2.13.0"), ("2.14", "2.14.1"),
@@ -111,7 +108,7 @@ def test_unknown_release_is_a_usage_error():
 
 def test_weights_left_out_of_the_so():
     """bench/multi_model.pt2 was built with package_constants_in_so=False: a 1-byte constants blob."""
-    r = _run(MULTI)
+    r = doctor_pkg(MULTI)
     warned = {f.model for f in r.findings if f.kind == "weights" and f.severity == "warn"}
     assert warned == set(r.models) and len(warned) == 10
     assert all(r.readings[m]["weights_in_so_bytes"] <= 1 for m in r.models)
@@ -119,7 +116,7 @@ def test_weights_left_out_of_the_so():
 
 
 def test_weights_compiled_in():
-    r = _run(ROOT / "sample_packages" / "cpu" / "embedding" / "embedding.pt2")
+    r = doctor_pkg(ROOT / "sample_packages" / "cpu" / "embedding" / "embedding.pt2")
     f = next(f for f in r.findings if f.kind == "weights")
     assert f.severity == "info" and r.readings["model"]["weights_in_so_bytes"] >= r.readings["model"]["constants_bytes"] > 0
 
@@ -135,26 +132,26 @@ def _repack(src: Path, dst: Path, drop) -> Path:
 def test_a_missing_cubin_and_so_are_errors(tmp_path):
     names = [n for n in zipfile.ZipFile(CUDA).namelist() if n.endswith(".cubin")]
     p = _repack(CUDA, tmp_path / "stripped.pt2", lambda n: n == names[0] or n.endswith(".so"))
-    r = _run(p)
+    r = doctor_pkg(p)
     msgs = [f.message for f in r.errors if f.kind == "completeness"]
     assert any("no compiled .so" in m for m in msgs) and any("1 cubin(s)" in m for m in msgs)
 
 
 def test_torch_2_6_emits_no_input_guards():
-    r = _run(CPU26)
+    r = doctor_pkg(CPU26)
     assert any(f.kind == "checks" and "no input guards" in f.message for f in r.findings)
-    assert not any(f.kind == "checks" and "no input guards" in f.message for f in _run(CPU).findings)
+    assert not any(f.kind == "checks" and "no input guards" in f.message for f in doctor_pkg(CPU).findings)
 
 
 def test_torch_2_6_layout_and_symbols():
     """Checked for real with torch 2.6.0: aoti_load_package on cpu/jagged (torch 2.13) fails on the root folder
     ('No AOTInductor generate cpp file or so file found'), and the same members without it fail in dlopen with
     `undefined symbol: aoti_torch_new_tensor_handle` (sample_packages/cpu/jagged/logs/torch26_*.log)."""
-    r = _run(CPU, torch="2.6")
+    r = doctor_pkg(CPU, torch="2.6")
     msgs = [f.message for f in r.errors if f.kind == "torch_abi"]
     assert any("undefined symbol: aoti_torch_new_tensor_handle" in m for m in msgs)
     assert any("No AOTInductor generate cpp file or so file found" in m for m in msgs)
-    assert not _run(CPU26, torch="2.6").errors
+    assert not doctor_pkg(CPU26, torch="2.6").errors
 
 
 WEIGHTS = ROOT / "sample_packages" / "cpu" / "embedding" / "weights"
@@ -167,7 +164,7 @@ def test_weights_against_real_load_constants_runs(case):
     them; its output in <case>.log): doctor --weights must say what the real run did — an error naming the
     key that failed, an error for a silent wrong result, nothing for the file that matched."""
     log = (WEIGHTS / f"{case}.log").read_text()
-    r = _run(EMBEDDING, weights=str(WEIGHTS / f"{case}.pt"))
+    r = doctor_pkg(EMBEDDING, weights=str(WEIGHTS / f"{case}.pt"))
     errs = [f for f in r.findings if f.kind == "weights" and f.severity == "error"]
     warns = [f for f in r.findings if f.kind == "weights" and f.severity == "warn"]
     if "Constant not found: " in log:
@@ -192,7 +189,7 @@ def test_weights_file_formats(tmp_path):
     (tmp_path / "model.safetensors").write_bytes(struct.pack("<Q", len(hdr)) + hdr)
     wf = read_weights(tmp_path)
     assert wf.format == "folder" and wf.tensors["proj.weight"].dtype == "float16"
-    r = _run(EMBEDDING, weights=str(tmp_path / "model.safetensors"))
+    r = doctor_pkg(EMBEDDING, weights=str(tmp_path / "model.safetensors"))
     assert [f for f in r.errors if "proj.weight: dtype float16" in f.message]
     for bad in (b"", b"\xff" * 8 + b"{}", struct.pack("<Q", 5) + b"nope!"):
         (tmp_path / "bad.safetensors").write_bytes(bad)
@@ -210,22 +207,16 @@ def test_weights_need_one_model():
 
 # -- the CLI: doctor and scan ----------------------------------------------------------------------------
 
-def _cli(argv, capsys):
-    from _cli import run
-
-    return run(capsys, argv)
-
-
 def test_doctor_cli_verdict_first_and_exit_codes(capsys):
-    rc, out, _ = _cli(["doctor", str(CUDA), "--gpu", "sm_80"], capsys)
+    rc, out, _ = run(capsys, ["doctor", str(CUDA), "--gpu", "sm_80"])
     assert rc == 1 and out.splitlines()[0].startswith("✗ will not run as given")
-    rc, out, _ = _cli(["doctor", str(CUDA), "--gpu", "sm_90"], capsys)
+    rc, out, _ = run(capsys, ["doctor", str(CUDA), "--gpu", "sm_90"])
     assert rc == 0 and not out.startswith("✗")
-    rc, _, err = _cli(["doctor", str(CUDA), "--gpu", "volta"], capsys)
+    rc, _, err = run(capsys, ["doctor", str(CUDA), "--gpu", "volta"])
     assert rc == 2 and "sm_XX" in err
-    rc, _, err = _cli(["doctor", str(CUDA), "--torch", "1.0"], capsys)
+    rc, _, err = run(capsys, ["doctor", str(CUDA), "--torch", "1.0"])
     assert rc == 2 and "known:" in err
-    rc, _, err = _cli(["doctor", str(CUDA), "--host-cpuinfo", "/nonexistent"], capsys)
+    rc, _, err = run(capsys, ["doctor", str(CUDA), "--host-cpuinfo", "/nonexistent"])
     assert rc == 2
 
 
@@ -237,7 +228,7 @@ def test_scan_a_registry_with_hostile_files(tmp_path, capsys):
     (reg / "junk.pt2").write_bytes(b"not a zip at all")
     (reg / "empty.pt2").write_bytes(b"")
     (reg / "link.pt2").symlink_to(reg / "cpu.pt2")
-    rc, out, err = _cli(["scan", str(reg), "--gpu", "sm_80", "--jobs", "2", "--json"], capsys)
+    rc, out, err = run(capsys, ["scan", str(reg), "--gpu", "sm_80", "--jobs", "2", "--json"])
     rows = [json.loads(l) for l in out.splitlines()]
     summary = rows[-1]["summary"]
     by_name = {Path(r["package"]).name: r for r in rows[:-1]}
@@ -246,9 +237,9 @@ def test_scan_a_registry_with_hostile_files(tmp_path, capsys):
     assert by_name["junk.pt2"]["ok"] is None and not by_name["junk.pt2"]["internal"]
     assert summary["packages"] == 4 and summary["unreadable"] == 2 and summary["will_not_run"] == 1
     assert summary["internal_errors"] == 0 and rc == 1
-    rc, out, _ = _cli(["scan", str(reg / "cpu.pt2")], capsys)
+    rc, out, _ = run(capsys, ["scan", str(reg / "cpu.pt2")])
     assert rc == 0 and "1 package(s), 1 model(s)" in out
-    rc, _, err = _cli(["scan", str(tmp_path / "nothing-here")], capsys)
+    rc, _, err = run(capsys, ["scan", str(tmp_path / "nothing-here")])
     assert rc == 2 and "nothing to scan" in err
 
 
@@ -258,13 +249,13 @@ def test_custom_ops_unchecked_loads_and_extern_calls():
     a real illegal memory access) are told apart before they run."""
     custom = ROOT / "sample_packages/harvest/issue15_cpu213/custom_op_cpu"
     assert "Could not find schema for hvlib::scale_shift" in (custom / "logs/missing_op.log").read_text()
-    r = _run(custom / "custom_op_cpu.pt2")
+    r = doctor_pkg(custom / "custom_op_cpu.pt2")
     f = next(f for f in r.findings if f.kind == "custom_op")
     assert f.severity == "warn" and "hvlib::scale_shift" in f.message and r.readings["model"]["custom_ops"] == ["hvlib::scale_shift"]
-    r = _run(ROOT / "sample_packages/cuda/embedding_noassert/embedding_noassert.pt2")
+    r = doctor_pkg(ROOT / "sample_packages/cuda/embedding_noassert/embedding_noassert.pt2")
     assert r.readings["model"]["unchecked_indirect"] == 1
     assert any(f.kind == "checks" and "no bounds check" in f.message for f in r.findings)
-    assert _run(ROOT / "sample_packages/cuda/embedding/embedding.pt2").readings["model"]["unchecked_indirect"] == 0
+    assert doctor_pkg(ROOT / "sample_packages/cuda/embedding/embedding.pt2").readings["model"]["unchecked_indirect"] == 0
 
 
 def test_proxy_executor_calls_without_the_wrapper_json_are_an_error():
@@ -299,7 +290,7 @@ def test_weights_stored_beside_the_code_pickle_weights():
     with zipfile.ZipFile(PICKLE / "pickle_weights_cpu.pt2") as z:
         sizes = {i.filename.rsplit("/", 1)[-1]: i.file_size for i in z.infolist() if "/data/weights/" in i.filename}
     assert set(sizes) == {"weight_0", "weight_1"}
-    r = _run(PICKLE / "pickle_weights_cpu.pt2")
+    r = doctor_pkg(PICKLE / "pickle_weights_cpu.pt2")
     ws = [f for f in r.findings if f.kind == "weights"]
     assert len(ws) == 1 and ws[0].severity == "warn"  # it replaces the plain load_constants warning
     f = ws[0]
@@ -333,7 +324,7 @@ def test_pickle_weights_are_never_read(monkeypatch):
             return _orig(self, name, *a, **kw)
 
         monkeypatch.setattr(Archive, meth, spy)
-    r = _run(PICKLE / "pickle_weights_cpu.pt2")
+    r = doctor_pkg(PICKLE / "pickle_weights_cpu.pt2")
     assert any(f.kind == "weights" and "pickle_weights" in f.message for f in r.findings)
     assert read and not [n for n in read if "/data/weights/" in n or n.endswith("weights_config.json")]
 
@@ -341,7 +332,7 @@ def test_pickle_weights_are_never_read(monkeypatch):
 def test_pickle_weights_said_from_the_members_alone(tmp_path):
     """Without the .so (nothing to read a constants blob from), the members still say where the weights are."""
     p = _repack(PICKLE / "pickle_weights_cpu.pt2", tmp_path / "noso.pt2", lambda n: n.endswith(".so"))
-    r = _run(p)
+    r = doctor_pkg(p)
     f = next(f for f in r.findings if f.kind == "weights")
     assert f.severity == "warn" and f.message.startswith("its constants are stored beside the code")
     assert "plain aoti_load_package ignores them" in f.message and "load_weights_from_disk=True" in f.fix
@@ -349,7 +340,7 @@ def test_pickle_weights_said_from_the_members_alone(tmp_path):
 
 
 def test_a_weightless_package_without_pickled_weights_keeps_the_load_constants_advice():
-    r = _run(ROOT / "sample_packages/harvest/issue15_cpu213/weightless_cpu/weightless_cpu.pt2")
+    r = doctor_pkg(ROOT / "sample_packages/harvest/issue15_cpu213/weightless_cpu/weightless_cpu.pt2")
     f = next(f for f in r.findings if f.kind == "weights")
     assert "pickle_weights" not in f.message and "load_constants" in f.fix
     assert "weights_on_disk_members" not in r.readings["model"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import shutil
 import zipfile
 from pathlib import Path
 
@@ -14,32 +13,15 @@ import pytest
 
 from inspector import elf
 
+from _members import extract, members
+
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = sorted(ROOT.glob("sample_packages/*/*/*.pt2"))
-READELF = shutil.which("readelf")
-
-
-def _members(suffix: str) -> list[tuple[Path, str]]:
-    out = []
-    for p in PACKAGES:
-        with zipfile.ZipFile(p) as z:
-            out += [(p, n) for n in z.namelist() if n.endswith(suffix)]
-    return out
-
-
-SOS = _members(".so")
-CUBINS = _members(".cubin")
+SOS = members(".so")
+CUBINS = members(".cubin")
 
 
 def test_the_samples_hold_what_is_checked():
     assert len(SOS) >= 40 and len(CUBINS) >= 60, (len(SOS), len(CUBINS))
-
-
-def _extract(pkg: Path, member: str, tmp_path: Path) -> Path:
-    with zipfile.ZipFile(pkg) as z:
-        dst = tmp_path / Path(member).name
-        dst.write_bytes(z.read(member))
-    return dst
 
 
 def test_every_cuda_cubin_is_sm_90():
@@ -71,7 +53,7 @@ def test_not_elf64_raises_elf_error(data):
 
 def test_truncated_so_raises_elf_error(tmp_path):
     pkg, member = SOS[0]
-    data = _extract(pkg, member, tmp_path).read_bytes()
+    data = extract(pkg, member, tmp_path).read_bytes()
     with pytest.raises(elf.ElfError):
         elf.dynamic_symbols(elf.bytes_reader(data[: len(data) // 2]))
 

@@ -6,9 +6,7 @@ torch 2.11 for CUDA wrappers with embedded Triton, 2.13 for CPU kernel.cpp.
 
 from __future__ import annotations
 
-import json
 import re
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -22,13 +20,10 @@ from inspector.parse.statements import (
 )
 from inspector.parse.wrapper import ConstantSlot, InputSlot, Moved, SizeOf, parse_statement
 
+from _members import texts as member_texts
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_packages"
-
-
-def _member(pkg: Path, suffix: str) -> list[tuple[str, str]]:
-    with zipfile.ZipFile(pkg) as z:
-        return [(n, z.read(n).decode("utf-8")) for n in z.namelist() if n.endswith(suffix)]
 
 
 # -- assert messages ---------------------------------------------------------------
@@ -303,7 +298,7 @@ CUDA_JAGGED_KERNEL = "triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_l
 
 def _jagged_triton_lines() -> tuple[list[str], int]:
     """The kernel as the wrapper embeds it, from the `async_compile.triton(` line to `''', device_str`."""
-    [(name, text)] = _member(SAMPLES / "cuda" / "jagged" / "jagged.pt2", ".wrapper.cpp")
+    [(name, text)] = member_texts(SAMPLES / "cuda" / "jagged" / "jagged.pt2", ".wrapper.cpp")
     lines = text.split("\n")
     start = next(i for i, l in enumerate(lines) if l.strip() == f"async_compile.triton('{CUDA_JAGGED_KERNEL}', '''")
     end = next(i for i in range(start, len(lines)) if lines[i].lstrip().startswith("''', device_str"))
@@ -504,7 +499,7 @@ def test_cpp_statements():
 
 
 def test_real_gather_dynamic_checks_resolve_in_their_nest():
-    [(name, text)] = _member(SAMPLES / "cpu" / "gather_dynamic" / "gather_dynamic.pt2", ".kernel.cpp")
+    [(name, text)] = member_texts(SAMPLES / "cpu" / "gather_dynamic" / "gather_dynamic.pt2", ".kernel.cpp")
     [k] = parse_kernel_cpp(text, name).values()
     assert [p.role for p in k.params] == ["in", "in", "out", "size", "size", "size"]
     c1, c2 = k.assertions
@@ -526,8 +521,8 @@ def test_unchecked_extern_call_is_listed_by_show(tmp_path, capsys):
 
     from inspector.cli import main
 
-    (name, text), = _member(ROOT / "sample_packages/cpu/jagged/jagged.pt2", ".wrapper.cpp")
-    (kname, ktext), = _member(ROOT / "sample_packages/cpu/jagged/jagged.pt2", ".kernel.cpp")
+    (name, text), = member_texts(ROOT / "sample_packages/cpu/jagged/jagged.pt2", ".wrapper.cpp")
+    (kname, ktext), = member_texts(ROOT / "sample_packages/cpu/jagged/jagged.pt2", ".kernel.cpp")
     lines = text.split("\n")
     at = next(i for i, l in enumerate(lines) if "aoti_torch_cpu_cumsum(" in l) + 1
     lines.insert(at, '    aoti_torch_cpu_scatter_reduce_two_out(buf0, buf0,0,arg1_1,arg0_1, "sum",1);')

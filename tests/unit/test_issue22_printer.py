@@ -84,9 +84,8 @@ def test_against_a_good_run_with_another_input_says_the_inputs_differ():
     assert "[  aoti_model_inputs - arg11_1  ]:" in [e.text for e in d.evidence]
 
 
-def test_the_same_answer_from_the_index_cache(tmp_path, monkeypatch, capsys):
+def test_the_same_answer_from_the_index_cache(cache_dir, capsys):
     # a call read back from the index cache keeps its line, not its text: the position check reads the wrapper
-    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(tmp_path))
     docs = []
     for _ in range(2):
         assert main(["diagnose", str(PKG), "--log", str(R / "logs/item_weights.log"),
@@ -108,10 +107,9 @@ def test_the_json_validates(scenario, capsys):
     assert doc["printer"]["call"]["frames"]
 
 
-def test_a_call_read_back_from_the_index_cache_keeps_its_text(tmp_path, monkeypatch, capsys):
+def test_a_call_read_back_from_the_index_cache_keeps_its_text(cache_dir, capsys):
     # the same class on another rule: an unbacked symbol's origin (`aoti_torch_item_int32(…, &u0_raw)`) was found
     # cold and lost warm, because the cached calls kept no statement text
-    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(tmp_path))
     h = ROOT / "sample_packages/harvest/aoti_tests_cpu213/test_stride_with_unbacked_expr"
     verdicts = []
     for _ in range(2):

@@ -11,23 +11,17 @@ import pytest
 
 import inspector
 from inspector.errors import UsageError
-from inspector.parse.exported_program import load_ep, packaged_ep
+from inspector.parse.exported_program import load_ep
 from inspector.queries.locate import locate
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_packages"
-# The samples built with their exported program packaged (models/model.json); torch 2.6 cannot package one.
-WITH_EP = sorted(p for p in S.glob("*/*/*.pt2") if "gather_dynamic" in p.parent.name and p.parent.parent.name != "cpu-2.6")
-
-
-def _open(p):
-    return inspector.open_package(p)
 
 
 def test_kernel_information_stack_traces_are_located_back():
     """cpu/jagged carries kernel_information.json: every user line it names locates the launch it came from."""
     path = S / "cpu" / "jagged" / "jagged.pt2"
-    with _open(path) as pkg:
+    with inspector.open_package(path) as pkg:
         info = pkg.archive.read_json(pkg.files("model").kernel_information)
         checked = 0
         for key, entry in info.items():
@@ -48,7 +42,7 @@ def test_kernel_information_stack_traces_are_located_back():
 
 def test_module_through_an_exported_program_file():
     ep = load_ep(str(S / "cpu" / "transformer" / "ep" / "transformer_ep.pt2"))
-    with _open(S / "cpu" / "transformer" / "transformer.pt2") as pkg:
+    with inspector.open_package(S / "cpu" / "transformer" / "transformer.pt2") as pkg:
         r = locate(pkg, module="blocks.0.qkv", ep=ep)
         assert r.found and all(x.kind == "extern" and len(x.wrapper_lines) == 1 for x in r.found)
         assert r.found[0].target == "aoti_torch_cpu_addmm_out"
@@ -57,7 +51,7 @@ def test_module_through_an_exported_program_file():
 
 
 def test_cuda_source_nodes_without_kernel_information():
-    with _open(S / "cuda" / "transformer" / "transformer.pt2") as pkg:
+    with inspector.open_package(S / "cuda" / "transformer" / "transformer.pt2") as pkg:
         r = locate(pkg, node="embedding")
         assert r.source == "source nodes comments" and r.found
         assert r.found[0].target == "triton_per_fused_add_arange_embedding_native_layer_norm_0"

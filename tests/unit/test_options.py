@@ -22,8 +22,7 @@ def test_no_module_globals_configure_the_library():
     assert not hasattr(package, "PROGRESS") and not hasattr(package, "SEEN")
 
 
-def test_cache_argument_and_options_agree(tmp_path, monkeypatch):
-    monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(tmp_path))
+def test_cache_argument_and_options_agree(cache_dir):
     with inspector.open_package(PKG, cache=True) as p:
         assert p.options.cache and p.use_cache
     with inspector.open_package(PKG, options=Options(cache=True)) as p:

@@ -21,6 +21,8 @@ from inspector.queries.doctor import doctor
 from inspector.queries.trace import trace_assert
 from inspector.queries.show import summarize
 
+from _samples import options_index
+
 O = Path(__file__).resolve().parents[2] / "sample_packages" / "options"
 CUDA_CASES = ["embed_kernel_cuda", "multi_arch_cuda", "cpp_only_cuda", "standalone_cuda", "cond_index_cuda",
               "mixed_cpu_cuda", "sdpa_bf16_dyn_cuda", "cpu_and_cuda_models"]
@@ -34,13 +36,9 @@ def _log(name: str, scen: str) -> str:
     return (O / name / "logs" / f"{scen}.log").read_text()
 
 
-def _index(name: str) -> dict:
-    return json.loads((O / name / "index.json").read_text())
-
-
 def test_every_case_was_built_on_the_gpu_with_its_runs():
     for name in CUDA_CASES:
-        doc = _index(name)
+        doc = options_index(name)
         assert doc["build_ok"] and doc["torch"].startswith("2.11") and doc["runs"], name
         for r in doc["runs"]:
             assert (O / name / r["log"]).exists() and "rc" in r and r["command"] and "right_category" in r, (name, r)
@@ -112,7 +110,7 @@ def test_fatbin_entries_are_sass_and_ptx_for_sm_90():
 def test_doctor_says_which_gpus_run_the_fatbins():
     """Was: doctor read no .fatbin (no architecture finding).  cuobjdump on the H200 said sm_90a for both images
     (index.json facts): Triton's 'a' target, which no other architecture can run or JIT."""
-    truth = " ".join(t["out"] for t in _index("multi_arch_cuda")["facts"]["tools"] if ".fatbin" in t["member"])
+    truth = " ".join(t["out"] for t in options_index("multi_arch_cuda")["facts"]["tools"] if ".fatbin" in t["member"])
     assert "sm_90a.cubin" in truth and "sm_90a.ptx" in truth
     with inspector.open_package(_pkg("multi_arch_cuda")) as pkg:
         r = doctor(pkg)
@@ -142,7 +140,7 @@ def test_portable_ptx_is_said_to_jit_on_newer_gpus():
 def test_cpp_only_package_is_c_plus_plus_to_build_not_a_package_without_its_so():
     """Was: '✗ will not run as given: … repackage it with the .so' — there is none, and torch 2.11's
     aoti_load_package compiled and ran it (run 'load', rc 0)."""
-    assert [r["rc"] for r in _index("cpp_only_cuda")["runs"]] == [0]
+    assert [r["rc"] for r in options_index("cpp_only_cuda")["runs"]] == [0]
     with inspector.open_package(_pkg("cpp_only_cuda")) as pkg:
         r = doctor(pkg)
     assert r.ok and not any("repackage" in (x.fix or "") for x in r.findings)
@@ -251,7 +249,7 @@ def test_without_its_assertion_line_the_shape_driven_candidate_ranks_first():
 # -- Triton 3.6: `unknown` where the kernel name was ----------------------------------------------------------
 
 def test_unknown_is_never_read_as_a_kernel_name():
-    logs = [(n, r["scenario"]) for n in CUDA_CASES for r in _index(n)["runs"] if r["right_category"] == "index_assert"]
+    logs = [(n, r["scenario"]) for n in CUDA_CASES for r in options_index(n)["runs"] if r["right_category"] == "index_assert"]
     cuda = [(n, s) for n, s in logs if "Assertion" in _log(n, s)]
     assert len(cuda) >= 5
     for n, s in cuda:
@@ -269,14 +267,14 @@ def test_unknown_is_never_read_as_a_kernel_name():
 def test_every_failing_run_gets_its_category():
     checked = 0
     for n in CUDA_CASES:
-        for r in _index(n)["runs"]:
+        for r in options_index(n)["runs"]:
             want = r["right_category"]
             if want in (None, "none (clean run)"):
                 continue
             with inspector.open_package(_pkg(n)) as pkg:
                 d = diagnose(pkg, _log(n, r["scenario"]))
             # cpu_inputs (device_mismatch): only an illegal access after a cuBLAS error; read from the package (no
-            # unchecked indirect access, weights in it), tests/test_arithmetic_fault.py
+            # unchecked indirect access, weights in it), tests/unit/test_arithmetic_fault.py
             assert d.category == want, (n, r["scenario"], d.category, d.verdict)
             checked += 1
     assert checked >= 10

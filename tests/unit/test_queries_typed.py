@@ -8,7 +8,6 @@ name rules (naming.py) — each read on real packages.  Fast: the packages are o
 from __future__ import annotations
 
 import ast
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,8 @@ from inspector.parse.specs import (Device, device_index, device_type, is_int, pa
                                    parse_spec)
 from inspector.parse.tokens import call_args, identifiers, last_string, mentions
 
+from _members import first_bytes
+
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "inspector"
 SAMPLES = ROOT / "sample_packages"
@@ -29,7 +30,7 @@ NO_SENTENCE = ("queries/check.py", "queries/locate.py", "queries/report.py")
 # the modules that hold no word a person reads at all, not even a label's ("bounded by", f"param {p}"): codes,
 # keys and generated code's tokens only (their words: explain/report.py)
 NO_WORDS = ("queries/report.py",)
-# the modules of queries/ this round emptied of `re` (the lead's allowlist in tests/test_queries_no_regex.py
+# the modules of queries/ this round emptied of `re` (the lead's allowlist in tests/unit/test_queries_no_regex.py
 # shrinks by these)
 NO_REGEX = ("queries/check.py", "queries/memory.py", "queries/locate.py", "queries/kernels.py",
             "queries/kernel_binaries.py", "queries/printer.py", "queries/candidates.py", "queries/repro.py",
@@ -174,13 +175,6 @@ def test_statement_words():
     assert call_args("f(a, g(b, c), int_array_0[1], d)") == ["a", "g(b, c)", "int_array_0[1]", "d"]
 
 
-def _member(pt2: Path, suffix: str) -> bytes:
-    with zipfile.ZipFile(pt2) as z:
-        names = [n for n in z.namelist() if n.endswith(suffix)]
-        assert names, f"{pt2}: no member *{suffix}"
-        return z.read(names[0])
-
-
 # What each real CMake project of the samples says (read by hand from its CMakeLists.txt): (cmake_min, packages,
 # library, cuda, objcopy, defines embed_gpu_kernel, calls it, -gencode targets)
 CMAKE = {
@@ -196,7 +190,7 @@ CMAKE = {
 
 @pytest.mark.parametrize("name", sorted(CMAKE))
 def test_cmake_projects_read_by_their_grammar(name):
-    text = _member(SAMPLES / "options" / name / f"{name}.pt2", "CMakeLists.txt").decode()
+    text = first_bytes(SAMPLES / "options" / name / f"{name}.pt2", "CMakeLists.txt").decode()
     f = cmake_facts(text)
     assert f.parsed and len(f.commands) > 5
     cmake_min, packages, library, cuda, objcopy, defines, calls, gencode = CMAKE[name]
@@ -215,10 +209,10 @@ def test_cmake_grammar_refusal_is_said():
 
 
 def test_ptx_target_and_embedded_symbols_on_real_packages():
-    t = ptx_target(_member(SAMPLES / "options/standalone_cuda/standalone_cuda.pt2", ".ptx")[:8192])
+    t = ptx_target(first_bytes(SAMPLES / "options/standalone_cuda/standalone_cuda.pt2", ".ptx")[:8192])
     assert t is not None and (t.sm, t.suffix) == (90, "a")
     assert ptx_target(b".version 8.4\n") is None
-    wrapper = _member(SAMPLES / "options/embed_kernel_cuda/embed_kernel_cuda.pt2", "wrapper.cpp").decode()
+    wrapper = first_bytes(SAMPLES / "options/embed_kernel_cuda/embed_kernel_cuda.pt2", "wrapper.cpp").decode()
     syms = embedded_kernel_symbols(wrapper)
     assert syms and all(s.startswith("__") and s.endswith("_start") for s in syms)
     assert embedded_kernel_symbols('kernels_.k = loadKernel("/tmp/k.cubin", "k", 0);') == []

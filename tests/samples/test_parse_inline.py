@@ -25,7 +25,7 @@ def test_inline_transform_equals_tree_then_transform(rel, monkeypatch):
     seen = []
     real = grammar.parse_one
 
-    def both(name, starts, transformer, text, start, cov=None, line=0):
+    def both(name, starts, transformer, text, start, cov=None, line=0, remember=True):
         inline = grammar._inline_parser(name, starts, transformer)
         assert inline is not None
         try:
@@ -38,7 +38,7 @@ def test_inline_transform_equals_tree_then_transform(rel, monkeypatch):
             got = "no rule"
         assert got == want and repr(got) == repr(want), (name, start, text)
         seen.append(name)
-        return real(name, starts, transformer, text, start, cov, line)
+        return real(name, starts, transformer, text, start, cov, line, remember)
 
     for mod in (inspector.parse.wrapper, inspector.parse.triton, inspector.parse.cpp_kernel):
         monkeypatch.setattr(mod, "parse_one", both)

@@ -194,13 +194,14 @@ KNOWN = [pytest.param(name, rid, marks=pytest.mark.xfail(strict=True, reason=cau
          for rid, cause in rows.items()]  # the CPU rows this suite sweeps (the CUDA ones: test_sweep_recorded.py)
 
 
-@pytest.mark.samples
-@pytest.mark.slow
-@pytest.mark.parametrize("name,rid", KNOWN)
-def test_known_disagreement(name, rid):
-    r = _swept(name)
-    row = next(x for x in r.rows if x.id == rid)
-    assert row.agree, row.why
+if KNOWN:  # none since round 28 (every CPU row this suite sweeps agrees): a test over zero cases would prove nothing
+    @pytest.mark.samples
+    @pytest.mark.slow
+    @pytest.mark.parametrize("name,rid", KNOWN)
+    def test_known_disagreement(name, rid):
+        r = _swept(name)
+        row = next(x for x in r.rows if x.id == rid)
+        assert row.agree, row.why
 
 
 def test_known_disagreements_are_listed():

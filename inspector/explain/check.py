@@ -246,3 +246,9 @@ def loop_overrun_why(pos, length: int, bound: int, index_var: str) -> str:
 
     return (f"its index {index_var} is a loop position (an arange: {loop_where(pos)} runs 0 … {pos.length} - 1); that dim "
             f"is {length} here, so {index_var} reaches {length - 1}, past the bound {bound}: every run fails")
+
+
+def externs_unread(line: int) -> str:
+    """Said after the last extern entry when `divisions.unvouched_externs_read` stopped early."""
+    return (f" (extern calls after wrapper.cpp line {line} were not read: the first ones to run that take such a "
+            "size are listed)")

@@ -299,12 +299,13 @@ def _unvouched_externs(pkg: Package, m: Model, values: dict[str, tuple[int, int,
     """Extern ATen ops whose inputs' shapes hold a size these inputs set to a value the package was not built for
     (inspector.queries.divisions): the generated code fits, but whether ATen's kernel takes that size (an empty
     sequence kills cpu_flash_attention with SIGFPE) is not in the package, so "may"."""
-    from .divisions import unvouched_externs
+    from .divisions import unvouched_externs_read
     from .fused import extern_op_name
 
     bad = _unvouched(m, values)
     by_op: dict[str, list] = {}  # one entry per op, at its first call (later calls of it counted)
-    for s in unvouched_externs(pkg, m.name, bad):
+    sites, stopped = unvouched_externs_read(pkg, m.name, bad)
+    for s in sites:
         by_op.setdefault(s.target, []).append(s)
     out = []
     for target, sites in by_op.items():
@@ -317,6 +318,8 @@ def _unvouched_externs(pkg: Package, m: Model, values: dict[str, tuple[int, int,
         out.append({"kernel": target, "message": op, "line": first.line, "op": "extern",
                     "index_size": sizes[0]["value"], "bound": bad[syms[0]][3], "sizes": sizes,
                     "why": say.extern_size_why(op, first.line, len(sites) - 1, sizes)})
+    if stopped is not None and out:
+        out[-1]["why"] += say.externs_unread(stopped)
     return out
 
 
@@ -371,10 +374,23 @@ def loop_checks(pkg: Package, name: str) -> list[tuple]:
     of its kernel's own loop positions (an arange: GPT-2's position ids, ``queries.positions.loop_position``), in
     launch order, one per kernel and message.  The loop visits every position 0 … L-1, so the check fails for
     every L past its bound, whatever the values."""
+    from ..parse.message import parse_check_message
     from .walk import loop_position
 
     ix = pkg.index(name)
-    asserting = list(dict.fromkeys(s.kernel for s in ix.assert_sites()))
+    # Only a one-sided check against a number can be one: Inductor drops the lower side where it proved the index
+    # never negative, as it does for a loop position (``tmp6 < 32L``, ``y0 < 128``).  Read from the scan's texts,
+    # so that only those kernels are parsed (10,000 asserting kernels of `0 <= tmp4 < 120` need none).
+    messages: dict[str, object] = {}
+    asserting = []
+    for site in ix.assert_sites():
+        quoted = site.text.split('"')
+        text = quoted[-2] if len(quoted) >= 3 else ""
+        if text not in messages:
+            messages[text] = parse_check_message(text) if text else None
+        msg = messages[text]
+        if msg is not None and msg.lower is None and msg.static_bound is not None and site.kernel not in asserting:
+            asserting.append(site.kernel)
     if not asserting:
         return []
     m = ix.slice(kernels=asserting)

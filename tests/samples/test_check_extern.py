@@ -108,3 +108,19 @@ def test_the_judge_counts_a_failure_in_the_named_extern_op_as_may_fail():
         rows, *_ = plan(p)
     by = {x.id: x for x in rows}
     assert (by["s69=0"].prediction.kind, by["s69=0"].prediction.kernel) == ("may_fail", "aoti_torch_cpu_topk")
+
+
+def test_a_package_of_many_extern_calls_is_read_in_launch_order_until_enough_are_found(monkeypatch):
+    """Past `EXTERN_ALL` calls the extern ops are read a few at a time (a 20,000-kernel package's slice of every
+    call took minutes): the first ones to run are found, and the answer says where reading stopped."""
+    from inspector.queries import divisions
+
+    whole = _check(TF / "transformer.pt2", "0=int64[2,0]")
+    monkeypatch.setattr(divisions, "EXTERN_ALL", 1)
+    monkeypatch.setattr(divisions, "EXTERN_CHUNK", 2)
+    monkeypatch.setattr(divisions, "MAX_UNVOUCHED", 1)
+    part = _check(TF / "transformer.pt2", "0=int64[2,0]")
+    first = [x for x in whole.may_fail if x["op"] == "extern"][0]
+    got = [x for x in part.may_fail if x["op"] == "extern"]
+    assert got and got[0]["kernel"] == first["kernel"] and got[0]["line"] == first["line"]
+    assert "were not read" in got[-1]["why"] and not any("were not read" in x["why"] for x in whole.may_fail)

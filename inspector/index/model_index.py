@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import array
 import bisect
+import re
 import itertools
 import operator
 import os
@@ -93,15 +94,20 @@ class _Postings:
         hit = self.memo.get(name)
         if hit is not None:
             return hit
-        text, starts, out = self.text, self.starts, []
-        size, end, k = len(name), len(text), text.find(name)
-        while k >= 0 and len(out) <= HOT:
-            after = k + size
-            if (k == 0 or not _word(text[k - 1])) and (after == end or not _word(text[after])):
-                i = bisect.bisect_right(starts, k) - 1
-                if not out or out[-1] != i:
-                    out.append(i)
-            k = text.find(name, after)
+        starts, out = self.starts, []
+        # whole-identifier hits only, found by the regex engine: a name such as buf1 is a substring of buf10,
+        # buf100, buf1_handle … thousands of times in a 20,000-kernel wrapper, and a Python loop over every
+        # substring hit cost seconds a slice
+        text = self.text
+        for hit in re.finditer(re.escape(name) + r"(?!\w)", text):  # the literal first: the engine's fast search
+            k = hit.start()
+            if k and _word(text[k - 1]):
+                continue
+            i = bisect.bisect_right(starts, k) - 1
+            if not out or out[-1] != i:
+                out.append(i)
+                if len(out) > HOT:
+                    break
         self.memo[name] = out
         return out
 

@@ -370,9 +370,9 @@ def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list
 
 
 def loop_checks(pkg: Package, name: str) -> list[tuple]:
-    """(kernel, assertion, `PositionBound`, static bound) of every CPU check of model ``name`` whose index is one
-    of its kernel's own loop positions (an arange: GPT-2's position ids, ``queries.positions.loop_position``), in
-    launch order, one per kernel and message.  The loop visits every position 0 … L-1, so the check fails for
+    """(kernel, assertion, `PositionBound`, static bound) of every check of model ``name`` whose index is one of
+    its kernel's own loop positions (an arange: GPT-2's position ids; a CPU loop variable or a Triton grid index,
+    ``queries.walk.loop_position``), in launch order, one per kernel and message.  The loop visits every position 0 … L-1, so the check fails for
     every L past its bound, whatever the values."""
     from ..parse.message import parse_check_message
     from .walk import loop_position
@@ -382,18 +382,18 @@ def loop_checks(pkg: Package, name: str) -> list[tuple]:
     # never negative, as it does for a loop position (``tmp6 < 32L``, ``y0 < 128``).  Read from the scan's texts,
     # so that only those kernels are parsed (10,000 asserting kernels of `0 <= tmp4 < 120` need none).
     messages: dict[str, object] = {}
-    asserting = []
+    asserting: dict[str, None] = {}  # in scan order, each once
     for site in ix.assert_sites():
         quoted = site.text.split('"')
         text = quoted[-2] if len(quoted) >= 3 else ""
         if text not in messages:
             messages[text] = parse_check_message(text) if text else None
         msg = messages[text]
-        if msg is not None and msg.lower is None and msg.static_bound is not None and site.kernel not in asserting:
-            asserting.append(site.kernel)
+        if msg is not None and msg.lower is None and msg.static_bound is not None:
+            asserting[site.kernel] = None
     if not asserting:
         return []
-    m = ix.slice(kernels=asserting)
+    m = ix.slice(kernels=list(asserting))
     g = None
     first = _first_launches(m)
     out, seen = [], set()

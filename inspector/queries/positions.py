@@ -299,7 +299,7 @@ def _copied_from(tree) -> str | None:
             return None
 
 
-def loop_position(m: Model, k: Kernel, a) -> PositionBound | None:
+def cpu_loop_position(m: Model, k: Kernel, a) -> PositionBound | None:
     """The index of CPU check ``a`` is the position of one of ``k``'s own loops (``auto tmp5 = x1;``,
     ``auto tmp6 = c10::convert<int64_t>(tmp5);`` inside ``for(int64_t x1=0; x1<ks0; …)``: an arange, GPT-2's
     position ids): its values run over 0 … L-1, all of them, where L is the loop's bound, a kernel argument

@@ -519,9 +519,9 @@ def assigned_from(g, v: str, depth: int = 0) -> str | None:
 def loop_position(m: Model, g, k: Kernel, a: Assertion, site: CallSite | None):
     """The index of check ``a`` is a position the kernel runs over in full (an arange: GPT-2's position ids), as a
     `positions.PositionBound` of op "loop" along a model input's dim: a CPU kernel's loop variable
-    (`positions.loop_position`), or a Triton grid index whose size is one (``y0 = (yindex % ks0)``, `index_span`).
+    (`positions.cpu_loop_position`), or a Triton grid index whose size is one (``y0 = (yindex % ks0)``, `index_span`).
     None for any other index."""
-    from .positions import PositionBound, loop_position as cpu_loop_position
+    from .positions import PositionBound, cpu_loop_position
 
     if k.backend == "cpp":
         return cpu_loop_position(m, k, a)

@@ -3,10 +3,11 @@ parse (issue 21 §5): no memo of run_impl's statements, and records that look-al
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
+
+from _grow import grow
 
 import inspector
 from inspector.parse import STATEMENTS
@@ -31,13 +32,8 @@ def test_the_whole_parse_keeps_no_parse_of_run_impl_statements():
 
 @pytest.fixture(scope="module")
 def grown(tmp_path_factory):
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import make_large
-    finally:
-        sys.path.pop(0)
     out = tmp_path_factory.mktemp("grown") / "jagged-x3.pt2"
-    assert make_large.make(SAMPLE, 3, out) == 9
+    assert grow(SAMPLE, 3, out) == 9
     return out
 
 

@@ -4,10 +4,11 @@ kernels, bench/make_large.py) answers the real error log exactly as the sample d
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+
+from _grow import grow
 
 import inspector
 from inspector.queries.show import summarize
@@ -34,13 +35,8 @@ def _stable(d):
 
 @pytest.fixture(scope="module")
 def large(tmp_path_factory):
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import make_large
-    finally:
-        sys.path.pop(0)
     out = tmp_path_factory.mktemp("large") / "jagged-x500.pt2"
-    assert make_large.make(SAMPLE, N, out) == 3 * N
+    assert grow(SAMPLE, N, out) == 3 * N
     with inspector.open_package(out) as pkg:  # indexed once for the module
         yield pkg
 

@@ -103,10 +103,10 @@ def test_the_sweep_plans_the_edge():
 
 def test_an_index_read_from_a_tensor_is_no_loop_position():
     """The same kernel's token-id check (`0 <= tmp2 < 100L`, tmp2 loaded from input 0) is a value, not a position."""
-    from inspector.queries.positions import loop_position
+    from inspector.queries.positions import cpu_loop_position
 
     with inspector.open_package(GPT2 / "gpt2_positions.pt2") as pkg:
         m = pkg.model()
-        found = {a.message: loop_position(m, k, a) for k in m.kernels.values() for a in k.assertions}
+        found = {a.message: cpu_loop_position(m, k, a) for k in m.kernels.values() for a in k.assertions}
     assert found["index out of bounds: 0 <= tmp2 < 100L"] is None
     assert found["index out of bounds: tmp6 < 32L"].op == "loop"

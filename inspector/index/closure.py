@@ -171,8 +171,8 @@ def _contract(ix, name: str):
     wm = ix.wmap
     r = wm.launchers[name]
     params = []
-    for i in range(r.start + 1, r.params_end):
-        p = _launcher_param(wm.lines[i].strip())
+    for line in wm.lines[r.start + 1: r.params_end]:  # (one slice of `WrapperLines`)
+        p = _launcher_param(line.strip())
         if p:  # a `parse.statements.LauncherParam`
             params.append(KernelParam(name=p.name, position=len(params), role=param_role(p.name), ctype=p.ctype))
     if r.triton is None:

@@ -11,9 +11,13 @@ again, and never imports lark.
 
 from __future__ import annotations
 
+import bisect
 import re
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress, count, repeat
+from itertools import accumulate, compress, count, islice, repeat
+from operator import add
 
 from ..dialects import FALLBACK, Dialect, sniff
 
@@ -47,13 +51,72 @@ class RunStatement:
     callee: str | None = None  # for calls: the function named (plain string slicing, no parse)
 
 
+EVERY = 16  # a piece of lines split by the scan has every EVERYth line anchored in its `WrapperLines`
+
+
+class WrapperLines(Sequence):
+    """The wrapper's lines, as ``text.split("\\n")`` gives them, held as the text and the start offsets of the lines
+    the scan passed (anchors), not as one string per line: on a 20,000-kernel wrapper the list of 2.14 million
+    line strings was ~290 MB, the largest thing a whole parse kept.  A line is sliced from the text when asked:
+    from its anchor, or by walking forward from the nearest one (a launcher's lines between those the scan
+    found); a slice is split from one piece of text.  ``lines``: the list itself, when the scan made it whole
+    anyway (a wrapper with no launchers: the CPU families), kept and served as is."""
+
+    __slots__ = ("text", "_n", "_at_line", "_at_offset", "_list")
+
+    def __init__(self, text: str, n: int, at_line: array, at_offset: array, lines: list[str] | None = None):
+        self.text, self._n, self._at_line, self._at_offset, self._list = text, n, at_line, at_offset, lines
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _offset(self, i: int) -> int:
+        """Where line ``i`` starts (0 <= i <= n; line n is past the end, one past the text's last character)."""
+        if i >= self._n:
+            return len(self.text) + 1
+        k = bisect.bisect_right(self._at_line, i) - 1
+        line, off = self._at_line[k], self._at_offset[k]
+        find = self.text.find
+        while line < i:
+            off = find("\n", off) + 1
+            line += 1
+        return off
+
+    def __getitem__(self, i):
+        if self._list is not None:
+            return self._list[i]
+        n = self._n
+        if isinstance(i, slice):
+            start, stop, step = i.indices(n)
+            if step != 1:
+                return [self[j] for j in range(start, stop, step)]
+            if stop <= start:
+                return []
+            return self.text[self._offset(start): self._offset(stop) - 1].split("\n")
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("wrapper line index out of range")
+        a = self._offset(i)
+        b = self.text.find("\n", a)
+        return self.text[a:] if b < 0 else self.text[a:b]
+
+    def __iter__(self):
+        return iter(self._list if self._list is not None else self.text.split("\n"))
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other) if isinstance(other, (list, WrapperLines)) else NotImplemented
+
+    __hash__ = None
+
+
 @dataclass
 class WrapperMap:
     """What the cheap scan found: every region of the wrapper, by plain string search, nothing parsed."""
 
     member: str
     dialect: Dialect
-    lines: list[str]
+    lines: WrapperLines  # (a Sequence[str]: the lines as `text.split("\n")` gives them)
     launchers: dict[str, LauncherRegion]
     cpp_kernels: set[str]
     constructor: list[tuple[int, str]]  # (1-based line, stripped statement)
@@ -77,102 +140,242 @@ class WrapperMap:
 def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progress=None) -> WrapperMap:
     """Slice the wrapper into regions with plain string search (no grammar): the constructor's info statements, the
     ``check_input_K`` guards, each Triton launcher with its embedded source and assert lines, the CPU kernels
-    it declares, and run_impl's statements.  Cost grows with the file's size only, ~1 s for 137 MB."""
+    it declares, and run_impl's statements.  Cost grows with the file's size only.
+
+    The text between launchers is split into lines and walked line by line; each launcher (most of a CUDA
+    wrapper: its embedded Triton source) is read with searches over the text itself, no string made per line
+    (`_launcher_at`).  A region between launchers that runs on past the next launcher's line (a run_impl with
+    no end before it) is read again, with the rest of the text, line by line: what every line of it is then
+    does not depend on where a launcher was looked for."""
     d = dialect or sniff(text, member)
-    lines = text.split("\n")
-    wm = WrapperMap(member=member, dialect=d, lines=lines, launchers={}, cpp_kernels=set(), constructor=[],
-                    check_inputs=[], run=[])
-    i, n = 0, len(lines)
-    tick = 0
+    wm = WrapperMap(member=member, dialect=d, lines=WrapperLines("", 0, array("q"), array("q")), launchers={},
+                    cpp_kernels=set(), constructor=[], check_inputs=[], run=[])
+    at_line, at_off = array("q"), array("q")  # the anchors: the lines the scan passed, and where each starts
+    size = len(text)
+    hint = text.count("\n") + 1 if progress is not None else 0  # (a progress bar's total only)
+    off, base, final, whole = 0, 0, not d.launcher_start, None
+    while True:
+        nxt = -1 if final else line_starting(text, d.launcher_start, off)
+        if nxt < 0:
+            final = True
+            lines = text[off:].split("\n")
+        else:  # the lines before the launcher's line (text[nxt - 1] is the newline ending the last of them)
+            lines = text[off:nxt - 1].split("\n") if nxt > off else []
+        first = len(at_line)  # every `EVERY`th line of the piece anchored (its lines between: a walk of a few)
+        at_line.extend(range(base, base + len(lines), EVERY))
+        at_off.extend(islice(accumulate(map(add, map(len, lines), repeat(1)), initial=off), 0, len(lines), EVERY))
+        stop = _scan_piece(wm, text, lines, base, final, off, progress, hint)
+        if stop is not None:  # a region ran past the piece: the rest of the text is read as one piece
+            off += sum(map(len, lines[:stop])) + stop
+            del at_line[first + (stop + EVERY - 1) // EVERY:], at_off[first + (stop + EVERY - 1) // EVERY:]
+            base, final = base + stop, True
+            continue
+        if final:
+            whole = lines if off == 0 else None
+            break
+        base, off = _launcher_at(wm, text, nxt, base + len(lines), at_line, at_off)
+        base += 1
+        if progress is not None:
+            progress(base, hint)
+        if off > size:
+            break
+    n = at_line[-1] + text.count("\n", at_off[-1]) + 1
+    if whole is not None:  # one piece, split whole anyway (no launcher: the CPU families): served as the list
+        wm.lines = WrapperLines("", n, array("q"), array("q"), whole)
+    else:
+        wm.lines = WrapperLines(text, n, at_line, at_off)
+    if progress is not None:
+        progress(n, n)
+    return wm
+
+
+def line_starting(text: str, marker: str, start: int, end: int | None = None) -> int:
+    """Where the first line at or after offset ``start`` (a line's start) whose stripped text begins with ``marker``
+    starts, when it starts before ``end`` (-1: none)."""
+    find, rfind = text.find, text.rfind
+    k = find(marker, start) if end is None else find(marker, start, end)
+    while k >= 0:
+        j = rfind("\n", start, k)
+        ls = start if j < 0 else j + 1
+        if ls == k or text[ls:k].isspace():
+            return ls
+        k = find(marker, k + 1) if end is None else find(marker, k + 1, end)
+    return -1
+
+
+def _scan_piece(wm: WrapperMap, text: str, lines: list[str], base: int, final: bool, off: int,
+                progress, hint: int) -> int | None:
+    """The line-by-line scan of ``lines`` (wrapper lines ``base``…): None when done, else (a piece that is not the
+    text's last) the index in ``lines`` of the region that ran past its end."""
+    d = wm.dialect
+    i, n, tick, at = 0, len(lines), 0, 0
+    launcher = d.launcher_start
     while i < n:
         s = lines[i].strip()
         if progress is not None and i - tick > 65536:
             tick = i
-            progress(i, n)
-        if d.launcher_start and s.startswith(d.launcher_start):
-            i = _scan_launcher(wm, i)
+            progress(base + i, hint)
+        if launcher and s.startswith(launcher):  # (only in a piece read to the text's end after a run-off region)
+            off += sum(map(len, lines[at:i])) + i - at  # where line i starts (summed on from the last launcher's)
+            at = i
+            end, _ = _launcher_at(wm, text, off, base + i, None, None)
+            i = end + 1 - base
             continue
         if s.startswith(d.check_input_start):
             k = int(d.check_input_index.search(s).group(1))
             j = i + 1
             while j < n and not lines[j].startswith("}"):
                 j += 1
-            wm.check_inputs.append((k, i + 1, j))
+            if j == n and not final:
+                return i
+            wm.check_inputs.append((k, base + i + 1, base + j))
             i = j + 1
             continue
         if d.is_run_impl_start(s):
             wm.saw_run_impl = True
-            i = _scan_run_impl(wm, i)
+            mark = len(wm.run)
+            after = _scan_run_impl(wm, lines, base, i, final)
+            if after is None:
+                del wm.run[mark:]
+                return i
+            i = after
             continue
         if s.startswith(d.cpp_kernel_decl) and d.cpp_kernel_name.search(s):
             wm.cpp_kernels.add(d.cpp_kernel_name.search(s).group(1))
         elif s.startswith(d.constructor_info_starts):
-            wm.constructor.append((i + 1, s))
+            wm.constructor.append((base + i + 1, s))
         i += 1
-    if progress is not None:
-        progress(n, n)
-    return wm
+    return None
 
 
-def _scan_launcher(wm: WrapperMap, i: int) -> int:
-    d, lines = wm.dialect, wm.lines
-    name = d.launcher_name.search(lines[i]).group(1)
-    start = i
-    i += 1
-    n, params_end, opens = len(lines), d.launcher_params_end, d.triton_open_marker
-    while i < n and not (params_end in lines[i] and lines[i].strip().startswith(params_end)):
-        i += 1
-    r = LauncherRegion(name=name, start=start, params_end=i, end=i)
-    asserts = []
-    while i < n and not lines[i].startswith("}"):
-        line = lines[i]
-        if opens in line and d.triton_open.search(line):
-            j = _scan_triton(wm, r, i + 1, asserts)
-            r.triton = (i, j + 1)
-            i = j
-        elif d.load_kernel_marker in line and r.triton is not None:
-            r.load_line = i
-        i += 1
-    r.end = i
+def _launcher_at(wm: WrapperMap, text: str, p: int, i: int, at_line, at_off) -> tuple[int, int]:
+    """The launcher whose ``static inline void call_…(`` line is wrapper line ``i``, starting at offset ``p``, read
+    with searches over the text (each line as the line-by-line scan reads it: the parameters end at the first
+    line whose stripped text starts with ``){``; the launcher at the first line after that starting with ``}``,
+    an embedded source's lines skipped; its cubin on the last ``loadKernel(`` line after the source).  Returns
+    (its last line, where the line after it starts: past the text's end when none).  ``at_line``/``at_off``
+    (None: the caller has every line anchored already): where each line it found starts is appended there."""
+    d = wm.dialect
+    size, find, rfind, count = len(text), text.find, text.rfind, text.count
+    cur = [i, p]
+
+    def line_of(o: int) -> int:  # the line starting at ``o`` (after every offset asked before)
+        cur[0] += count("\n", cur[1], o)
+        cur[1] = o
+        if at_line is not None:
+            at_line.append(cur[0])
+            at_off.append(o)
+        return cur[0]
+
+    def last_line() -> int:  # the text's last line
+        return cur[0] + count("\n", cur[1])
+
+    if at_line is not None:
+        at_line.append(i)
+        at_off.append(p)
+    e = find("\n", p)
+    name = d.launcher_name.search(text, p, size if e < 0 else e).group(1)
+    pe = -1 if e < 0 else line_starting(text, d.launcher_params_end, e + 1)
+    if pe < 0:  # no `){` after it: the parameters (and the launcher) run to the text's end
+        n = last_line() + 1
+        r = wm.launchers[name] = LauncherRegion(name=name, start=i, params_end=n, end=n)
+        return n, size + 1
+    r = LauncherRegion(name=name, start=i, params_end=line_of(pe), end=0)
+    asserts: list[int] = []
+    seg, load, opens, after = pe, d.load_kernel_marker, d.triton_open_marker, size + 1
+    while True:
+        o = seg
+        while True:  # the next `async_compile.triton(` line the pattern reads (searched past the end, then bounded)
+            o = find(opens, o)
+            if o < 0:
+                break
+            j = rfind("\n", seg, o)
+            ls = seg if j < 0 else j + 1
+            oe = find("\n", o)
+            oe = size if oe < 0 else oe
+            if d.triton_open.search(text, ls, oe):
+                o = ls
+                break
+            o = oe
+        # the first line starting with `}` from here: the launcher's end, when it comes before that source
+        k = find("\n}", seg - 1) if o < 0 else find("\n}", seg - 1, o + 1)
+        if k >= 0 or o < 0:
+            stop = size if k < 0 else k + 1
+            if r.triton is not None:
+                _load_line(text, r, load, seg, stop, line_of)
+            if k < 0:
+                r.end = last_line() + 1
+            else:
+                r.end = line_of(k + 1)
+                nxt = find("\n", k + 1)
+                after = size + 1 if nxt < 0 else nxt + 1
+            break
+        if r.triton is not None:
+            _load_line(text, r, load, seg, o, line_of)
+        start = line_of(o)
+        close = _source_at(wm, text, r, oe + 1, asserts, line_of) if oe < size else -1
+        if close < 0:  # no closing line: the source runs to the text's end, and so does the launcher
+            n = last_line() + 1
+            r.triton, r.end = (start, n + 1), n + 1
+            break
+        end_line = line_of(close)
+        r.triton = (start, end_line + 1)
+        ce = find("\n", close)
+        if ce < 0:  # the closing line is the text's last
+            r.end = end_line + 1
+            break
+        seg = ce + 1
     r.asserts = tuple(asserts)
     wm.launchers[name] = r
-    return i + 1
+    return r.end, after
 
 
-def _scan_triton(wm: WrapperMap, r: LauncherRegion, j: int, asserts: list[int]) -> int:
-    """The embedded Triton source from line ``j`` on: its decorator (before ``def``) and the lines of its asserts
-    (added to ``asserts``); returns the index of its closing line.  Most of a wrapper's lines are these, so
-    after the ``def`` line a line is stripped only when it holds a marker at all."""
-    d, lines, n = wm.dialect, wm.lines, len(wm.lines)
-    close, check = d.triton_close, d.device_assert
-    while j < n:  # the decorator and the def line
-        s = lines[j].lstrip()
-        if s.startswith(close):
-            return j
-        if s.startswith(check):
-            asserts.append(j)
-        elif s.startswith("def "):
-            j += 1
-            break
-        elif s.startswith("@"):
-            r.decorator = decorator_heuristic(s) or r.decorator
-        j += 1
-    while j < n:  # the body
-        line = lines[j]
-        if close in line and line.lstrip().startswith(close):
-            return j
-        if check in line and line.lstrip().startswith(check):
-            asserts.append(j)
-        j += 1
-    return j
+def _load_line(text: str, r: LauncherRegion, marker: str, start: int, stop: int, line_of) -> None:
+    """The last line in [start, stop) (offsets of line starts) holding ``marker``, as the launcher's cubin line."""
+    q = text.rfind(marker, start, stop)
+    if q >= 0:
+        j = text.rfind("\n", start, q)
+        r.load_line = line_of(start if j < 0 else j + 1)
 
 
-def _scan_run_impl(wm: WrapperMap, i: int) -> int:
-    d, lines = wm.dialect, wm.lines
+def _source_at(wm: WrapperMap, text: str, r: LauncherRegion, o: int, asserts: list[int], line_of) -> int:
+    """An embedded Triton source from the line starting at ``o``: its decorator (an ``@`` line before the ``def``
+    line), its asserts (added to ``asserts``, by line); returns where its closing line starts (-1: none)."""
+    d = wm.dialect
+    find, rfind = text.find, text.rfind
+    close = line_starting(text, d.triton_close, o)
+    stop = len(text) if close < 0 else close
+    df = line_starting(text, "def ", o, stop)
+    head = stop if df < 0 else df
+    k = find("@", o, head)
+    while k >= 0:  # the `@` lines before the def line: the last with a heuristic names it
+        j = rfind("\n", o, k)
+        ls = o if j < 0 else j + 1
+        e = find("\n", k)
+        e = len(text) if e < 0 else e
+        if ls == k or text[ls:k].isspace():
+            r.decorator = decorator_heuristic(text[k:e]) or r.decorator
+        k = find("@", e, head)
+    check = d.device_assert
+    k = line_starting(text, check, o, stop)
+    while k >= 0:
+        asserts.append(line_of(k))
+        e = find("\n", k)
+        k = line_starting(text, check, e + 1, stop) if 0 <= e < stop else -1
+    return close
+
+
+def _scan_run_impl(wm: WrapperMap, lines: list[str], base: int, i: int, final: bool) -> int | None:
+    """run_impl from ``lines[i]`` (its signature line; wrapper line ``base + i``): one `RunStatement` per non-empty
+    line of its body.  Returns the index in ``lines`` after its end, or None when its body or its end is not in
+    ``lines`` and ``final`` is False (the caller reads on with the rest of the text)."""
+    d = wm.dialect
     n = len(lines)
     i += 1
     while i < n and not lines[i].startswith(d.run_impl_body):
         i += 1
+    if i == n and not final:
+        return None
     i += 1
     end = i
     is_end = d.is_run_impl_end
@@ -182,27 +385,36 @@ def _scan_run_impl(wm: WrapperMap, i: int) -> int:
     else:
         while end < n and not is_end(lines[end]):
             end += 1
-    # one statement per non-empty line; locals, not attribute look-ups, in the loop (~190,000 lines on 20k kernels)
-    run, start_rule, size_stride, checked = wm.run, d.start_rule, d.size_stride_check, d.checked_call
+    if end >= n and not final:
+        return None
+    # one statement per non-empty line, each classified by one match of the dialect's lead pattern (what
+    # `Dialect.start_rule` reads); locals, not attribute look-ups, in the loop (~480,000 lines on 20k kernels)
+    run, start_rule, size_stride, checked, binds = wm.run, d.start_rule, d.size_stride_check, d.checked_call, d.binds
     skip = len(checked)
     append = run.append
-    for line_no, raw in enumerate(lines[i:end], i + 1):
+    lead = d.statement_lead().match
+    for line_no, raw in enumerate(lines[i:end], base + i + 1):  # (each text made beside its statement: near in memory)
         s = raw.strip()
-        if not s:
-            continue
-        if s[:2] == "//":
-            append(RunStatement(line_no, s, "comment"))
-            continue
-        if s[:4] == "if (" and size_stride in s:
-            append(RunStatement(line_no, s[s.index(size_stride): s.rindex(";") + 1], "size_stride"))
-            continue
-        rule = start_rule(s)
-        if rule == "call":
-            append(RunStatement(line_no, s, rule, s[: s.index("(")]))
+        m = lead(s)
+        rule = None if m is None else m.lastgroup
+        if rule == "declaration":
+            append(RunStatement(line_no, s, rule))
+        elif rule == "comment":
+            append(RunStatement(line_no, s, rule))
+        elif rule == "call":
+            append(RunStatement(line_no, s, rule, m.group(rule)))
         elif rule == "checked_call":
             rest = s[skip:]
             append(RunStatement(line_no, s, rule, rest[: rest.index("(")] if "(" in rest else None))
-        else:
+        elif rule == "handle":
+            append(RunStatement(line_no, s, "declaration" if binds(s) else "handle_decl"))
+        elif rule == "if":
+            if size_stride in s:
+                append(RunStatement(line_no, s[s.index(size_stride): s.rindex(";") + 1], "size_stride"))
+            else:
+                rule = start_rule(s)
+                append(RunStatement(line_no, s, rule, s[: s.index("(")] if rule == "call" else None))
+        elif s:
             append(RunStatement(line_no, s, rule))
     return end + 1
 

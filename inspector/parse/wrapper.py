@@ -310,10 +310,10 @@ class WrapperScanner:
             setattr(self.m, target[:-1], spec)
 
     # -- guards ----------------------------------------------------------------
-    def _check_input(self, k: int, i: int, end: int) -> None:
+    def _check_input(self, k: int, start: int, end: int) -> None:
         guards: list[Guard] = []
-        while i < end:
-            s = self.lines[i].strip()
+        for i, line in enumerate(self.lines[start:end], start):  # (one slice of `WrapperLines`)
+            s = line.strip()
             if s.startswith("if ("):
                 r = self.parse("check_input", i, s, "guard", i + 1)
                 if isinstance(r, GuardDim):
@@ -328,7 +328,6 @@ class WrapperScanner:
                 m = self.d.guard_device.search(s)
                 dev = dict(self.d.device_type_codes).get(m.group(1), m.group(1)) if m else None
                 guards.append(Guard(input=k, dim=None, kind="device", value=dev, line=i + 1))
-            i += 1
         self.guards[k] = guards
 
     # -- run_impl ----------------------------------------------------------------
@@ -528,8 +527,8 @@ def parse_launcher(wm: WrapperMap, r: LauncherRegion, parse) -> tuple[Kernel, li
     the cubin it loads.  ``parse(region, index, text, rule, line)`` parses one wrapper statement."""
     d, lines = wm.dialect, wm.lines
     params: list[KernelParam] = []
-    for i in range(r.start + 1, r.params_end):
-        p = parse("launcher", i, lines[i].strip(), "launcher_param", i + 1)
+    for i, line in enumerate(lines[r.start + 1: r.params_end], r.start + 1):  # (one slice of `WrapperLines`)
+        p = parse("launcher", i, line.strip(), "launcher_param", i + 1)
         if isinstance(p, LauncherParam):
             params.append(_launcher_param(p.name, len(params), p.ctype))
     if r.triton is None:

@@ -13,7 +13,6 @@ _DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unuse
 _CALL_HEAD = re.compile(r"\w+\(")
 _BINDS = re.compile(r"^\w+\s+\w+\s*=")
 _NAME = re.compile(r"\b[A-Za-z_]\w*\b")
-_LEADS: dict[str, re.Pattern] = {}  # `Dialect.statement_lead`, by the checked-call marker
 
 
 @dataclass(frozen=True)
@@ -128,25 +127,6 @@ class Dialect:
         if _CALL_HEAD.match(s):
             return "call"
         return None
-
-    def statement_lead(self) -> re.Pattern:
-        """What `start_rule` reads, as one pattern matched at a stripped run_impl line's start, its alternatives in
-        `start_rule`'s order (a comment and an ``if (`` first, as the scan asks them before): the match's
-        ``lastgroup`` is the rule ("comment", "if", "checked_call", "declaration", "handle": a declaration
-        when it binds a value, "assignment", "call" with the callee as the group), None when none applies.  One
-        call per line where `start_rule` made up to five (~480,000 lines on the assertion-dense 20k package)."""
-        rx = _LEADS.get(self.checked_call)
-        if rx is None:
-            rx = _LEADS[self.checked_call] = re.compile(
-                r"(?P<comment>//)|(?P<if>if \()|(?P<checked_call>" + re.escape(self.checked_call) + r")|(?P<declaration>"
-                + "|".join(map(re.escape, _DECL_WORDS)) + r")|(?P<handle>(?:RAII)?AtenTensorHandle )|"
-                r"(?P<assignment>output_handles\[)|(?P<call>\w+)\(")
-        return rx
-
-    @staticmethod
-    def binds(s: str) -> bool:
-        """A handle declaration that binds a value (`RAIIAtenTensorHandle t = f(…);`): a declaration, not a handle's."""
-        return _BINDS.match(s) is not None
 
     def call_target(self, callee: str, cpp_kernels: set[str], launchers=()) -> tuple[str, str] | None:
         """``(target, "kernel"|"extern")`` for a run_impl callee, or None for runtime helpers.  ``launchers``: the

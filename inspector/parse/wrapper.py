@@ -190,6 +190,29 @@ def indexed_assignment(text: str, cov: Coverage | None = None, line: int = 0):
 _NOT_INDEXED = object()
 _MISSING = object()
 
+# A launcher's `kernels_.triton_x = loadKernel("/tmp/…/<hash>.cubin", "triton_x", 0, cubin_dir_);` names a cubin
+# path with a hash of its own and assigns a slot named after its kernel (an attribute: `canonical` keeps its digits):
+# each line was a shape of its own, a whole Lark parse per kernel.  Neither is part of what the rule returns, nor of
+# its shape: the line is parsed with each string literal as "<k>" and the slot as `k` (one text for every launcher
+# of a kind), and the literals put back.  tests/samples/test_grammar_samples.py checks it equals the plain parse on
+# every launcher of every sample.
+_STRING_LITERAL = re.compile(r'"(?:\\.|[^"\\])*"')
+_LOAD_SLOT = re.compile(r"^(\w+)\.\w+(\s*=)")
+
+
+def load_kernel(text: str, cov: Coverage | None = None, line: int = 0, remember: bool = True):
+    """A ``loadKernel(`` statement read as the grammar's ``load_kernel`` rule reads it (None: not one)."""
+    literals = _STRING_LITERAL.findall(text)
+    k = iter(range(len(literals)))
+    framed = _LOAD_SLOT.sub(r"\1.k\2", _STRING_LITERAL.sub(lambda _: f'"{next(k)}"', text), count=1)
+    r = parse_one("wrapper", STARTS, _TRANSFORMER, framed, "load_kernel", remember=remember)
+    if cov is not None:
+        cov.skip(line, text) if r is None else cov.ok()
+    if r is None:
+        return None
+    back = {str(i): x.strip('"') for i, x in enumerate(literals)}
+    return LoadKernel(None if r.member is None else back[r.member], back[r.mangled], r.start)
+
 
 def parse_statement(text: str, start: str, cov: Coverage | None = None, line: int = 0, remember: bool = True):
     """Parse one wrapper statement with the given start rule; None when the grammar does not know it
@@ -198,6 +221,8 @@ def parse_statement(text: str, start: str, cov: Coverage | None = None, line: in
         r = indexed_assignment(text, cov, line)
         if r is not _NOT_INDEXED:
             return r
+    if start == "load_kernel":
+        return load_kernel(text, cov, line, remember)
     return parse_one("wrapper", STARTS, _TRANSFORMER, text, start, cov, line, remember)
 
 

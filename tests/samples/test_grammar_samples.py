@@ -105,3 +105,25 @@ def test_indexed_assignments_read_in_two_parts_equal_the_plain_parse():
                     checked += 1
                     literal += wrapper._literal(text.split(" = ", 1)[1][:-1]) is not None
     assert checked > 30_000 and literal > checked // 2, (checked, literal)
+
+
+def test_load_kernel_lines_read_in_a_frame_equal_the_plain_parse():
+    """`parse.wrapper.load_kernel` parses a launcher's ``loadKernel(`` line with its string literals framed (one
+    shape for every launcher): on every launcher of every real CUDA package that equals the plain parse."""
+    import inspector
+    from inspector.parse import grammar, wrapper
+    from tests._samples import PACKAGES
+
+    checked = 0
+    for p in PACKAGES:
+        with inspector.open_package(p, cache=False) as pkg:
+            for n in pkg.model_names:
+                wm = pkg.index(n).wmap
+                for r in wm.launchers.values():
+                    if r.load_line is None:
+                        continue
+                    text = wm.lines[r.load_line].strip()
+                    plain = grammar.parse_plain("wrapper", wrapper.STARTS, wrapper._TRANSFORMER, text, "load_kernel")
+                    assert wrapper.load_kernel(text) == plain, text
+                    checked += plain is not None
+    assert checked > 300, checked

@@ -13,6 +13,8 @@ through the index's memoized parser, so a later slice or whole parse in the same
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 
 from ..model import Model
 from ..parse.regions import TOKEN, consumes_comments, declared_name
@@ -37,8 +39,8 @@ def _naming(ix, postings, name: str) -> list[int]:
     if len(hit) <= HOT:
         return hit
     run = ix.wmap.run
-    return [i for i, st in enumerate(run)
-            if st.kind not in (None, "comment") and name in st.text and name in TOKEN.findall(st.text)]
+    return [i for i, (text, kind) in enumerate(zip(run.text, run.kind))
+            if kind is not None and kind != "comment" and name in text and name in TOKEN.findall(text)]
 
 
 def statements_naming(ix, names) -> set[int]:
@@ -67,7 +69,7 @@ def _positions(ix) -> tuple[dict[int, int], dict[str, list[int]]]:
     built once per index."""
     got = getattr(ix, "_closure_positions", None)
     if got is None:
-        at = {st.line: i for i, st in enumerate(ix.wmap.run)}
+        at = dict(zip(ix.wmap.run.line, itertools.count()))
         launches: dict[str, list[int]] = {}
         for st, target, kind in ix.calls():
             if kind == "kernel" and st.line in at:
@@ -98,12 +100,13 @@ def calls_below_comments_naming(ix, names) -> set[int]:
     run = wm.run
     comments = getattr(ix, "_closure_comments", None)
     if comments is None:
-        comments = ix._closure_comments = [i for i, st in enumerate(run) if st.kind == "comment"]
+        is_comment = map(operator.eq, run.kind, itertools.repeat("comment"))
+        comments = ix._closure_comments = list(itertools.compress(itertools.count(), is_comment))
     named = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")(?!\w)")
     out: set[int] = set()
     after = -1
     for i in comments:
-        if i <= after or not named.search(run[i].text):
+        if i <= after or not named.search(run.text[i]):
             continue
         j = i + 1
         while j < len(run) and not consumes_comments(wm, run[j]):
@@ -131,7 +134,7 @@ def _declarations(ix, seeds) -> set[int]:
             return [j for j in postings[t] if j in own or not consumes_comments(wm, run[j]) or "&" + t in run[j].text]
         return decls[t]
 
-    included = grow(run, seeds, earlier)
+    included = grow(run.text, seeds, earlier)
     for i in [i for i in included if consumes_comments(wm, run[i])]:
         j = i - 1  # the comments since the previous call that took some
         while j >= 0 and not consumes_comments(wm, run[j]):
@@ -212,7 +215,8 @@ def bounds_model(ix, kernels) -> Model | None:
             ks[name], launcher[name] = _contract(ix, name)
     bounded = [n for n, k in ks.items() if any(a.bound_expr and static_bound(a.bound_expr) is None for a in k.assertions)]
     seeds = calls_of(ix, bounded)
-    included = grow(run, seeds, lambda t: [j for j in decls.get(t, ()) if run[j].text.startswith(_SCALAR_DECL)])
+    texts = run.text
+    included = grow(texts, seeds, lambda t: [j for j in decls.get(t, ()) if texts[j].startswith(_SCALAR_DECL)])
     m = ix._model(ix._eager_statements() | included, ())
     for name, k in ks.items():
         m.kernels[name] = k

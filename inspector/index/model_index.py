@@ -29,18 +29,20 @@ import bisect
 import re
 import itertools
 import operator
+from itertools import compress, count
 import os
 
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
 from ..parse.metadata import WrapperMetadata
-from ..parse.regions import (TOKEN, RunStatement, WrapperMap, check_statement, constant_totals, declared_names,
+from ..parse.regions import (TOKEN, RunColumns, RunStatement, WrapperMap, check_statement, constant_totals, declared_names,
                           kernel_heuristic, scan_kernel_cpp, scan_warnings, scan_wrapper)
 from .name_closure import grow
 from .cache_parts import FACTS, AssertSite, CacheParts, Summary, add_coverage, coverage_since, slice_part
 from .gc_pause import gc_paused as _gc_paused
 
 _first = operator.itemgetter(0)
+_DECLARES = frozenset({"declaration", "handle_decl"})  # the statement kinds that declare a name
 
 # A name mentioned by more run_impl statements than this (`kernels`, `stream`, a dtype) is followed to its
 # declaration only, not to every call that names it.
@@ -83,8 +85,8 @@ class _Postings:
     names, so tokenizing every statement of a 20,000-kernel wrapper up front costs more than it saves.  A name
     in more than `HOT` statements answers with HOT + 1 of them (the caller then follows its declaration only)."""
 
-    def __init__(self, run: list[RunStatement]):
-        texts = [st.text if st.kind not in (None, "comment") else "" for st in run]
+    def __init__(self, run: RunColumns):
+        texts = [t if k is not None and k != "comment" else "" for t, k in zip(run.text, run.kind)]
         self.text = "\n".join(texts)
         # machine integers, not a list of int objects: 4 MB instead of 17 MB on 482,000 statements
         self.starts = array.array("q", itertools.accumulate((len(t) + 1 for t in texts), initial=0))
@@ -273,9 +275,10 @@ class ModelIndex:
             wm = self.wmap
             alloc, target, cpp, launchers = wm.dialect.allocation_prefix, wm.dialect.call_target, wm.cpp_kernels, wm.launchers
             out = []
-            for i, st in enumerate(wm.run):
-                c = st.callee
-                if c and not c.startswith(alloc):
+            callees = wm.run.callee
+            for i in compress(count(), callees):  # (the statements with a callee only)
+                c = callees[i]
+                if not c.startswith(alloc):
                     tk = target(c, cpp, launchers)
                     if tk:
                         out.append((i, tk[0], tk[1]))
@@ -436,8 +439,9 @@ class ModelIndex:
             # where a list took 88: ~11 MB on 284,000 declarations)
             calls = self._call_index()
             prologue_end = calls[0][0] if calls else len(run)
-            at = [i for i, st in enumerate(run) if st.kind in ("declaration", "handle_decl")]
-            names = declared_names([run[i] for i in at])  # one loop over them all
+            at = list(compress(count(), map(_DECLARES.__contains__, run.kind)))
+            texts = run.text
+            names = declared_names([texts[i] for i in at])  # one loop over them all
             # Built at C speed (no Python loop over 284,000 declarations): each name keyed where first declared,
             # holding its last declaration; then the few names declared more than once get all of theirs.
             decls: dict = dict(zip(names, zip(at)))
@@ -474,8 +478,9 @@ class ModelIndex:
             m = self.eager()
             bufs = set(m.buffers) | {b + "_handle" for b in m.buffers} | set(self._eager_aliases)
             run = self.wmap.run
+            kinds = run.kind
             self._globals_ = {n for n, idx in decls.items()
-                              if idx and idx[0] < prologue_end and run[idx[0]].kind == "declaration" and n not in bufs}
+                              if idx and idx[0] < prologue_end and kinds[idx[0]] == "declaration" and n not in bufs}
         return self._globals_
 
     def _closure(self, seeds, follow_calls: bool, globals_=frozenset()) -> set[int]:
@@ -490,7 +495,7 @@ class ModelIndex:
                 return ()
             return postings[t] if follow_calls and len(postings[t]) <= HOT else decls[t]
 
-        included = grow(run, seeds, earlier)
+        included = grow(run.text, seeds, earlier)
         # The comments above each included call (Source Nodes, provenance) since the previous call that took some.
         for i, comments in self._comment_groups():
             if i in included:
@@ -501,7 +506,7 @@ class ModelIndex:
         """(call, the comments it takes): each call that takes comments, with those since the previous one."""
         if self._comments is None:
             run = self.wmap.run
-            notes = [i for i, st in enumerate(run) if st.kind == "comment"]
+            notes = list(compress(count(), map(operator.eq, run.kind, itertools.repeat("comment"))))
             groups, k = [], 0
             for i, _, _ in self._call_index():  # the comments between the previous call and this one
                 j = bisect.bisect_left(notes, i, k)
@@ -517,21 +522,24 @@ class ModelIndex:
         # (comments travel with the call they sit above: `_closure` adds them only for calls it includes)
         # Constant bindings (`auto& w = constants_->at(3);`, one per weight) are no part of the interface: a slice reads them.
         skip = self._constant_bindings()
-        seeds = [i for i in range(prologue_end) if run[i].kind != "comment" and i not in skip]
-        for i in range(prologue_end, len(run)):
-            st = run[i]
-            if st.kind in ("size_stride", "assignment"):
+        kinds, texts = run.kind, run.text
+        seeds = [i for i in range(prologue_end) if kinds[i] != "comment" and i not in skip]
+        for i, kind in enumerate(itertools.islice(kinds, prologue_end, None), prologue_end):
+            if kind == "size_stride" or kind == "assignment":
                 seeds.append(i)
-            elif st.kind == "declaration" and st.text.startswith(("int64_t ", "int32_t ")) and \
-                    ("_size[" in st.text or st.text.count("=") == 1 and TOKEN.fullmatch(st.text.split("=", 1)[1].strip(" ;"))):
-                seeds.append(i)  # a symbol (`int64_t s2 = arg3_1_size[0];`) or its alias (`int64_t s23 = s2;`)
+            elif kind == "declaration":
+                text = texts[i]
+                if text.startswith(("int64_t ", "int32_t ")) and ("_size[" in text or text.count("=") == 1 and
+                                                                  TOKEN.fullmatch(text.split("=", 1)[1].strip(" ;"))):
+                    seeds.append(i)  # a symbol (`int64_t s2 = arg3_1_size[0];`) or its alias (`int64_t s23 = s2;`)
         return seeds
 
     def _constant_bindings(self) -> set[int]:
         """The prologue's constant bindings (``[[maybe_unused]] auto& w = constants_->at(3);``), by plain search."""
         run, marker = self.wmap.run, self.wmap.dialect.constant_binding
         _, _, prologue_end = self._name_tables()
-        return {i for i in range(prologue_end) if run[i].kind == "declaration" and marker in run[i].text}
+        kinds, texts = run.kind, run.text
+        return {i for i in range(prologue_end) if kinds[i] == "declaration" and marker in texts[i]}
 
     # -- models --------------------------------------------------------------------------------
     def _model(self, statements, kernels, scanner_out=None, all_constants: bool = False, uses=()) -> Model:
@@ -546,7 +554,8 @@ class ModelIndex:
         sc.read_interface(constants=None if all_constants else set())
         sc.run_statements(sorted(statements))
         if not all_constants:
-            named = {t for i in uses for t in TOKEN.findall(self.wmap.run[i].text)}
+            texts = self.wmap.run.text
+            named = {t for i in uses for t in TOKEN.findall(texts[i])}
             sc.read_constants({idx for name, idx in m.constant_bindings.items() if name in named})
         sc.finish()
         if scanner_out is not None:
@@ -620,14 +629,16 @@ class ModelIndex:
         want_set, line_set = set(want), set(lines)
         alloc = self.wmap.dialect.allocation_prefix
         if line_set or any(n.startswith(alloc) for n in want_set):
-            calls = {i for i, st in enumerate(run)
-                     if st.callee and (st.line in line_set or self.wmap.call_target(st.callee) in want_set)}
+            callees, at = run.callee, run.line
+            calls = {i for i in compress(count(), callees)
+                     if at[i] in line_set or self.wmap.call_target(callees[i]) in want_set}
         else:  # the launches of these kernels: among the calls the scan found (allocations are none of them)
             calls = {i for i, target, _ in self._call_index() if target in want_set}
         # the interface (as `eager` reads them) and, for the calls asked about, their buffers' writers
         around = self._closure(calls, follow_calls=True, globals_=self._globals())
         included = self._eager_statements() | self._constant_bindings() | around
-        targets = [self.wmap.call_target(run[i].callee) for i in sorted(included) if run[i].callee]
+        callees = run.callee
+        targets = [self.wmap.call_target(callees[i]) for i in sorted(included) if callees[i]]
         names = [n for n in dict.fromkeys([*kernels, *targets]) if n and self.kernel_backend(n)]
         m = self._slices[part] = self._model(included, names, uses=around)
         if self.key is not None:  # (no cache: nothing to encode)

@@ -51,6 +51,50 @@ class RunStatement:
     callee: str | None = None  # for calls: the function named (plain string slicing, no parse)
 
 
+class RunColumns(Sequence):
+    """run_impl's statements as four columns (``line``, ``text``, ``kind``, ``callee``: lists, one entry a statement)
+    rather than one object each: on the assertion-dense 20k package the scan made 482,000 `RunStatement`s, and the
+    questions that read every statement (the declared names, the calls, the comments, the postings) read one
+    column.  ``run[i]`` is that statement's `RunStatement`, made when asked."""
+
+    __slots__ = ("line", "text", "kind", "callee")
+
+    def __init__(self):
+        self.line: list[int] = []
+        self.text: list[str] = []
+        self.kind: list[str | None] = []
+        self.callee: list[str | None] = []
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return list(map(RunStatement, self.line[i], self.text[i], self.kind[i], self.callee[i]))
+        return RunStatement(self.line[i], self.text[i], self.kind[i], self.callee[i])
+
+    def __iter__(self):
+        return map(RunStatement, self.line, self.text, self.kind, self.callee)
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other) if isinstance(other, (list, RunColumns)) else NotImplemented
+
+    __hash__ = None
+
+    def append(self, st: RunStatement) -> None:
+        self.add(st.line, st.text, st.kind, st.callee)
+
+    def add(self, line: int, text: str, kind: str | None, callee: str | None = None) -> None:
+        self.line.append(line)
+        self.text.append(text)
+        self.kind.append(kind)
+        self.callee.append(callee)
+
+    def truncate(self, n: int) -> None:
+        """Keep the first ``n`` statements."""
+        del self.line[n:], self.text[n:], self.kind[n:], self.callee[n:]
+
+
 EVERY = 16  # a piece of lines split by the scan has every EVERYth line anchored in its `WrapperLines`
 
 
@@ -121,7 +165,7 @@ class WrapperMap:
     cpp_kernels: set[str]
     constructor: list[tuple[int, str]]  # (1-based line, stripped statement)
     check_inputs: list[tuple[int, int, int]]  # (K, first body line index, closing `}` index)
-    run: list[RunStatement]
+    run: RunColumns
     saw_run_impl: bool = False
     _constant_of: list | None = None
 
@@ -149,31 +193,46 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
     does not depend on where a launcher was looked for."""
     d = dialect or sniff(text, member)
     wm = WrapperMap(member=member, dialect=d, lines=WrapperLines("", 0, array("q"), array("q")), launchers={},
-                    cpp_kernels=set(), constructor=[], check_inputs=[], run=[])
+                    cpp_kernels=set(), constructor=[], check_inputs=[], run=RunColumns())
     at_line, at_off = array("q"), array("q")  # the anchors: the lines the scan passed, and where each starts
     size = len(text)
     hint = text.count("\n") + 1 if progress is not None else 0  # (a progress bar's total only)
     off, base, final, whole = 0, 0, not d.launcher_start, None
+    # what a line the line-by-line scan files starts with (`_scan_piece`): a piece holding none of them anywhere
+    # (the `}` / template line between two launchers, 20,000 times) is counted, not walked
+    filed = (d.check_input_start, d.run_impl_start, "void AOTInductorModel", d.cpp_kernel_decl,
+             *d.constructor_info_starts)
     while True:
         nxt = -1 if final else line_starting(text, d.launcher_start, off)
         if nxt < 0:
             final = True
             lines = text[off:].split("\n")
-        else:  # the lines before the launcher's line (text[nxt - 1] is the newline ending the last of them)
-            lines = text[off:nxt - 1].split("\n") if nxt > off else []
-        first = len(at_line)  # every `EVERY`th line of the piece anchored (its lines between: a walk of a few)
-        at_line.extend(range(base, base + len(lines), EVERY))
-        at_off.extend(islice(accumulate(map(add, map(len, lines), repeat(1)), initial=off), 0, len(lines), EVERY))
-        stop = _scan_piece(wm, text, lines, base, final, off, progress, hint)
-        if stop is not None:  # a region ran past the piece: the rest of the text is read as one piece
-            off += sum(map(len, lines[:stop])) + stop
-            del at_line[first + (stop + EVERY - 1) // EVERY:], at_off[first + (stop + EVERY - 1) // EVERY:]
-            base, final = base + stop, True
-            continue
-        if final:
-            whole = lines if off == 0 else None
-            break
-        base, off = _launcher_at(wm, text, nxt, base + len(lines), at_line, at_off)
+        elif nxt > off:  # the lines before the launcher's line (text[nxt - 1] is the newline ending the last of them)
+            piece = text[off:nxt - 1]
+            count_ = piece.count("\n") + 1
+            if count_ <= EVERY and not any(m in piece for m in filed):
+                at_line.append(base)
+                at_off.append(off)
+                lines = None
+            else:
+                lines = piece.split("\n")
+        else:
+            lines, count_ = None, 0
+        if lines is not None:
+            count_ = len(lines)
+            first = len(at_line)  # every `EVERY`th line of the piece anchored (its lines between: a walk of a few)
+            at_line.extend(range(base, base + count_, EVERY))
+            at_off.extend(islice(accumulate(map(add, map(len, lines), repeat(1)), initial=off), 0, count_, EVERY))
+            stop = _scan_piece(wm, text, lines, base, final, off, progress, hint)
+            if stop is not None:  # a region ran past the piece: the rest of the text is read as one piece
+                off += sum(map(len, lines[:stop])) + stop
+                del at_line[first + (stop + EVERY - 1) // EVERY:], at_off[first + (stop + EVERY - 1) // EVERY:]
+                base, final = base + stop, True
+                continue
+            if final:
+                whole = lines if off == 0 else None
+                break
+        base, off = _launcher_at(wm, text, nxt, base + count_, at_line, at_off)
         base += 1
         if progress is not None:
             progress(base, hint)
@@ -236,7 +295,7 @@ def _scan_piece(wm: WrapperMap, text: str, lines: list[str], base: int, final: b
             mark = len(wm.run)
             after = _scan_run_impl(wm, lines, base, i, final)
             if after is None:
-                del wm.run[mark:]
+                wm.run.truncate(mark)
                 return i
             i = after
             continue
@@ -387,29 +446,37 @@ def _scan_run_impl(wm: WrapperMap, lines: list[str], base: int, i: int, final: b
             end += 1
     if end >= n and not final:
         return None
-    # one statement per non-empty line; locals, not attribute look-ups, in the loop (~480,000 lines on 20k kernels).
-    # (`start_rule`'s few `startswith` calls: one alternation pattern matched per line instead took twice as long)
+    # one statement per non-empty line, appended to the four columns; locals, not attribute look-ups, in the loop
+    # (~480,000 lines on 20k kernels).  (`start_rule`'s few `startswith` calls: one alternation pattern matched per
+    # line instead took twice as long)
     run, start_rule, size_stride, checked = wm.run, d.start_rule, d.size_stride_check, d.checked_call
     skip = len(checked)
-    append = run.append
+    at, texts, kinds, callees = run.line.append, run.text.append, run.kind.append, run.callee.append
     for line_no, raw in enumerate(lines[i:end], base + i + 1):
         s = raw.strip()
         if not s:
             continue
+        at(line_no)
         if s[:2] == "//":
-            append(RunStatement(line_no, s, "comment"))
+            texts(s)
+            kinds("comment")
+            callees(None)
             continue
         if s[:4] == "if (" and size_stride in s:
-            append(RunStatement(line_no, s[s.index(size_stride): s.rindex(";") + 1], "size_stride"))
+            texts(s[s.index(size_stride): s.rindex(";") + 1])
+            kinds("size_stride")
+            callees(None)
             continue
         rule = start_rule(s)
+        texts(s)
+        kinds(rule)
         if rule == "call":
-            append(RunStatement(line_no, s, rule, s[: s.index("(")]))
+            callees(s[: s.index("(")])
         elif rule == "checked_call":
             rest = s[skip:]
-            append(RunStatement(line_no, s, rule, rest[: rest.index("(")] if "(" in rest else None))
+            callees(rest[: rest.index("(")] if "(" in rest else None)
         else:
-            append(RunStatement(line_no, s, rule))
+            callees(None)
     return end + 1
 
 
@@ -437,16 +504,12 @@ def declared_name(st: RunStatement) -> str | None:
 _HANDLE_DECL = re.compile(r"(?:RAII)?AtenTensorHandle ([A-Za-z_]\w*)\s*(?:\[\])?\s*(?:=|;|\()")
 
 
-def declared_names(statements: list[RunStatement]) -> list[str | None]:
-    """`declared_name` of each statement, in one loop (no call per statement: a 20,000-kernel run_impl has
-    ~90,000 declarations)."""
+def declared_names(texts: list[str]) -> list[str | None]:
+    """`declared_name` of each of these declarations' texts (statements of kind "declaration" or "handle_decl"), in
+    one loop (no call per statement: a 20,000-kernel run_impl has ~90,000 declarations)."""
     out, search, handle = [], _DECLARED.search, _HANDLE_DECL.match
     big = 1 << 62  # `find`'s -1 (not there) modulo this is big - 1: after every real position
-    for st in statements:
-        if st.kind not in ("declaration", "handle_decl"):
-            out.append(None)
-            continue
-        text = st.text
+    for text in texts:
         if "decltype(auto)" in text:
             text = text.replace("decltype(auto)", "")
         if "[[maybe_unused]]" in text:
@@ -483,7 +546,7 @@ def scan_warnings(wm: WrapperMap) -> list[str]:
     if not wm.saw_run_impl:
         out.append(f"no `{d.run_impl_start}` in the wrapper: a dialect this version does not "
                    "know; inputs, symbols and calls may be missing (answers are partial)")
-    elif not any(st.callee and d.call_target(st.callee, wm.cpp_kernels, wm.launchers) for st in wm.run):
+    elif not any(c and d.call_target(c, wm.cpp_kernels, wm.launchers) for c in wm.run.callee):
         out.append("run_impl holds no kernel or extern call this version recognizes (answers are partial)")
     for r in wm.launchers.values():
         if r.triton is None:

@@ -143,7 +143,7 @@ def parse_triton_source(name: str, lines: list[str], source_file: str, first_lin
             callee, args = r.callee, r.args
             if callee == "tl.device_assert" and len(args) >= 2:
                 msg = args[1].text.strip("\"'")
-                cm = parse_check_message(msg) or parse_check_condition(args[0].text)
+                cm = _check_message(msg) or parse_check_condition(args[0].text)
                 value = None if cm else parse_value_check(args[0].text)
                 k.assertions.append(Assertion(
                     kernel=name, line=kline, message=msg, checks="finite" if value else "index",
@@ -238,7 +238,7 @@ def _assert_call(text: str):
     return r.args[0].text, r.args[1].text.strip("\"'")
 
 
-_check_message = functools.lru_cache(maxsize=4096)(parse_check_message)  # look-alike kernels share messages
+_check_message = functools.lru_cache(maxsize=4096)(parse_check_message)  # look-alike kernels share messages (frozen)
 
 
 def parse_triton_contract(name: str, lines: list[str], source_file: str, first_line: int, assert_at,

@@ -274,24 +274,27 @@ class WrapperScanner:
 
     def run_statements(self, indices) -> None:
         run = self.w.run
+        kinds, texts, lines = run.kind, run.text, run.line  # (`RunColumns`: no object made per statement)
         for idx in indices:
-            st = run[idx]
-            if st.kind == "comment":
-                nodes = self._nodes(st.text)
+            kind = kinds[idx]
+            if kind == "comment":
+                text = texts[idx]
+                nodes = self._nodes(text)
                 if nodes is not None:
                     self.pending_nodes = nodes  # shared by the calls under the same text (nobody mutates them)
-                key = provenance_key(self.d, st.text)
+                key = provenance_key(self.d, text)
                 if key is not None:
                     self.pending_provenance = key
                 continue
-            if st.kind == "size_stride":
-                self._size_stride(idx, st.text, st.line)
+            if kind == "size_stride":
+                self._size_stride(idx, texts[idx], lines[idx])
                 continue
-            if st.kind is None:
+            if kind is None:
                 continue
-            r = self.parse("run_impl", idx, st.text, st.kind, st.line)
+            line = lines[idx]
+            r = self.parse("run_impl", idx, texts[idx], kind, line)
             if r is not None:
-                self._run_stmt(r, st.line)
+                self._run_stmt(r, line)
 
     def _nodes(self, text: str):
         """``source_nodes_and_ops`` of a comment, read once per text: the same `// Topologically Sorted Source

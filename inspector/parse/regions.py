@@ -202,6 +202,7 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
     # (the `}` / template line between two launchers, 20,000 times) is counted, not walked
     filed = (d.check_input_start, d.run_impl_start, "void AOTInductorModel", d.cpp_kernel_decl,
              *d.constructor_info_starts)
+    opens = _Next(text, d.triton_open_marker)
     while True:
         nxt = -1 if final else line_starting(text, d.launcher_start, off)
         if nxt < 0:
@@ -223,7 +224,7 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
             first = len(at_line)  # every `EVERY`th line of the piece anchored (its lines between: a walk of a few)
             at_line.extend(range(base, base + count_, EVERY))
             at_off.extend(islice(accumulate(map(add, map(len, lines), repeat(1)), initial=off), 0, count_, EVERY))
-            stop = _scan_piece(wm, text, lines, base, final, off, progress, hint)
+            stop = _scan_piece(wm, text, lines, base, final, off, progress, hint, opens)
             if stop is not None:  # a region ran past the piece: the rest of the text is read as one piece
                 off += sum(map(len, lines[:stop])) + stop
                 del at_line[first + (stop + EVERY - 1) // EVERY:], at_off[first + (stop + EVERY - 1) // EVERY:]
@@ -232,7 +233,7 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
             if final:
                 whole = lines if off == 0 else None
                 break
-        base, off = _launcher_at(wm, text, nxt, base + count_, at_line, at_off)
+        base, off = _launcher_at(wm, text, nxt, base + count_, at_line, at_off, opens)
         base += 1
         if progress is not None:
             progress(base, hint)
@@ -246,6 +247,23 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
     if progress is not None:
         progress(n, n)
     return wm
+
+
+class _Next:
+    """``text.find(marker, start)`` remembered: the first occurrence at or after a start is also the first at or after
+    any later start up to it, so a search that went far (a launcher with no embedded source finds the next
+    launcher's, or none at all) is not run again over the same text by the launchers after it."""
+
+    __slots__ = ("text", "marker", "start", "found")
+
+    def __init__(self, text: str, marker: str):
+        self.text, self.marker, self.start, self.found = text, marker, 1, -2  # (nothing searched yet)
+
+    def __call__(self, start: int) -> int:
+        if self.start <= start and (start <= self.found or self.found == -1):
+            return self.found
+        self.start, self.found = start, self.text.find(self.marker, start)
+        return self.found
 
 
 def line_starting(text: str, marker: str, start: int, end: int | None = None) -> int:
@@ -263,7 +281,7 @@ def line_starting(text: str, marker: str, start: int, end: int | None = None) ->
 
 
 def _scan_piece(wm: WrapperMap, text: str, lines: list[str], base: int, final: bool, off: int,
-                progress, hint: int) -> int | None:
+                progress, hint: int, opens: _Next) -> int | None:
     """The line-by-line scan of ``lines`` (wrapper lines ``base``…): None when done, else (a piece that is not the
     text's last) the index in ``lines`` of the region that ran past its end."""
     d = wm.dialect
@@ -277,7 +295,7 @@ def _scan_piece(wm: WrapperMap, text: str, lines: list[str], base: int, final: b
         if launcher and s.startswith(launcher):  # (only in a piece read to the text's end after a run-off region)
             off += sum(map(len, lines[at:i])) + i - at  # where line i starts (summed on from the last launcher's)
             at = i
-            end, _ = _launcher_at(wm, text, off, base + i, None, None)
+            end, _ = _launcher_at(wm, text, off, base + i, None, None, opens)
             i = end + 1 - base
             continue
         if s.startswith(d.check_input_start):
@@ -307,13 +325,14 @@ def _scan_piece(wm: WrapperMap, text: str, lines: list[str], base: int, final: b
     return None
 
 
-def _launcher_at(wm: WrapperMap, text: str, p: int, i: int, at_line, at_off) -> tuple[int, int]:
+def _launcher_at(wm: WrapperMap, text: str, p: int, i: int, at_line, at_off, opens: _Next) -> tuple[int, int]:
     """The launcher whose ``static inline void call_…(`` line is wrapper line ``i``, starting at offset ``p``, read
     with searches over the text (each line as the line-by-line scan reads it: the parameters end at the first
     line whose stripped text starts with ``){``; the launcher at the first line after that starting with ``}``,
     an embedded source's lines skipped; its cubin on the last ``loadKernel(`` line after the source).  Returns
     (its last line, where the line after it starts: past the text's end when none).  ``at_line``/``at_off``
-    (None: the caller has every line anchored already): where each line it found starts is appended there."""
+    (None: the caller has every line anchored already): where each line it found starts is appended there.
+    ``opens``: the search for the next ``async_compile.triton(``, shared by the launchers of one scan."""
     d = wm.dialect
     size, find, rfind, count = len(text), text.find, text.rfind, text.count
     cur = [i, p]
@@ -341,11 +360,11 @@ def _launcher_at(wm: WrapperMap, text: str, p: int, i: int, at_line, at_off) -> 
         return n, size + 1
     r = LauncherRegion(name=name, start=i, params_end=line_of(pe), end=0)
     asserts: list[int] = []
-    seg, load, opens, after = pe, d.load_kernel_marker, d.triton_open_marker, size + 1
+    seg, load, after = pe, d.load_kernel_marker, size + 1
     while True:
         o = seg
         while True:  # the next `async_compile.triton(` line the pattern reads (searched past the end, then bounded)
-            o = find(opens, o)
+            o = opens(o)
             if o < 0:
                 break
             j = rfind("\n", seg, o)

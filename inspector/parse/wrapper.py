@@ -210,8 +210,9 @@ def load_kernel(text: str, cov: Coverage | None = None, line: int = 0, remember:
         cov.skip(line, text) if r is None else cov.ok()
     if r is None:
         return None
-    back = {str(i): x.strip('"') for i, x in enumerate(literals)}
-    return LoadKernel(None if r.member is None else back[r.member], back[r.mangled], r.start)
+    back = {str(i): x.strip('"') for i, x in enumerate(literals)}  # (a value no placeholder stands for: as it is)
+    return LoadKernel(None if r.member is None else back.get(r.member, r.member), back.get(r.mangled, r.mangled),
+                      r.start)
 
 
 def parse_statement(text: str, start: str, cov: Coverage | None = None, line: int = 0, remember: bool = True):

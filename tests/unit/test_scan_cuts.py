@@ -43,6 +43,7 @@ def test_sources_and_blocks_moved(rel):
     o = text.find("async_compile.triton(")
     e = text.find("''', device_str", o)
     assert same_scan(text[:o] + text[e + 20:], member, d)  # a launcher whose source lost its opening
+    assert same_scan(text.replace(d.triton_open_marker, "async_compile.other("), member, d)  # no launcher has one
     assert same_scan(text.replace("\n}", "\n}\n", 5), member, d)
     assert same_scan(text + "\n", member, d) and same_scan(text.rstrip("\n"), member, d)
 

@@ -11,8 +11,11 @@ from ._io import console
 HELP = """Check inputs against what the package was compiled for, before running it:
 device, dtype, rank, static sizes, each symbolic size against its range,
 strides when given, and sizes that share a symbol; then predict which
-assertions cannot hold with these sizes (a bound that becomes 0) and which
-unchecked indirect loads would read an empty table.
+assertions cannot hold with these sizes (a bound that becomes 0, a loop
+position past its table) and which unchecked indirect loads would read an
+empty table.  An extern op (an ATen call the package makes) fed a size that no
+guard or assertion vouches for is said to "may fail": the tool cannot see its
+checks.
 
 SPEC is POSITION_OR_NAME=DTYPE[d0,d1,...]@DEVICE (every part after = optional;
 strides as stride[s0,s1,...] before @). Names are the wrapper's (arg3_1) or the

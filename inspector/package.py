@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import functools
 import os
 import re
@@ -159,8 +161,8 @@ class Package:
                     bar.close()
         return self._indexes[name]
 
-    def scanned_lines(self, name: str | None, member: str) -> list[str] | None:
-        """The lines of ``member`` (split at "\\n") when this process's index of model ``name`` scanned it as
+    def scanned_lines(self, name: str | None, member: str) -> Sequence[str] | None:
+        """The lines of ``member`` (split at "\\n"; the index's `WrapperLines`, not a copy) when this process's index of model ``name`` scanned it as
         its wrapper, else None (nothing read): a caller that shows wrapper lines reuses them."""
         ix = self._indexes.get(name)
         if ix is None or not ix.scanned or ix.files.wrapper != member:

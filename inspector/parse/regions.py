@@ -81,15 +81,6 @@ class RunColumns(Sequence):
 
     __hash__ = None
 
-    def append(self, st: RunStatement) -> None:
-        self.add(st.line, st.text, st.kind, st.callee)
-
-    def add(self, line: int, text: str, kind: str | None, callee: str | None = None) -> None:
-        self.line.append(line)
-        self.text.append(text)
-        self.kind.append(kind)
-        self.callee.append(callee)
-
     def truncate(self, n: int) -> None:
         """Keep the first ``n`` statements."""
         del self.line[n:], self.text[n:], self.kind[n:], self.callee[n:]
@@ -210,20 +201,20 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
             lines = text[off:].split("\n")
         elif nxt > off:  # the lines before the launcher's line (text[nxt - 1] is the newline ending the last of them)
             piece = text[off:nxt - 1]
-            count_ = piece.count("\n") + 1
-            if count_ <= EVERY and not any(m in piece for m in filed):
+            piece_lines = piece.count("\n") + 1
+            if piece_lines <= EVERY and not any(m in piece for m in filed):
                 at_line.append(base)
                 at_off.append(off)
                 lines = None
             else:
                 lines = piece.split("\n")
         else:
-            lines, count_ = None, 0
+            lines, piece_lines = None, 0
         if lines is not None:
-            count_ = len(lines)
+            piece_lines = len(lines)
             first = len(at_line)  # every `EVERY`th line of the piece anchored (its lines between: a walk of a few)
-            at_line.extend(range(base, base + count_, EVERY))
-            at_off.extend(islice(accumulate(map(add, map(len, lines), repeat(1)), initial=off), 0, count_, EVERY))
+            at_line.extend(range(base, base + piece_lines, EVERY))
+            at_off.extend(islice(accumulate(map(add, map(len, lines), repeat(1)), initial=off), 0, piece_lines, EVERY))
             stop = _scan_piece(wm, text, lines, base, final, off, progress, hint, opens)
             if stop is not None:  # a region ran past the piece: the rest of the text is read as one piece
                 off += sum(map(len, lines[:stop])) + stop
@@ -233,7 +224,7 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
             if final:
                 whole = lines if off == 0 else None
                 break
-        base, off = _launcher_at(wm, text, nxt, base + count_, at_line, at_off, opens)
+        base, off = _launcher_at(wm, text, nxt, base + piece_lines, at_line, at_off, opens)
         base += 1
         if progress is not None:
             progress(base, hint)
@@ -257,10 +248,12 @@ class _Next:
     __slots__ = ("text", "marker", "start", "found")
 
     def __init__(self, text: str, marker: str):
-        self.text, self.marker, self.start, self.found = text, marker, 1, -2  # (nothing searched yet)
+        self.text, self.marker = text, marker
+        self.start: int | None = None  # (nothing searched yet)
+        self.found = -1
 
     def __call__(self, start: int) -> int:
-        if self.start <= start and (start <= self.found or self.found == -1):
+        if self.start is not None and self.start <= start and (start <= self.found or self.found == -1):
             return self.found
         self.start, self.found = start, self.text.find(self.marker, start)
         return self.found

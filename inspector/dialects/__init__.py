@@ -44,14 +44,22 @@ def embedded_source(lines: list[str], start: int, end: int) -> list[str]:
 def sniff(text: str, member: str = "") -> Dialect:
     """The first registered dialect whose markers the wrapper text (of archive member ``member``, when
     known) carries, else `FALLBACK`."""
+    seen: dict[str, bool] = {}  # each marker searched for once, whichever dialects ask
+
+    def has(marker: str) -> bool:
+        found = seen.get(marker)
+        if found is None:
+            found = seen[marker] = marker in text
+        return found
+
     for d in DIALECTS:
-        if d.matches(text, member):
+        if d.matches(text, member, has):
             return _standalone_for(text) if d is CPU_STANDALONE else d
     cls = _model_class(text)  # compile_standalone on CUDA: the family's markers, run_impl of `AOTInductorModel<name>`
     if cls and cls != "AOTInductorModel":
         for d in DIALECTS:
             named = _for_class(d, cls)
-            if d is not CPU_STANDALONE and named.matches(text, member):
+            if d is not CPU_STANDALONE and named.matches(text, member, has):
                 return named
     return FALLBACK
 

@@ -151,15 +151,18 @@ class Dialect:
         """The arguments a call statement writes, where its text says so (empty when it does not)."""
         return {m.group("buf") for rx in (self.out_first_arg, self.mutable_pointer) for m in rx.finditer(text)}
 
-    def matches(self, text: str, member: str = "") -> bool:
+    def matches(self, text: str, member: str = "", has=None) -> bool:
         """The wrapper text carries the markers; a `<hash>.cpp` member (no `.wrapper.cpp`) is the inline
-        family's, a `*.wrapper.cpp` (or an unnamed text) the others'."""
+        family's, a `*.wrapper.cpp` (or an unnamed text) the others'.  ``has``: ``marker in text``, remembered
+        (`sniff` asks every dialect about one text: run_impl's marker sits two thirds into a big CUDA wrapper,
+        and each search for it reads those 100 MB again)."""
+        has = has or text.__contains__
         inline_member = bool(member) and not member.endswith(".wrapper.cpp")
         if inline_member != (self.cpp_kernels_member == "inline"):
             return False
-        named = model_class(text) if self.run_impl_start in self.requires and self.run_impl_start not in text else ""
-        return all(r in text or (named and r == self.run_impl_start and self.named_run_impl_start(named) in text)
-                   for r in self.requires) and not any(x in text for x in self.excludes)
+        named = model_class(text) if self.run_impl_start in self.requires and not has(self.run_impl_start) else ""
+        return all(has(r) or (named and r == self.run_impl_start and has(self.named_run_impl_start(named)))
+                   for r in self.requires) and not any(has(x) for x in self.excludes)
 
     def named_run_impl_start(self, name: str) -> str:
         """compile_standalone names the class ``AOTInductorModel<name>`` (model_name_for_generated_files)."""

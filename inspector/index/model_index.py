@@ -163,6 +163,7 @@ class ModelIndex:
         self._parts.save_summary(Summary(
             metadata=self.metadata, warnings=self.warnings, eager=self._eager, eager_aliases=self._eager_aliases,
             coverage=self.coverage, constant_totals=self._constant_totals, missing=self._missing))
+        self._scan_parts["calls"] = self._calls()
         for part in FACTS:
             self._parts.save_fact(part, self._scan_parts[part])
 
@@ -232,12 +233,13 @@ class ModelIndex:
                         pre_grad_nodes=list(v.get("pre_grad_nodes") or []),
                         post_grad_nodes=list(v.get("post_grad_nodes") or []))
         self._constant_totals = constant_totals(wm)
-        kinds, sites, calls = self._scan_kernel_parts()
-        self._scan_parts.update(kernels=kinds, sites=sites, calls=calls)
+        kinds, sites = self._scan_kernel_parts()
+        self._scan_parts.update(kernels=kinds, sites=sites)
         missing = {}
-        for st, t, kind in calls:
+        at = wm.run.line
+        for i, t, kind in self._call_index():
             if kind == "kernel" and t not in kinds:
-                missing.setdefault(t, st.line)
+                missing.setdefault(t, at[i])
         self.warnings += [f"kernel {n} is called in run_impl but its source was not found" for n in missing]
         self._missing = [(line, n) for n, line in missing.items()]
         self._count_missing()
@@ -252,7 +254,7 @@ class ModelIndex:
                 cov.skip(line, f"{name}(…): called in run_impl, its source was not found")
 
     def _scan_kernel_parts(self):
-        """(kernel kinds, assert sites, calls): what the scan says about the kernels, nothing parsed."""
+        """(kernel kinds, assert sites): what the scan says about the kernels, nothing parsed."""
         wm = self.wmap
         kinds = {n: ("triton", kernel_heuristic(n, r.decorator)) for n, r in wm.launchers.items()}
         for n in self.cpp_regions:
@@ -264,9 +266,19 @@ class ModelIndex:
                 sites += [AssertSite(r.name, j - r.triton[0] + base, wm.lines[j].strip(), j + 1) for j in r.asserts]
         for name, (_, _, checks) in self.cpp_regions.items():
             sites += [AssertSite(name, j + 1, check_statement(self.cpp_lines, j), None) for j in checks]
-        run = wm.run
-        calls = [(run[i], t, kind) for i, t, kind in self._call_index()]
-        return kinds, sites, calls
+        return kinds, sites
+
+    def _calls(self, lo: int = 0, hi: int | None = None) -> list[tuple[RunStatement, str, str]]:
+        """The "calls" part from the scan (each a `RunStatement`, made here: 70,000 on the dense 20k package,
+        so a question that asks about a few wrapper lines ``lo``..``hi`` gets only the calls there)."""
+        run = self.wmap.run
+        calls = self._call_index()
+        if hi is None:
+            return [(run[i], t, kind) for i, t, kind in calls]
+        at = run.line
+        first = bisect.bisect_left(calls, lo, key=lambda c: at[c[0]])
+        last = bisect.bisect_right(calls, hi, key=lambda c: at[c[0]])
+        return [(run[i], t, kind) for i, t, kind in calls[first:last]]
 
     def _call_index(self) -> list[tuple[int, str, str]]:
         """(run_impl index, target, "kernel"|"extern") of every kernel launch and extern op call, in order: the
@@ -295,8 +307,11 @@ class ModelIndex:
         if v is not None:
             self._scan_parts[part] = v
             return v
-        kinds, sites, calls = self._scan_kernel_parts()
-        self._scan_parts.update(kernels=kinds, sites=sites, calls=calls)
+        if part == "calls":
+            self._scan_parts[part] = self._calls()
+        else:
+            kinds, sites = self._scan_kernel_parts()
+            self._scan_parts.update(kernels=kinds, sites=sites)
         self._parts.save_fact(part, self._scan_parts[part])
         return self._scan_parts[part]
 
@@ -349,6 +364,8 @@ class ModelIndex:
             near = self._parts.load_calls(lines)
             if near is not None:
                 return near
+            if self.key is None:  # nothing to save: only the calls asked about are made
+                return self._calls(lo, hi)
             v = self._scan_part("calls")
         at = bisect.bisect_left(v, lo, key=lambda c: c[0].line)
         out = []

@@ -4,6 +4,8 @@ tests/unit/test_scan_cuts.py), as pyelftools checks itself against readelf."""
 
 from __future__ import annotations
 
+import re
+
 from itertools import compress, count, repeat
 
 from inspector.dialects import sniff
@@ -119,9 +121,13 @@ def _scan_run_impl(wm: WrapperMap, i: int) -> int:
         while end < n and not is_end(lines[end]):
             end += 1
     # one statement per non-empty line; locals, not attribute look-ups, in the loop (~190,000 lines on 20k kernels)
-    run, start_rule, size_stride, checked = wm.run, d.start_rule, d.size_stride_check, d.checked_call
+    run, size_stride, checked = wm.run, d.size_stride_check, d.checked_call
     skip = len(checked)
     append = run.append
+
+    def start_rule(s: str) -> str | None:
+        return reference_start_rule(d, s)
+
     for line_no, raw in enumerate(lines[i:end], i + 1):
         s = raw.strip()
         if not s:
@@ -143,3 +149,20 @@ def _scan_run_impl(wm: WrapperMap, i: int) -> int:
     return end + 1
 
 
+_DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ", "decltype(auto) ",
+               "alignas(")
+
+
+def reference_start_rule(d, s: str) -> str | None:
+    """`Dialect.start_rule` as it was before it asked each prefix only of statements starting with its letter."""
+    if s.startswith(d.checked_call):
+        return "checked_call"
+    if s.startswith(_DECL_WORDS):
+        return "declaration"
+    if s.startswith(("AtenTensorHandle ", "RAIIAtenTensorHandle ")):
+        return "declaration" if re.match(r"^\w+\s+\w+\s*=", s) else "handle_decl"
+    if s.startswith("output_handles["):
+        return "assignment"
+    if re.match(r"\w+\(", s):
+        return "call"
+    return None

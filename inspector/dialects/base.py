@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 # Wrapper statements by leading word -> the start rule of grammars/wrapper.lark.
 _DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ", "decltype(auto) ",
                "alignas(")
+_DECL_WORDS_BY_LETTER = {c: tuple(w for w in _DECL_WORDS if w[0] == c) for c in {w[0] for w in _DECL_WORDS}}
+_HANDLE_TYPES = ("AtenTensorHandle ", "RAIIAtenTensorHandle ")
 _CALL_HEAD = re.compile(r"\w+\(")
 _BINDS = re.compile(r"^\w+\s+\w+\s*=")
 _NAME = re.compile(r"\b[A-Za-z_]\w*\b")
@@ -114,15 +116,19 @@ class Dialect:
 
     # -- what a run_impl statement is -------------------------------------------------------
     def start_rule(self, s: str) -> str | None:
-        """The grammar rule a stripped statement goes to, by its leading word (None: not a statement we read)."""
-        if s.startswith(self.checked_call):
+        """The grammar rule a stripped statement goes to, by its leading word (None: not a statement we read).
+        (Each prefix is asked only of a statement that starts with its first letter: run_impl has ~480,000
+        statements on 20,000 kernels.)"""
+        c, checked = s[:1], self.checked_call
+        if (c == checked[:1] or not checked) and s.startswith(checked):
             return "checked_call"
-        if s.startswith(_DECL_WORDS):
+        words = _DECL_WORDS_BY_LETTER.get(c)
+        if words is not None and s.startswith(words):
             return "declaration"
-        if s.startswith(("AtenTensorHandle ", "RAIIAtenTensorHandle ")):
+        if (c == "A" or c == "R") and s.startswith(_HANDLE_TYPES):
             # `RAIIAtenTensorHandle scalar_to_tensor_0 = scalar_to_tensor_handle(0L);` binds a value
             return "declaration" if _BINDS.match(s) else "handle_decl"
-        if s.startswith("output_handles["):
+        if c == "o" and s.startswith("output_handles["):
             return "assignment"
         if _CALL_HEAD.match(s):
             return "call"

@@ -461,26 +461,28 @@ def _scan_run_impl(wm: WrapperMap, lines: list[str], base: int, i: int, final: b
     # one statement per non-empty line, appended to the four columns; locals, not attribute look-ups, in the loop
     # (~480,000 lines on 20k kernels).  (`start_rule`'s few `startswith` calls: one alternation pattern matched per
     # line instead took twice as long)
+    # The lines stripped and the empty ones dropped at C speed (`map`, `compress`, `filter`), then one pass
+    # over the statements (a size check's text is cut to the check itself in place).
     run, start_rule, size_stride, checked = wm.run, d.start_rule, d.size_stride_check, d.checked_call
     skip = len(checked)
-    at, texts, kinds, callees = run.line.append, run.text.append, run.kind.append, run.callee.append
-    for line_no, raw in enumerate(lines[i:end], base + i + 1):
-        s = raw.strip()
-        if not s:
-            continue
-        at(line_no)
-        if s[:2] == "//":
-            texts(s)
+    stripped = list(map(str.strip, lines[i:end]))
+    first = len(run.text)
+    run.line.extend(compress(count(base + i + 1), stripped))
+    run.text.extend(filter(None, stripped))
+    del stripped
+    texts, kinds, callees = run.text, run.kind.append, run.callee.append
+    for k, s in enumerate(islice(texts, first, None), first):
+        c = s[0]
+        if c == "/" and s[:2] == "//":
             kinds("comment")
             callees(None)
             continue
-        if s[:4] == "if (" and size_stride in s:
-            texts(s[s.index(size_stride): s.rindex(";") + 1])
+        if c == "i" and s[:4] == "if (" and size_stride in s:
+            texts[k] = s[s.index(size_stride): s.rindex(";") + 1]
             kinds("size_stride")
             callees(None)
             continue
         rule = start_rule(s)
-        texts(s)
         kinds(rule)
         if rule == "call":
             callees(s[: s.index("(")])
@@ -513,14 +515,15 @@ def declared_name(st: RunStatement) -> str | None:
 
 # A handle declaration's name: the type's word is followed by a space, so `_DECLARED` cannot match in it and
 # its first match is this name (anchored here instead of searched for)
+_NAME_END = re.compile(r"[=;(]")  # what ends a declared name, the first of them
 _HANDLE_DECL = re.compile(r"(?:RAII)?AtenTensorHandle ([A-Za-z_]\w*)\s*(?:\[\])?\s*(?:=|;|\()")
 
 
 def declared_names(texts: list[str]) -> list[str | None]:
     """`declared_name` of each of these declarations' texts (statements of kind "declaration" or "handle_decl"), in
     one loop (no call per statement: a 20,000-kernel run_impl has ~90,000 declarations)."""
-    out, search, handle = [], _DECLARED.search, _HANDLE_DECL.match
-    big = 1 << 62  # `find`'s -1 (not there) modulo this is big - 1: after every real position
+    out, search, handle, first_end = [], _DECLARED.search, _HANDLE_DECL.match, _NAME_END.search
+    add = out.append
     for text in texts:
         if "decltype(auto)" in text:
             text = text.replace("decltype(auto)", "")
@@ -528,18 +531,22 @@ def declared_names(texts: list[str]) -> list[str | None]:
             text = text.replace("[[maybe_unused]]", "")
         # The first of `=`, `;`, `(` ends the name when one is found at all: the name is then the last word
         # before it (after any spaces and one `[]`), as `_DECLARED` finds it; any other shape goes to the regex.
-        p = min(text.find("=") % big, text.find(";") % big, text.find("(") % big)
-        if p < big - 1:
-            head = text[:p].rstrip()
+        # (Most declarations hold a `=` with neither of the others before it: one `partition` finds the end.)
+        head, eq, _ = text.partition("=")
+        if not eq or ";" in head or "(" in head:
+            end = first_end(text)
+            head = text[:end.start()] if end is not None else None
+        if head is not None:
+            head = head.rstrip()
             if head[-2:] == "[]":
                 head = head[:-2].rstrip()
             name = head[head.rfind(" ") + 1:]
             if name.isidentifier() and name.isascii():
-                out.append(name)
+                add(name)
                 continue
         # `RAIIAtenTensorHandle buf0(buf0_handle);`: the anchored match is what the search finds first there
         m = handle(text) or search(text)
-        out.append(m.group(1) if m else None)
+        add(m.group(1) if m else None)
     return out
 
 

@@ -286,14 +286,15 @@ class ModelIndex:
         if self._calls_at is None:
             wm = self.wmap
             alloc, target, cpp, launchers = wm.dialect.allocation_prefix, wm.dialect.call_target, wm.cpp_kernels, wm.launchers
-            out = []
+            out, known = [], {}  # (each distinct callee asked once: allocations and extern ops recur by the thousand)
             callees = wm.run.callee
             for i in compress(count(), callees):  # (the statements with a callee only)
                 c = callees[i]
-                if not c.startswith(alloc):
-                    tk = target(c, cpp, launchers)
-                    if tk:
-                        out.append((i, tk[0], tk[1]))
+                tk = known.get(c, ())
+                if tk == ():
+                    tk = known[c] = None if c.startswith(alloc) else target(c, cpp, launchers)
+                if tk:
+                    out.append((i, tk[0], tk[1]))
             self._calls_at = out
         return self._calls_at
 

@@ -35,7 +35,7 @@ import os
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
 from ..parse.metadata import WrapperMetadata
-from ..parse.regions import (TOKEN, RunColumns, RunStatement, WrapperMap, check_statement, constant_totals, declared_names,
+from ..parse.regions import (TOKEN, RunColumns, RunStatement, WrapperLines, WrapperMap, check_statement, constant_totals, declared_names,
                           kernel_heuristic, scan_kernel_cpp, scan_warnings, scan_wrapper)
 from .name_closure import grow
 from .cache_parts import FACTS, AssertSite, CacheParts, Summary, add_coverage, coverage_since, slice_part
@@ -47,6 +47,7 @@ _DECLARES = frozenset({"declaration", "handle_decl"})  # the statement kinds tha
 # A name mentioned by more run_impl statements than this (`kernels`, `stream`, a dtype) is followed to its
 # declaration only, not to every call that names it.
 HOT = 256
+TEXT_NAMES = 4  # `_TextPostings` searches the wrapper's text for this many names, then a joined copy
 
 
 class StatementParser:
@@ -83,7 +84,8 @@ class _Postings:
     """The run_impl statements each name appears in (as a whole identifier, as `TOKEN` reads them), looked up
     per name with `str.find` over the statements' joined text when a slice asks: a slice follows a few dozen
     names, so tokenizing every statement of a 20,000-kernel wrapper up front costs more than it saves.  A name
-    in more than `HOT` statements answers with HOT + 1 of them (the caller then follows its declaration only)."""
+    in more than `HOT` statements answers with HOT + 1 of them (the caller then follows its declaration only).
+    Where the wrapper's lines are a view over its text, `_TextPostings` searches that text instead."""
 
     def __init__(self, run: RunColumns):
         texts = [t if k is not None and k != "comment" else "" for t, k in zip(run.text, run.kind)]
@@ -96,13 +98,8 @@ class _Postings:
         hit = self.memo.get(name)
         if hit is not None:
             return hit
-        starts, out = self.starts, []
-        # whole-identifier hits only, found by the regex engine: a name such as buf1 is a substring of buf10,
-        # buf100, buf1_handle … thousands of times in a 20,000-kernel wrapper, and a Python loop over every
-        # substring hit cost seconds a slice
-        text = self.text
-        for hit in re.finditer(re.escape(name) + r"(?!\w)", text):  # the literal first: the engine's fast search
-            k = hit.start()
+        starts, out, text = self.starts, [], self.text
+        for k in _hits(name, text, 0, len(text)):
             if k and _word(text[k - 1]):
                 continue
             i = bisect.bisect_right(starts, k) - 1
@@ -112,6 +109,59 @@ class _Postings:
                     break
         self.memo[name] = out
         return out
+
+
+class _TextPostings:
+    """`_Postings` answered from the wrapper's own text (run_impl's lines, where the scan left them) instead of a
+    joined copy of every statement: nothing is built up front (the copy was 45 MB and 0.09 s on the dense 20k
+    package, for a trace that then asked two names).  A hit is a statement's when it falls on that statement's
+    line, in the part of it the statement keeps (a size check keeps only the check), the statement being one a
+    rule reads; the part's edges count as a statement's edges, as they do in the joined text."""
+
+    def __init__(self, run: RunColumns, lines: WrapperLines):
+        self.run, self.lines, self.text = run, lines, lines.text
+        self.span = (lines.offset_of(run.line[0] - 1), lines.offset_of(run.line[-1]) - 1)
+        self.memo = {}
+        self.joined: _Postings | None = None  # built once more than TEXT_NAMES names are asked
+
+    def __getitem__(self, name: str) -> list[int]:
+        hit = self.memo.get(name)
+        if hit is not None:
+            return hit
+        if self.joined is not None or len(self.memo) >= TEXT_NAMES:
+            # Many names (a `check` asks ~140 on the dense 20k package): the joined copy, built once, is searched
+            # faster (45 MB of statements, against run_impl's 64 MB of lines with their indents and comments).
+            if self.joined is None:
+                self.joined = _Postings(self.run)
+            return self.joined[name]
+        run, text, out = self.run, self.text, []
+        at, kinds, line_at = run.line, run.kind, self.lines.line_at
+        for k in _hits(name, text, *self.span):
+            line = line_at(k) + 1
+            i = bisect.bisect_left(at, line)
+            if i == len(at) or at[i] != line or kinds[i] is None or kinds[i] == "comment":
+                continue
+            if kinds[i] == "size_stride":  # only the check itself is the statement's text
+                kept = run.text[i]
+                start = text.find(kept, text.rfind("\n", 0, k) + 1)
+                if not start <= k <= start + len(kept) - len(name) or k != start and _word(text[k - 1]):
+                    continue
+            elif _word(text[k - 1]):
+                continue
+            if not out or out[-1] != i:
+                out.append(i)
+                if len(out) > HOT:
+                    break
+        self.memo[name] = out
+        return out
+
+
+def _hits(name: str, text: str, start: int, end: int):
+    """Where ``name`` starts in ``text[start:end]`` with no word character after it (the caller asks about the one
+    before), found by the regex engine: a name such as buf1 is a substring of buf10, buf100, buf1_handle …
+    thousands of times in a 20,000-kernel wrapper, and a Python loop over every substring hit cost seconds a slice."""
+    for m in re.compile(re.escape(name) + r"(?!\w)").finditer(text, start, end):  # the literal first: a fast search
+        yield m.start()
 
 
 def _word(c: str) -> bool:
@@ -474,10 +524,11 @@ class ModelIndex:
             self._names = (decls, None, prologue_end)
         return self._names
 
-    def _postings(self) -> "_Postings":
+    def _postings(self) -> "_Postings | _TextPostings":
         decls, postings, prologue_end = self._name_tables()
         if postings is None:
-            postings = _Postings(self.wmap.run)
+            wm = self.wmap
+            postings = _TextPostings(wm.run, wm.lines) if wm.lines.text and len(wm.run) else _Postings(wm.run)
             self._names = (decls, postings, prologue_end)
         return postings
 

@@ -117,6 +117,15 @@ class WrapperLines(Sequence):
             line += 1
         return off
 
+    def offset_of(self, i: int) -> int:
+        """Where line ``i`` starts in ``text`` (a view over the text only; line n: one past the text's end)."""
+        return self._offset(i)
+
+    def line_at(self, offset: int) -> int:
+        """The line that offset ``offset`` of ``text`` falls on (a view over the text only)."""
+        k = bisect.bisect_right(self._at_offset, offset) - 1
+        return self._at_line[k] + self.text.count("\n", self._at_offset[k], offset)
+
     def __getitem__(self, i):
         if self._list is not None:
             return self._list[i]

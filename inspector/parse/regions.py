@@ -203,8 +203,15 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
     filed = (d.check_input_start, d.run_impl_start, "void AOTInductorModel", d.cpp_kernel_decl,
              *d.constructor_info_starts)
     opens = _Next(text, d.triton_open_marker)
+    # run_impl after the last launcher is read from the text in chunks (`_run_impl_at`), not split with the rest:
+    # its ~480,000 lines then never all exist at once beside their stripped copies (a third of the page faults)
+    fast = d.run_impl_end.startswith("}") and "::run_impl(" in d.run_impl_start
     while True:
-        nxt = -1 if final else line_starting(text, d.launcher_start, off)
+        nxt, at_run = (-1 if final else line_starting(text, d.launcher_start, off)), False
+        if nxt < 0 and fast and off > 0:
+            fast = False
+            nxt = _run_impl_line(text, d, off)
+            at_run = nxt >= 0
         if nxt < 0:
             final = True
             lines = text[off:].split("\n")
@@ -228,11 +235,20 @@ def scan_wrapper(text: str, member: str, dialect: Dialect | None = None, progres
             if stop is not None:  # a region ran past the piece: the rest of the text is read as one piece
                 off += sum(map(len, lines[:stop])) + stop
                 del at_line[first + (stop + EVERY - 1) // EVERY:], at_off[first + (stop + EVERY - 1) // EVERY:]
-                base, final = base + stop, True
+                base, final, fast = base + stop, True, False
                 continue
             if final:
                 whole = lines if off == 0 else None
                 break
+        if at_run:  # run_impl's line; after it no launcher (none was found past ``off``): the rest is read as one piece
+            got = _run_impl_at(wm, text, nxt, base + piece_lines, at_line, at_off, progress, hint)
+            if got is None:  # its body or end line not where the text search looks: read line by line from its line
+                base, off, final = base + piece_lines, nxt, True
+                continue
+            (base, off), final = got, True
+            if off > size:
+                break
+            continue
         base, off = _launcher_at(wm, text, nxt, base + piece_lines, at_line, at_off, opens)
         base += 1
         if progress is not None:
@@ -467,15 +483,86 @@ def _scan_run_impl(wm: WrapperMap, lines: list[str], base: int, i: int, final: b
             end += 1
     if end >= n and not final:
         return None
+    _run_statements(wm, lines[i:end], base + i + 1)
+    return end + 1
+
+
+def _run_impl_line(text: str, d: Dialect, off: int) -> int:
+    """Where the first line at or after offset ``off`` (a line's start) starts whose stripped text opens run_impl
+    (`Dialect.is_run_impl_start`; every spelling holds ``::run_impl(``), -1 when none does."""
+    find = text.find
+    k = find("::run_impl(", off)
+    while k >= 0:
+        j = text.rfind("\n", off, k)
+        ls = off if j < 0 else j + 1
+        e = find("\n", k)
+        e = len(text) if e < 0 else e
+        if d.is_run_impl_start(text[ls:e].strip()):
+            return ls
+        k = find("::run_impl(", e)
+    return -1
+
+
+RUN_CHUNK = 1 << 22  # run_impl's body is split and read ~4 MB of text at a time
+
+
+def _run_impl_at(wm: WrapperMap, text: str, r: int, line: int, at_line, at_off, progress, hint) -> tuple[int, int] | None:
+    """run_impl from offset ``r`` (its signature line, wrapper line ``line``), read as `_scan_run_impl` reads it from the
+    lines of the rest of the text, but from the text itself: its body line (the first line after it starting with
+    ``run_impl_body``), its end line (the first after that opening with ``}`` that `is_run_impl_end`), the lines
+    between split a chunk at a time.  Returns (the line after its end, where that line starts: past the text's end
+    when none); None, having changed nothing, when its body line or its end line is not found (the caller then
+    reads it line by line)."""
+    d = wm.dialect
+    find, size = text.find, len(text)
+    e = find("\n", r)
+    body = find("\n" + d.run_impl_body, e) + 1 if e >= 0 else 0
+    body_end = find("\n", body) if body > 0 else -1
+    if body_end < 0:
+        return None
+    is_end, k, end = d.is_run_impl_end, find("\n}", body_end), -1
+    while k >= 0:
+        le = find("\n", k + 1)
+        le = size if le < 0 else le
+        if is_end(text[k + 1:le]):
+            end = k + 1
+            break
+        k = find("\n}", le) if le < size else -1
+    if end < 0:
+        return None
+    wm.saw_run_impl = True
+    body_line = line + text.count("\n", r, body)
+    at_line.extend((line, body_line))
+    at_off.extend((r, body))
+    pos, ln = body_end + 1, body_line + 1  # the body's lines: [pos, end - 1), the newline before the end line
+    while pos < end:
+        cut = find("\n", min(pos + RUN_CHUNK, end - 1))
+        lines = text[pos:cut].split("\n")
+        at_line.extend(range(ln, ln + len(lines), EVERY))
+        at_off.extend(islice(accumulate(map(add, map(len, lines), repeat(1)), initial=pos), 0, len(lines), EVERY))
+        _run_statements(wm, lines, ln + 1)
+        ln += len(lines)
+        pos = cut + 1
+        if progress is not None:
+            progress(ln, hint)
+    at_line.append(ln)
+    at_off.append(end)
+    after = find("\n", end)
+    return ln + 1, size + 1 if after < 0 else after + 1
+
+
+def _run_statements(wm: WrapperMap, lines: list[str], line_no: int) -> None:
+    """run_impl's body lines ``lines`` (the first is wrapper line ``line_no``, 1-based) into the four columns."""
+    d = wm.dialect
     # One statement per non-empty line, in the four columns (~480,000 lines on 20k kernels): the lines stripped and
     # the empty ones dropped at C speed (`map`, `compress`, `filter`), then one pass over the statements for their
     # kinds and callees, with locals, not attribute look-ups (a size check's text is cut to the check in place).
     # (`start_rule`'s few `startswith` calls: one alternation pattern matched per line instead took twice as long)
     run, start_rule, size_stride, checked = wm.run, d.start_rule, d.size_stride_check, d.checked_call
     skip = len(checked)
-    stripped = list(map(str.strip, lines[i:end]))
+    stripped = list(map(str.strip, lines))
     first = len(run.text)
-    run.line.extend(compress(count(base + i + 1), stripped))
+    run.line.extend(compress(count(line_no), stripped))
     run.text.extend(filter(None, stripped))
     del stripped
     texts, kinds, callees = run.text, run.kind.append, run.callee.append
@@ -499,7 +586,6 @@ def _scan_run_impl(wm: WrapperMap, lines: list[str], base: int, i: int, final: b
             callees(rest[: rest.index("(")] if "(" in rest else None)
         else:
             callees(None)
-    return end + 1
 
 
 _DECLARED = re.compile(r"\b([A-Za-z_]\w*)\s*(?:\[\])?\s*(?:=|;|\()")

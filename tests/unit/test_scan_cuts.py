@@ -100,3 +100,46 @@ def test_markers_inside_lines(rel):
     }
     for why, t in noisy.items():
         assert t != text and same_scan(t, member, d), why
+
+
+def test_run_impl_read_from_the_text_and_its_fall_backs(monkeypatch):
+    """run_impl after the last launcher is read from the text (`_run_impl_at`); where its body line or end line is
+    not where that search looks, or a region before it runs past its line, the text is read line by line. Each
+    case equals the reference, and each takes the path it is here for."""
+    text, member, d = _wrapper("cuda/hf_t5_encoder/hf_t5_encoder.pt2")
+    a = text.find("void AOTInductorModel::run_impl(")
+    body = text.find("\n", text.find("\n" + d.run_impl_body, a) + 1) + 1  # the first statement line
+    end = text.find("\n" + d.run_impl_end, a) + 1
+    ci = text.find("\n", text.find("AOTI_NOINLINE static void check_input_")) + 1
+    read_from_text = {
+        "as torch writes it": text,
+        "an empty body": text[:body] + text[end:],
+        "a body of one empty line": text[:body] + "\n" + text[end:],
+        "a `}` line and an end look-alike inside the body": _insert_after(text, "RAIIAtenTensorHandle", "}\n} // AOTInductorModel::run_implx_\n  }", a),
+        "empty lines, a last line with no newline": text[:body] + "\n\n" + text[body:end] + d.run_impl_end,
+        "a run_impl look-alike before it": text[:a] + "// void AOTInductorModel::run_impl( in a comment\n" + text[a:],
+        "chunks of a few lines": text,
+    }
+    line_by_line = {
+        "no end line": text[:end],
+        "no body line": text[:a] + text[a:].replace(d.run_impl_body, "  {", 1),
+        "a check_input open across it": text[:ci] + text[a:],
+    }
+    calls = []
+    real = regions._run_impl_at
+
+    def spy(*args):
+        calls.append(real(*args))
+        return calls[-1]
+
+    monkeypatch.setattr(regions, "_run_impl_at", spy)
+    for why, t in {**read_from_text, **line_by_line}.items():
+        calls.clear()
+        if why == "chunks of a few lines":
+            monkeypatch.setattr(regions, "RUN_CHUNK", 64)
+        assert same_scan(t, member, d), why
+        monkeypatch.setattr(regions, "RUN_CHUNK", 1 << 22)
+        if why in read_from_text:
+            assert calls and calls[-1] is not None, f"{why}: not read from the text"
+        else:
+            assert not calls or calls[-1] is None, f"{why}: read from the text"

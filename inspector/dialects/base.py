@@ -4,6 +4,7 @@ families themselves are one module each beside this one; `inspector.dialects` re
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -12,6 +13,7 @@ _DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unuse
                "alignas(")
 _DECL_WORDS_BY_LETTER = {c: tuple(w for w in _DECL_WORDS if w[0] == c) for c in {w[0] for w in _DECL_WORDS}}
 _HANDLE_TYPES = ("AtenTensorHandle ", "RAIIAtenTensorHandle ")
+_NAMED_END = "} // AOTInductorModel"  # run_impl's end line, for any model class name
 _CALL_HEAD = re.compile(r"\w+\(")
 _BINDS = re.compile(r"^\w+\s+\w+\s*=")
 _NAME = re.compile(r"\b[A-Za-z_]\w*\b")
@@ -179,8 +181,12 @@ class Dialect:
             line.startswith("void AOTInductorModel") and "::run_impl(" in line and " " not in line[5:line.find("::")])
 
     def is_run_impl_end(self, line: str) -> bool:
-        return line.startswith(self.run_impl_end) or (line.startswith("} // AOTInductorModel") and
-                                                      line.rstrip().endswith("::run_impl"))
+        return line.startswith(self.run_impl_end) or (line.startswith(_NAMED_END) and line.rstrip().endswith("::run_impl"))
+
+    @property
+    def run_impl_end_prefix(self) -> str:
+        """What every line `is_run_impl_end` accepts starts with (a scan searches the text for it)."""
+        return os.path.commonprefix([self.run_impl_end, _NAMED_END])
 
     def to_dict(self) -> dict:
         return {"name": self.name, "summary": self.summary, "torch_seen": list(self.torch_seen),

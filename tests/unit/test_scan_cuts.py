@@ -115,6 +115,7 @@ def test_run_impl_read_from_the_text_and_its_fall_backs(monkeypatch):
         "as torch writes it": text,
         "an empty body": text[:body] + text[end:],
         "a body of one empty line": text[:body] + "\n" + text[end:],
+        "an end line naming another class": text[:end] + text[end:].replace(d.run_impl_end, "} // AOTInductorModelx::run_impl", 1),
         "a `}` line and an end look-alike inside the body": _insert_after(text, "RAIIAtenTensorHandle", "}\n} // AOTInductorModel::run_implx_\n  }", a),
         "empty lines, a last line with no newline": text[:body] + "\n\n" + text[body:end] + d.run_impl_end,
         "a run_impl look-alike before it": text[:a] + "// void AOTInductorModel::run_impl( in a comment\n" + text[a:],

@@ -86,3 +86,19 @@ def test_bytes_that_are_not_utf8_are_refused_as_the_plain_read_refuses_them(tmp_
     a = Archive.open(pkg)
     with pytest.raises(UnreadablePackage, match=r"is not UTF-8 text \(byte 100\)"):
         a.read_text(member)
+
+
+def test_bytes_that_are_neither_utf8_nor_their_crc_fail_with_the_crc_error(tmp_path, map_every_member):
+    """The CRC is computed beside the decoding (`_checked_text`): a damaged member that is also not UTF-8 is still
+    refused for its CRC, as zipfile refuses it, not for its encoding."""
+    pkg = tmp_path / "p.pt2"
+    shutil.copyfile(S / "cpu/jagged/jagged.pt2", pkg)
+    member = _wrapper(Archive.open(pkg))
+    off, size = _data_offset(pkg, member)
+    with pkg.open("r+b") as f:
+        f.seek(off + size // 2)
+        f.write(b"\xff\xfe")
+    a = Archive.open(pkg)
+    assert a._decode_mapped(member) is None
+    with pytest.raises(UnreadablePackage, match="Bad CRC-32"):
+        a.read_text(member)

@@ -4,11 +4,10 @@ tests/unit/test_scan_cuts.py), as pyelftools checks itself against readelf."""
 
 from __future__ import annotations
 
-import re
-
 from itertools import compress, count, repeat
 
 from inspector.dialects import sniff
+from inspector.dialects.base import _BINDS, _CALL_HEAD, _DECL_WORDS  # the words; the dispatch below is the old one
 from inspector.parse.regions import LauncherRegion, RunStatement, WrapperMap, decorator_heuristic
 
 
@@ -149,10 +148,6 @@ def _scan_run_impl(wm: WrapperMap, i: int) -> int:
     return end + 1
 
 
-_DECL_WORDS = ("auto", "int64_t", "int32_t", "const ", "static ", "[[maybe_unused]]", "double ", "bool ", "decltype(auto) ",
-               "alignas(")
-
-
 def reference_start_rule(d, s: str) -> str | None:
     """`Dialect.start_rule` as it was before it asked each prefix only of statements starting with its letter."""
     if s.startswith(d.checked_call):
@@ -160,9 +155,9 @@ def reference_start_rule(d, s: str) -> str | None:
     if s.startswith(_DECL_WORDS):
         return "declaration"
     if s.startswith(("AtenTensorHandle ", "RAIIAtenTensorHandle ")):
-        return "declaration" if re.match(r"^\w+\s+\w+\s*=", s) else "handle_decl"
+        return "declaration" if _BINDS.match(s) else "handle_decl"
     if s.startswith("output_handles["):
         return "assignment"
-    if re.match(r"\w+\(", s):
+    if _CALL_HEAD.match(s):
         return "call"
     return None

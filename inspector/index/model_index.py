@@ -98,16 +98,9 @@ class _Postings:
         hit = self.memo.get(name)
         if hit is not None:
             return hit
-        starts, out, text = self.starts, [], self.text
-        for k in _hits(name, text, 0, len(text)):
-            if k and _word(text[k - 1]):
-                continue
-            i = bisect.bisect_right(starts, k) - 1
-            if not out or out[-1] != i:
-                out.append(i)
-                if len(out) > HOT:
-                    break
-        self.memo[name] = out
+        starts, text = self.starts, self.text
+        out = self.memo[name] = _distinct(bisect.bisect_right(starts, k) - 1 for k in _hits(name, text, 0, len(text))
+                                          if not (k and _word(text[k - 1])))
         return out
 
 
@@ -134,7 +127,12 @@ class _TextPostings:
             if self.joined is None:
                 self.joined = _Postings(self.run)
             return self.joined[name]
-        run, text, out = self.run, self.text, []
+        out = self.memo[name] = _distinct(self._statements(name))
+        return out
+
+    def _statements(self, name: str):
+        """The statement of each whole-identifier hit of ``name`` in run_impl's text, in order (repeats included)."""
+        run, text = self.run, self.text
         at, kinds, line_at = run.line, run.kind, self.lines.line_at
         for k in _hits(name, text, *self.span):
             line = line_at(k) + 1
@@ -148,12 +146,19 @@ class _TextPostings:
                     continue
             elif _word(text[k - 1]):
                 continue
-            if not out or out[-1] != i:
-                out.append(i)
-                if len(out) > HOT:
-                    break
-        self.memo[name] = out
-        return out
+            yield i
+
+
+def _distinct(statements) -> list[int]:
+    """The distinct statements of an ordered stream of them, HOT + 1 at most (then the name is followed to its
+    declaration only, and the rest of the search is not needed)."""
+    out: list[int] = []
+    for i in statements:
+        if not out or out[-1] != i:
+            out.append(i)
+            if len(out) > HOT:
+                break
+    return out
 
 
 def _hits(name: str, text: str, start: int, end: int):

@@ -60,7 +60,9 @@ def test_a_big_member_of_the_dense_package_is_mapped():
     assert a.size(_wrapper(a)) >= archive.MAP_TEXT_BYTES and a._decode_mapped(_wrapper(a)) is not None
 
 
-def test_flipped_bytes_fail_with_zipfiles_crc_error(tmp_path, map_every_member):
+def _damaged(tmp_path, damage) -> tuple[Archive, str]:
+    """A copy of cpu/jagged whose wrapper's stored bytes have 64 bytes from the middle on replaced by
+    ``damage(those bytes)`` (the zip directory's CRC left as it was); the archive and the wrapper's name."""
     pkg = tmp_path / "p.pt2"
     shutil.copyfile(S / "cpu/jagged/jagged.pt2", pkg)
     member = _wrapper(Archive.open(pkg))
@@ -69,8 +71,12 @@ def test_flipped_bytes_fail_with_zipfiles_crc_error(tmp_path, map_every_member):
         f.seek(off + size // 2)
         data = f.read(64)
         f.seek(off + size // 2)
-        f.write(bytes(b ^ 0x01 for b in data))  # still ASCII: only the CRC can tell
-    a = Archive.open(pkg)
+        f.write(damage(data))
+    return Archive.open(pkg), member
+
+
+def test_flipped_bytes_fail_with_zipfiles_crc_error(tmp_path, map_every_member):
+    a, member = _damaged(tmp_path, lambda data: bytes(b ^ 0x01 for b in data))  # still ASCII: only the CRC can tell
     assert a._decode_mapped(member) is None
     with pytest.raises(UnreadablePackage, match="Bad CRC-32"):
         a.read_text(member)
@@ -91,14 +97,7 @@ def test_bytes_that_are_not_utf8_are_refused_as_the_plain_read_refuses_them(tmp_
 def test_bytes_that_are_neither_utf8_nor_their_crc_fail_with_the_crc_error(tmp_path, map_every_member):
     """The CRC is computed beside the decoding (`_checked_text`): a damaged member that is also not UTF-8 is still
     refused for its CRC, as zipfile refuses it, not for its encoding."""
-    pkg = tmp_path / "p.pt2"
-    shutil.copyfile(S / "cpu/jagged/jagged.pt2", pkg)
-    member = _wrapper(Archive.open(pkg))
-    off, size = _data_offset(pkg, member)
-    with pkg.open("r+b") as f:
-        f.seek(off + size // 2)
-        f.write(b"\xff\xfe")
-    a = Archive.open(pkg)
+    a, member = _damaged(tmp_path, lambda data: b"\xff\xfe" + data[2:])
     assert a._decode_mapped(member) is None
     with pytest.raises(UnreadablePackage, match="Bad CRC-32"):
         a.read_text(member)

@@ -35,6 +35,10 @@ class Expr:
     text: str
     names: tuple[str, ...] = ()
 
+    def __str__(self) -> str:
+        """The expression as written: for display (its meaning is ``tree``)."""
+        return self.text
+
     @property
     def tree(self) -> Node:
         """The expression as an `inspector.parse.expr_tree` tree (`expr_tree.Opaque` when the grammar does not
@@ -242,6 +246,10 @@ class CallArg:
     text: str
     base: str | None  # the buffer/input/constant/symbol the argument is made from
     names: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        """The argument as written: for display (its meaning is ``tree``, ``base`` and ``names``)."""
+        return self.text
 
     @property
     def tree(self) -> Node:

@@ -84,7 +84,7 @@ def build_graph(m: Model) -> MultiDiGraph:
             g.add_edge(ids.input_(sym.input), d, kind="has_dim")
             g.add_edge(d, ids.sym(sym.name), kind="defines")
     for name, expr in m.locals.items():
-        g.add_node(ids.local(name), type="scalar", name=name, expr=expr.text)
+        g.add_node(ids.local(name), type="scalar", name=name, expr=str(expr))
         for n in expr.names:
             v = value_node(m, n)
             if v and v != ids.local(name):
@@ -124,7 +124,7 @@ def _add_kernel(g: MultiDiGraph, k: Kernel):
 
     for t in k.tmps:
         tn = ids.tmp(k.name, t.line)
-        g.add_node(tn, type="tmp", name=t.name, kernel=k.name, line=t.line, expr=t.expr.text)
+        g.add_node(tn, type="tmp", name=t.name, kernel=k.name, line=t.line, expr=str(t.expr))
         g.add_edge(kn, tn, kind="contains")
     for t in k.tmps:
         link(ids.tmp(k.name, t.line), t.expr.names, t.line, t.scope)
@@ -173,7 +173,7 @@ def _add_call(g: MultiDiGraph, m: Model, site: CallSite):
         if not v or (k and not k.param(pname)):
             continue
         role = k.param(pname).role if k else "other"
-        g.add_edge(ids.param(site.target, pname), v, kind="binds", call=cn, arg=arg.text)
+        g.add_edge(ids.param(site.target, pname), v, kind="binds", call=cn, arg=str(arg))
         if role in ("in", "inout", "size"):
             g.add_edge(v, cn, kind="reads", line=site.line)
         if role in ("out", "inout"):

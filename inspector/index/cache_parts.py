@@ -26,8 +26,8 @@ import hashlib
 import json
 
 from ..model import Constant, Coverage, Kernel, KernelParam, Model
-from ..parse.regions import RunStatement
 import inspector.index.cache as cache
+from .records import AssertSite, Call
 from .cache import CacheError
 
 # kept out of the stored summary: they describe this process's cache, not the package
@@ -48,23 +48,11 @@ def slice_part(kernels: list[str], lines: list[int]) -> str:
     return "s-" + digest(json.dumps([kernels, lines]))
 
 
-class AssertSite:
-    """An assert found by the scan: its kernel, line in the kernel's file numbering, and raw text."""
-
-    __slots__ = ("kernel", "line", "text", "wrapper_line")
-
-    def __init__(self, kernel: str, line: int, text: str, wrapper_line: int | None):
-        self.kernel, self.line, self.text, self.wrapper_line = kernel, line, text, wrapper_line
-
-    def __repr__(self) -> str:
-        return f"<AssertSite {self.kernel}:{self.line}>"
-
-
-def _decode_call(line, rule, callee, target, kind, text=""):
-    """One cached call (an older cache wrote no text: then the statement's text is empty)."""
+def _decode_call(dialect, line, rule, callee, target, kind, text=""):
+    """One cached call (an older cache wrote no text: then the statement says nothing more)."""
     if not isinstance(line, int) or not isinstance(text, str):
         raise ValueError("a cached call is not [line, rule, callee, target, kind, text]")
-    return RunStatement(line, text, rule, callee), target, kind
+    return Call(line, target, kind, callee, rule == "checked_call", text, dialect)
 
 
 # The scan's facts about kernels, each its own part.
@@ -72,13 +60,13 @@ FACTS = ("kernels", "sites", "calls")
 _ENCODE = {
     "kernels": lambda v: [[n, k, fl] for n, (k, fl) in v.items()],
     "sites": lambda v: _encode_sites(v),
-    # the statement's text too: a rule reads it (an unbacked symbol's `&u0_raw`, a printed launch's arguments)
-    "calls": lambda v: [[st.line, st.kind, st.callee, t, kind, st.text] for st, t, kind in v],
+    # the statement too: a `Call` reads what it names from it (an unbacked symbol's `&u0_raw`, a printed launch's
+    # arguments)
+    "calls": lambda v: [c.encoded() for c in v],
 }
 _DECODE = {
     "kernels": lambda d: {n: (k, fl) for n, k, fl in d},
     "sites": lambda d: _decode_sites(d),
-    "calls": lambda d: [_decode_call(*x) for x in d],
 }
 
 
@@ -87,7 +75,7 @@ def _encode_sites(sites) -> dict:
     kernel share their asserts' texts (the dense 20k package's 10,000 sites hold 5 texts: 2.1 MB -> 0.4 MB, and
     a cached trace, which reads every site, decodes a fifth of it)."""
     at: dict[str, int] = {}
-    rows = [[s.kernel, s.line, at.setdefault(s.text, len(at)), s.wrapper_line] for s in sites]
+    rows = [[s.kernel, s.line, at.setdefault(s.statement, len(at)), s.wrapper_line] for s in sites]
     return {"texts": list(at), "rows": rows}
 
 
@@ -124,9 +112,10 @@ class CacheParts:
     """The parts of one index (``key``; None: no cache, every read misses and every write is dropped).
     ``note(text)`` records what went wrong with the cache (an unusable part, a folder not writable)."""
 
-    def __init__(self, key: str | None, note):
+    def __init__(self, key: str | None, note, dialect=None):
         self.key = key
         self.note = note
+        self.dialect = dialect  # () -> the wrapper's `Dialect`: a cached call reads its statement with it
 
     # -- any part ------------------------------------------------------------------------------
     def read(self, part: str):
@@ -197,7 +186,7 @@ class CacheParts:
         self.write("calls", {"count": len(rows), "lines": [[c[0][0], c[-1][0]] for c in chunks]})
 
     def load_calls(self, lines: tuple[int, int] | None = None):
-        """The cached calls (statement, target, kind), in wrapper order: all of them, or (``lines``) those at
+        """The cached calls (`records.Call`), in wrapper order: all of them, or (``lines``) those at
         wrapper lines ``lo..hi`` only, decoding only the chunks that hold such lines.  None when the index or a
         chunk it names is not there or does not decode (noted)."""
         def index(doc):
@@ -213,8 +202,13 @@ class CacheParts:
         want = range(len(spans)) if lines is None else \
             [j for j, (lo, hi) in enumerate(spans) if lo <= lines[1] and hi >= lines[0]]
         out = []
+        dialect = self.dialect()
+
+        def decode(rows):
+            return [_decode_call(dialect, *x) for x in rows]
+
         for j in want:
-            chunk = self._decoded(f"calls-{j}", _DECODE["calls"])
+            chunk = self._decoded(f"calls-{j}", decode)
             if chunk is None:
                 return None
             out += chunk
@@ -224,7 +218,7 @@ class CacheParts:
                           f"{len(out)} calls, the index says {count}")
                 return None
             return out
-        return [c for c in out if lines[0] <= c[0].line <= lines[1]]
+        return [c for c in out if lines[0] <= c.line <= lines[1]]
 
     # -- kernels -------------------------------------------------------------------------------
     def has_kernel(self, name: str) -> bool:

@@ -71,9 +71,9 @@ def _positions(ix) -> tuple[dict[int, int], dict[str, list[int]]]:
     if got is None:
         at = dict(zip(ix.wmap.run.line, itertools.count()))
         launches: dict[str, list[int]] = {}
-        for st, target, kind in ix.calls():
-            if kind == "kernel" and st.line in at:
-                launches.setdefault(target, []).append(at[st.line])
+        for c in ix.calls():
+            if c.kind == "kernel" and c.line in at:
+                launches.setdefault(c.target, []).append(at[c.line])
         got = ix._closure_positions = (at, launches)
     return got
 

@@ -33,12 +33,16 @@ from itertools import compress, count
 import os
 
 from ..archive import Archive, ModelFiles
-from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
+from ..model import Constant, Coverage, Expr, Kernel, KernelParam, Model, ProvenanceEntry
+from ..parse.access import cpp_may_index_indirectly, triton_may_index_unchecked
+from ..parse.buffers import ARRAY_REACH, allocation, first_pointer_type, int_arrays, launcher_param_names, view_of
+from ..parse.tokens import lexed_expr
 from ..parse.metadata import WrapperMetadata
-from ..parse.regions import (TOKEN, RunColumns, RunStatement, WrapperLines, WrapperMap, check_statement, constant_totals, declared_names,
+from ..parse.regions import (TOKEN, RunColumns, WrapperLines, WrapperMap, check_statement, constant_totals, declared_names,
                           kernel_heuristic, scan_kernel_cpp, scan_warnings, scan_wrapper)
 from .name_closure import grow
-from .cache_parts import FACTS, AssertSite, CacheParts, Summary, add_coverage, coverage_since, slice_part
+from .cache_parts import FACTS, CacheParts, Summary, add_coverage, coverage_since, slice_part
+from .records import AssertSite, Call, CallComment, call_comments, run_records
 from .gc_pause import gc_paused as _gc_paused
 
 _first = operator.itemgetter(0)
@@ -206,7 +210,10 @@ class ModelIndex:
         self._scan_parts: dict = {}  # "kernels", "sites", "calls": see `_scan_part`
         self._live = False  # True once `full` ran: every kernel parsed here, none read from the cache
         self._missing: list[tuple[int, str]] = []  # (first call's wrapper line, kernel) of kernels with no source
-        self._parts = CacheParts(key, self._note)
+        self._records: list | None = None  # `statements`
+        self._call_comments: dict[int, CallComment] | None = None
+        self._at_line: dict[int, int] | None = None  # `_line_index`
+        self._parts = CacheParts(key, self._note, lambda: self.dialect)
         summary = self._parts.load_summary()
         if summary is not None:
             self._load_summary(summary)
@@ -322,17 +329,18 @@ class ModelIndex:
             sites += [AssertSite(name, j + 1, check_statement(self.cpp_lines, j), None) for j in checks]
         return kinds, sites
 
-    def _calls(self, lo: int = 0, hi: int | None = None) -> list[tuple[RunStatement, str, str]]:
-        """The "calls" part from the scan (each a `RunStatement`, made here: 70,000 on the dense 20k package,
+    def _calls(self, lo: int = 0, hi: int | None = None) -> list[Call]:
+        """The "calls" part from the scan (each a `records.Call`, made here: 70,000 on the dense 20k package,
         so a question that asks about a few wrapper lines ``lo``..``hi`` gets only the calls there)."""
         run = self.wmap.run
         calls = self._call_index()
-        if hi is None:
-            return [(run[i], t, kind) for i, t, kind in calls]
         at = run.line
-        first = bisect.bisect_left(calls, lo, key=lambda c: at[c[0]])
-        last = bisect.bisect_right(calls, hi, key=lambda c: at[c[0]])
-        return [(run[i], t, kind) for i, t, kind in calls[first:last]]
+        if hi is not None:
+            first = bisect.bisect_left(calls, lo, key=lambda c: at[c[0]])
+            last = bisect.bisect_right(calls, hi, key=lambda c: at[c[0]])
+            calls = calls[first:last]
+        texts, kinds, callees, d = run.text, run.kind, run.callee, self.wmap.dialect
+        return [Call(at[i], t, kind, callees[i], kinds[i] == "checked_call", texts[i], d) for i, t, kind in calls]
 
     def _call_index(self) -> list[tuple[int, str, str]]:
         """(run_impl index, target, "kernel"|"extern") of every kernel launch and extern op call, in order: the
@@ -407,10 +415,10 @@ class ModelIndex:
         """What `Kernel.heuristic` will say, from the scan: the Triton decorator or name; "cpp" for CPU kernels."""
         return self._kinds[name][1]
 
-    def calls(self, lines: tuple[int, int] | None = None) -> list[tuple[RunStatement, str, str]]:
-        """Every run_impl kernel launch and extern op call, from the scan: (statement, target, "kernel"|"extern");
-        with ``lines`` (lo, hi), only those at wrapper lines lo..hi (a cached index then reads only the calls
-        stored near there, not all of them)."""
+    def calls(self, lines: tuple[int, int] | None = None) -> list[Call]:
+        """Every run_impl kernel launch and extern op call, from the scan, in wrapper order (`records.Call`); with
+        ``lines`` (lo, hi), only those at wrapper lines lo..hi (a cached index then reads only the calls stored
+        near there, not all of them)."""
         if lines is None:
             return self._scan_part("calls")
         lo, hi = lines
@@ -422,10 +430,10 @@ class ModelIndex:
             if self.key is None:  # nothing to save: only the calls asked about are made
                 return self._calls(lo, hi)
             v = self._scan_part("calls")
-        at = bisect.bisect_left(v, lo, key=lambda c: c[0].line)
+        at = bisect.bisect_left(v, lo, key=lambda c: c.line)
         out = []
         for c in itertools.islice(v, at, None):
-            if c[0].line > hi:
+            if c.line > hi:
                 break
             out.append(c)
         return out
@@ -433,6 +441,130 @@ class ModelIndex:
     def assert_sites(self) -> list[AssertSite]:
         """Every assert of every kernel, found by the scan (nothing parsed)."""
         return self._scan_part("sites")
+
+    # -- the typed statement tier (`inspector.index.records`) -----------------------------------
+    @property
+    def dialect(self):
+        """The wrapper's `Dialect` (from the scan, or by the name a cached interface recorded)."""
+        if self._wmap is not None:
+            return self._wmap.dialect
+        from ..dialects import by_name
+
+        return by_name(self.eager().dialect)
+
+    def statements(self) -> list:
+        """run_impl's statements as typed records, in order (`records.run_records`: allocations with their sizes,
+        views, releases, outputs, calls, size locals, runtime assertions); made once, on first use."""
+        if self._records is None:
+            run = self.wmap.run
+            calls = self.calls() if self._scan_parts.get("calls") is not None else self._calls()
+            at = self._line_index()
+            self._records = run_records(run, self.wmap.dialect, {at[c.line]: c for c in calls if c.line in at})
+        return self._records
+
+    def _declared_before(self, name: str, line: int, reach: int | None = None) -> int | None:
+        """The run_impl index of ``name``'s last declaration above wrapper line ``line`` (within ``reach`` lines
+        above it, when given), None when there is none."""
+        decls = self._name_tables()[0].get(name)
+        if not decls:
+            return None
+        at, best = self.wmap.run.line, None
+        for i in decls:
+            if at[i] >= line:
+                break
+            if reach is None or at[i] >= line - reach:
+                best = i
+        return best
+
+    def array_items(self, name: str, line: int, reach: int | None = None) -> tuple[Expr, ...] | None:
+        """The items of size array ``name`` (``int64_t int_array_0[] = {s77, 64L};``) as last declared above wrapper
+        line ``line`` (within ``reach`` lines, when given); None when no such declaration is there."""
+        i = self._declared_before(name, line, reach)
+        if i is None:
+            return None
+        for n, items in int_arrays(self.wmap.dialect, self.wmap.run.text[i]):
+            if n == name:
+                return tuple(map(lexed_expr, items))
+        return None
+
+    def view_sizes(self, name: str, line: int, reach: int | None = None) -> tuple[Expr, ...] | None:
+        """The sizes of the view ``name`` is (``auto tmp_tensor_handle_0 = reinterpret_tensor_wrapper(buf0, 2,
+        int_array_0, …);`` declared above wrapper line ``line``, within ``reach`` lines when given), as its size
+        array holds them (within ``reach`` lines above the view); None when it is no such view."""
+        i = self._declared_before(name, line, reach)
+        if i is None:
+            return None
+        v = view_of(self.wmap.run.text[i])
+        return self.array_items(v.sizes, self.wmap.run.line[i], reach) if v is not None and v.sizes else None
+
+    def allocation_sizes(self, buf: str, line: int, reach: int = ARRAY_REACH) -> tuple[Expr, ...] | None:
+        """The sizes buffer ``buf``, allocated at wrapper line ``line`` (the allocation may sit up to two lines
+        below it), is made with, as written; None when no allocation of it is there or its size array is not
+        declared within ``reach`` lines above it (`ARRAY_REACH`: Inductor declares it just before)."""
+        at = self._line_index()
+        texts, d = self.wmap.run.text, self.wmap.dialect
+        for ln in range(line, line - 3, -1):
+            i = at.get(ln)
+            al = allocation(d, texts[i]) if i is not None else None
+            if al and al.buffer == buf:
+                return self.array_items(al.sizes, ln, reach)
+        return None
+
+    def _line_index(self) -> dict[int, int]:
+        """Wrapper line -> its run_impl statement's index (built once)."""
+        if self._at_line is None:
+            self._at_line = dict(zip(self.wmap.run.line, count()))
+        return self._at_line
+
+    def suspect_kernels(self) -> list[str]:
+        """The kernels (wrapper order) whose raw text, as the scan holds it, may hold an unchecked indirect access:
+        every CPU kernel with an indirect-looking address, the Triton kernels with an address made from a tmp no
+        assert certainly checks (`inspector.parse.access`).  No kernel is parsed."""
+        out = []
+        for name in self.kernel_names():
+            if self.kernel_backend(name) == "triton":
+                r = self.wmap.launchers.get(name)
+                if r is None or r.triton is None:
+                    continue
+                start, end = r.triton
+                if triton_may_index_unchecked(self.wmap.lines[start:end], [j - start for j in r.asserts]):
+                    out.append(name)
+            else:
+                start, end, _ = self.cpp_regions[name]
+                if cpp_may_index_indirectly(" ".join(self.cpp_lines[start:end])):
+                    out.append(name)
+        return out
+
+    def launcher_parameter_names(self, kernel: str) -> list[str] | None:
+        """The parameter names of a Triton kernel's launcher (``const int64_t xnumel,`` -> ``xnumel``; "" for a line
+        that names none), from the scan's lines; None for a kernel with no launcher."""
+        r = self.wmap.launchers.get(kernel)
+        if r is None:
+            return None
+        return launcher_param_names(self.wmap.lines[r.start + 1: r.params_end])
+
+    def first_pointer_types(self) -> dict[str, str]:
+        """kernel -> Triton's element type (``fp32``) of its first pointer parameter, from the ``'signature'`` of the
+        decorator lines the scan located (kernels whose decorator names none are left out)."""
+        out = {}
+        wm = self.wmap
+        for name, r in wm.launchers.items():
+            if r.triton is None:
+                continue
+            t = first_pointer_type(wm.dialect, wm.lines[r.triton[0]: min(r.triton[1], r.triton[0] + 20)])
+            if t is not None:
+                out[name] = t
+        return out
+
+    def call_comments(self) -> dict[int, CallComment]:
+        """Wrapper line of each call -> what the comments above it say (its Source Nodes' FX nodes and ATen ops,
+        its provenance key): the last of each between the call before it and it.  Made once, on first use."""
+        if self._call_comments is None:
+            run = self.wmap.run
+            idx = [i for i, _t, _k in self._call_index()]
+            at = run.line
+            self._call_comments = {at[i]: c for i, c in call_comments(run, self.wmap.dialect, idx).items()}
+        return self._call_comments
 
     @property
     def parsed_whole(self) -> bool:

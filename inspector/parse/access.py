@@ -12,9 +12,11 @@ Built on demand (`kernel_accesses`), never during the index: only the queries th
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ..model import Access, Expr, Kernel
+from .names import is_tmp, names_a_pointer, tmp_names, tmps_assigned
 
 _PTR = re.compile(r"\b((?:in_out_ptr|in_ptr|out_ptr)\d+)\b")
 _WS = re.compile(r"\s*")
@@ -81,3 +83,78 @@ def kernel_accesses(k: Kernel) -> list[Access]:
         for ptr, addr, closed in accesses_in(k.source_line(s.line) or ""):
             out.append(Access(ptr, _address(addr.strip()), s.line + 0.5, "store", s.scope, closed))
     return out
+
+
+# -- the tmps a definition or an address reads (for the walks of `inspector.queries`) ------------------------------
+
+def expr_tmps(expr: Expr) -> list[str]:
+    """The tmps an expression names, in order: from its tree, or by the lexer where the grammar does not read it
+    (a vectorized load cut short)."""
+    from . import expr_tree as E  # here: the index imports this module, and a cached `show` builds no tree
+
+    tree = expr.tree
+    return tmp_names(expr.text) if E.has_opaque(tree) else [n for n in E.names(tree) if is_tmp(n)]
+
+
+def definition_tmps(k: Kernel, line: int) -> list[str]:
+    """The tmps a tmp definition's whole text names (a vectorized one spans a lambda over several lines)."""
+    return tmp_names(definition_text(k, line))
+
+
+def definition_reads_pointer(k: Kernel, line: int) -> bool:
+    """Whether a tmp definition's whole text names a kernel pointer parameter (it loads, not merely copies)."""
+    return names_a_pointer(definition_text(k, line))
+
+
+def tmps_read(k: Kernel, t) -> list[str]:
+    """The tmps definition ``t`` reads: from its lines when it is a vectorized lambda (``tmpbuf``, a body the
+    grammar does not read), else from its expression (`expr_tmps`)."""
+    return definition_tmps(k, t.line) if "tmpbuf" in t.expr.text else expr_tmps(t.expr)
+
+
+# -- before any parse: may a kernel's raw text hold an unchecked indirect access? ------------------------------------
+
+@functools.lru_cache(maxsize=4096)
+def _assert_index_var(text: str) -> str | None:
+    """The index a ``tl.device_assert(…, "…")`` line checks, read as `inspector.parse.triton` reads it."""
+    from .message import parse_check_message
+    from .triton import parse_triton_statement
+
+    r = parse_triton_statement(text, "call_stmt")  # no coverage: a probe, not the kernel's parse (a TritonCall)
+    if not r or r.callee != "tl.device_assert" or len(r.args) < 2:
+        return None
+    cm = parse_check_message(r.args[1].text.strip("\"'"))
+    return cm.index_var if cm else None
+
+
+def triton_may_index_unchecked(lines: list[str], assert_at: list[int]) -> bool:
+    """From a Triton kernel's raw lines: may an unchecked indirect access be found in it?  False only when every
+    tmp an address names is defined on one line and asserted on a later one (so the whole parse marks it
+    checked); anything less certain is True (the kernel is parsed and asked).  A Triton statement is one
+    line, so addresses are read line by line; one that does not close on its line makes the kernel parsed."""
+    names: set[str] = set()
+    for line in lines:
+        if "ptr" in line and "tmp" in line:
+            for _, addr, closed in accesses_in(line):
+                if not closed:
+                    return True
+                names.update(tmp_names(addr))
+    if not names:
+        return False
+    defs: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        if "=" in line and "tmp" in line:
+            for n in tmps_assigned(line) & names:
+                defs.setdefault(n, []).append(i)
+    for n in names:
+        at = defs.get(n, [])
+        if len(at) != 1:
+            return True
+        if not any(j > at[0] and _assert_index_var(lines[j].strip()) == n for j in assert_at):
+            return True
+    return False
+
+
+def cpp_may_index_indirectly(text: str) -> bool:
+    """From a CPU kernel's raw text: does an address name a tmp (an indirect-looking access)?"""
+    return "tmp" in text and any(tmp_names(addr) for _, addr, _ in accesses_in(text))

@@ -4,8 +4,8 @@ from the scan's statements (nothing parsed by the grammars): a view's base and s
 kernel's first pointer type (its decorator's ``'signature': {'in_out_ptr0': '*fp32', …}``, the dialect's
 `triton_signature`).
 
-    >>> view_of("reinterpret_tensor_wrapper(buf4, 2, int_array_2, int_array_3, 32L)")
-    View(base='buf4', sizes='int_array_2')
+    >>> view_of("reinterpret_tensor_wrapper(buf4, 2, int_array_2, int_array_3, 32L)").sizes
+    'int_array_2'
 """
 
 from __future__ import annotations
@@ -13,26 +13,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..dialects.base import Dialect
-from .tokens import call_args
+from .statements import View
+from .tokens import call_args, lexed_expr
 
-VIEW_CALL = "reinterpret_tensor_wrapper("
-
-
-@dataclass(frozen=True)
-class View:
-    base: str  # the buffer viewed
-    sizes: str  # the name of its size array (`int_array_2`)
+VIEW_FUNCTION = "reinterpret_tensor_wrapper"
+VIEW_CALL = VIEW_FUNCTION + "("
 
 
-def view_of(arg: str) -> View | None:
-    """The view an argument's text makes (``reinterpret_tensor_wrapper(base, ndim, sizes, …)``), or None."""
-    at = arg.find(VIEW_CALL)
+def view_of(text: str) -> View | None:
+    """The first view ``text`` makes (``reinterpret_tensor_wrapper(base, ndim, sizes, strides, offset)``: the
+    grammar's `View`, its ``args`` the arguments after the base), or None."""
+    at = text.find(VIEW_CALL)
     if at < 0:
         return None
-    args = call_args(arg[at:])
+    args = call_args(text[at:])
     if len(args) < 4 or not (args[0].isidentifier() and args[1].isdigit() and args[2].isidentifier()):
         return None
-    return View(args[0], args[2])
+    return View(args[0], tuple(map(lexed_expr, args[1:])))
 
 
 def launcher_param_names(lines: list[str]) -> list[str]:
@@ -53,13 +50,15 @@ def first_pointer_type(dialect, lines: list[str]) -> str | None:
 
 # -- the buffer life cycle of run_impl statements, by the dialect's patterns (`Dialect.allocation` and kin) --------
 @dataclass(frozen=True)
-class Alloc:
-    """``aoti_torch_empty_strided(4, int_array_0, int_array_1, cached_torch_dtype_float32, …, &buf0_handle)``."""
+class AllocCall:
+    """What ``aoti_torch_empty_strided(4, int_array_0, int_array_1, cached_torch_dtype_float32, cached_torch_device_type_cuda,
+    …, &buf0_handle)`` says: the buffer, the names of its size and stride arrays, its dtype and device."""
 
     buffer: str
-    sizes: str  # the names of its size and stride arrays
+    sizes: str
     strides: str
     dtype: str
+    device: str
 
 
 @dataclass(frozen=True)
@@ -85,9 +84,10 @@ def numel_local(dialect, text: str) -> tuple[str, str, str] | None:
     return (n.group("kernel"), n.group("axis"), n.group("expr").strip()) if n else None
 
 
-def allocation(dialect, text: str) -> Alloc | None:
+def allocation(dialect, text: str) -> AllocCall | None:
     al = dialect.allocation.search(text)
-    return Alloc(al.group("buf"), al.group("sizes"), al.group("strides"), al.group("dtype")) if al else None
+    return AllocCall(al.group("buf"), al.group("sizes"), al.group("strides"), al.group("dtype"), al.group("device")) \
+        if al else None
 
 
 def extern_outputs(dialect, text: str) -> list[str]:

@@ -198,6 +198,10 @@ def parse_expr(text: str) -> Node:
     Trees are immutable and shared: the same text gives the same object."""
     if not text or not text.strip():
         return Opaque(text)
+    if text.isidentifier() and text.isascii():  # a bare name (`s0`, `buf3`, `false`): no grammar needed
+        return Name(text)
+    if text.isascii() and (text.isdigit() or (text[:-1].isdigit() and text[-1] in "Ll")):  # an integer literal (`64L`)
+        return _number(text)
     stored = _STORED.get(text)
     if stored is not None:
         try:
@@ -527,6 +531,15 @@ def strip_parens(n: Node) -> Node:
     while isinstance(n, Paren) and not isinstance(n.inner, Tuple):
         n = n.inner
     return n
+
+
+def constant(n: Node) -> int | None:
+    """The integer ``n`` is when it is an integer literal (``64L``, ``(8)``, ``-1``, ``(-1)``), else None."""
+    n = strip_parens(n)
+    if isinstance(n, UnaryOp) and n.op == "-":
+        inner = strip_parens(n.operand)
+        return -inner.value if isinstance(inner, Int) else None
+    return n.value if isinstance(n, Int) else None
 
 
 def _rebuild(n: Node, f: Callable[[Node], Node]) -> Node:

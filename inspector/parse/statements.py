@@ -56,6 +56,11 @@ class View:
     base: str
     args: tuple[Expr, ...] = ()
 
+    @property
+    def sizes(self) -> str | None:
+        """The name of its size array (``int_array_12``), None when its second argument names none."""
+        return self.args[1].names[0] if len(self.args) > 1 and self.args[1].names else None
+
 
 @dataclass(frozen=True, slots=True)
 class Tail:

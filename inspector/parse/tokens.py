@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from ..model import Expr
+
 # A string literal of either quote (C++ "…", Python/Triton '…' or "…"), escapes kept as written
 _STRING = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
 # A name: not the suffix of a number (`64L` holds none)
@@ -31,6 +33,12 @@ def without_int_suffix(text: str) -> str:
 def identifiers(text: str) -> list[str]:
     """Every name ``text`` mentions, in order, repeats kept (``64L``, ``0.5`` are no names)."""
     return _NAME.findall(text or "")
+
+
+def lexed_expr(text: str) -> Expr:
+    """An expression as written, its names read by the lexer (in order, each once): for an expression a statement
+    holds that no grammar reads (an array's items, a call's arguments the scan cut out)."""
+    return Expr(text, tuple(dict.fromkeys(_NAME.findall(text))))
 
 
 def mentions(text: str, name: str) -> bool:

@@ -71,14 +71,14 @@ def _candidates_slice(pkg: Package, name: str, limit: int | None) -> Model:
     ix = pkg.index(name)
     asserting = {s.kernel for s in ix.assert_sites()}
     last: dict[str, int] = {}
-    for st, target, kind in ix.calls():
-        if limit is not None and st.line >= limit:
+    for c in ix.calls():
+        if limit is not None and c.line >= limit:
             continue
-        if kind == "kernel" and target in asserting:
-            last[target] = st.line
-        elif kind == "extern":
-            if _indexing(_op(target)):
-                last[f"{target}@{st.line}"] = st.line
+        if c.kind == "kernel" and c.target in asserting:
+            last[c.target] = c.line
+        elif c.kind == "extern":
+            if _indexing(_op(c.target)):
+                last[f"{c.target}@{c.line}"] = c.line
     chosen = sorted(last, key=lambda t: -last[t] if limit is not None else last[t])[:MAX_CANDIDATE_KERNELS]
     kernels = [k for k in ix.kernel_names() if k in set(chosen)]
     return ix.slice(kernels=kernels, call_lines=[last[t] for t in chosen if "@" in t])

@@ -331,7 +331,7 @@ def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list
     from .walk import bound_chain, index_origins
 
     ix = pkg.index(name)
-    if not any(kind == "extern" and _op_name(target) for _, target, kind in ix.calls()) and not any(
+    if not any(c.kind == "extern" and _op_name(c.target) for c in ix.calls()) and not any(
             w in k for k in ix.kernel_names() for w in ("argmax", "argmin", "sort", "topk", "bucketize")):
         return []
     asserting = list(dict.fromkeys(s.kernel for s in ix.assert_sites()))
@@ -347,7 +347,7 @@ def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list
             if not a.index_var or a.checks != "index":
                 continue
             origins = index_origins(m, g, k, a, site)
-            pos = index_position(m, origins, lambda: ix.wmap.lines) or reduction_position(m, origins)
+            pos = index_position(m, origins, ix.allocation_sizes) or reduction_position(m, origins)
             if pos is None:
                 continue
             length = dims.get((pos.input, pos.dim)) if pos.input is not None else pos.static
@@ -384,8 +384,7 @@ def loop_checks(pkg: Package, name: str) -> list[tuple]:
     messages: dict[str, object] = {}
     asserting: dict[str, None] = {}  # in scan order, each once
     for site in ix.assert_sites():
-        quoted = site.text.split('"')
-        text = quoted[-2] if len(quoted) >= 3 else ""
+        text = site.message
         if text not in messages:
             messages[text] = parse_check_message(text) if text else None
         msg = messages[text]

@@ -63,50 +63,33 @@ def _refs(m, names) -> list[SizeRef]:
     return list(out.values())
 
 
-def _array_sizes(lines: list[str], line: int, array: str) -> list[str]:
-    """The sizes of ``int_array_N`` defined at most 60 lines above ``line`` (``const int64_t int_array_10[] =
-    {s23, 4L, s27, 16L};``), read as a braced list by the expression trees."""
-    for k in range(min(line - 1, len(lines)) - 1, max(line - 61, 0) - 1, -1):
-        text = lines[k]
-        if f"{array}[]" in text and "=" in text:
-            tree = E.strip_parens(E.parse_expr(text.split("=", 1)[1].strip().rstrip(";")))
-            return list(E.names(tree))
-    return []
+# How far above an extern call the size arrays and view handles it names are looked for (Inductor declares them
+# just before the call)
+REACH = 60
 
 
-def _defined_at(lines: list[str], line: int, name: str) -> tuple[int, str] | None:
-    """(line, right-hand side) of ``auto <name> = …;`` at most 60 lines above ``line`` (a view handle torch 2.6
-    writes before the call: ``auto tmp_tensor_handle_0 = reinterpret_tensor_wrapper(buf0, 2, int_array_0, …);``)."""
-    for k in range(min(line - 1, len(lines)) - 1, max(line - 61, 0) - 1, -1):
-        text = lines[k].strip()
-        if text.startswith(f"auto {name} =") or text.startswith(f"auto {name}="):
-            return k + 1, text.split("=", 1)[1].strip().rstrip(";")
-    return None
+def _names(items) -> list[str]:
+    return [n for e in items or () for n in e.names]
 
 
-def _tensor_sizes(m, lines: list[str], line: int, name: str) -> list[str]:
-    """The sizes of a tensor an extern call reads: a model input's shape, the int_arrays of a buffer's allocation
-    (``aoti_torch_empty_strided(2, int_array_8, …, &buf2_handle)``) or of a view handle defined above the call."""
+def _tensor_sizes(ix, m, line: int, name: str) -> list[str]:
+    """The names in the sizes of a tensor an extern call reads: a model input's shape, the size array of a buffer's
+    allocation (``aoti_torch_empty_strided(2, int_array_8, …, &buf2_handle)``) or of a view handle defined above
+    the call (``auto tmp_tensor_handle_0 = reinterpret_tensor_wrapper(buf0, 2, int_array_0, …);``)."""
     inp = m.input_by_name(name)
     if inp is not None:
         return [str(d) for d in inp.shape]
     buf = m.buffers.get(name)
-    if buf is not None and buf.kind == "alloc" and 0 < buf.line <= len(lines):
-        text = lines[buf.line - 1].strip().removeprefix("AOTI_TORCH_ERROR_CODE_CHECK").rstrip(";")
-        arrays = [n for n in E.names(E.parse_expr(text)) if n.startswith("int_array_")]
-        return [x for a in arrays[:1] for x in _array_sizes(lines, buf.line, a)]  # its sizes, not its strides
+    if buf is not None and buf.kind == "alloc":
+        return _names(ix.allocation_sizes(name, buf.line, reach=REACH))
     handle = name.removesuffix("_raii")
     if handle.startswith("tmp_tensor_handle_"):
-        found = _defined_at(lines, line, handle)
-        if found is not None:
-            at, rhs = found
-            arrays = [n for n in E.names(E.parse_expr(rhs)) if n.startswith("int_array_")]
-            return [x for a in arrays[:1] for x in _array_sizes(lines, at, a)]
+        return _names(ix.view_sizes(handle, line, REACH))
     return []
 
 
 def extern_sites(pkg, m) -> list[FaultSite]:
-    lines = pkg.index(m.name).wmap.lines
+    ix = pkg.index(m.name)
     out = []
     for c in m.calls:
         if c.kind != "extern" or c.target.startswith(_NOT_OPS):
@@ -114,8 +97,8 @@ def extern_sites(pkg, m) -> list[FaultSite]:
         names: list[str] = []
         for a in c.args:
             for n in E.names(a.tree):
-                names += _array_sizes(lines, c.line, n) if n.startswith("int_array_") else [n]
-                names += _tensor_sizes(m, lines, c.line, n)
+                names += _names(ix.array_items(n, c.line, REACH)) if n.startswith("int_array_") else [n]
+                names += _tensor_sizes(ix, m, c.line, n)
         refs = _refs(m, names)
         if refs:
             out.append(FaultSite(m.name, "extern", c.target, c.line, refs))
@@ -197,7 +180,7 @@ MAX_UNVOUCHED = 8
 def unvouched_externs_read(pkg, name: str, sizes: dict[str, int]) -> tuple[list[FaultSite], int | None]:
     """`unvouched_externs`, and the wrapper line after which no call was read (None: every call was)."""
     ix = pkg.index(name)
-    lines = sorted(st.line for st, target, kind in ix.calls() if kind == "extern" and not target.startswith(_NOT_OPS))
+    lines = sorted(c.line for c in ix.calls() if c.kind == "extern" and not c.target.startswith(_NOT_OPS))
     if not lines or not sizes:
         return [], None
     step = len(lines) if len(lines) <= EXTERN_ALL else EXTERN_CHUNK

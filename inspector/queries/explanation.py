@@ -15,10 +15,8 @@ from ..model import Assertion, CallSite, Kernel, Model
 from ..naming import root_symbol
 from ..package import Package
 from ..logs.patterns import ATEN_LAYOUT_ERRORS as LAYOUT_ERRORS, EXTERN_LIMIT
-from ..parse import expr_tree as E
-from ..parse.access import definition_text
+from ..parse.access import tmps_read
 from ..parse.message import static_bound
-from ..parse.names import is_tmp, tmp_names
 from .fused import extern_op_name, source_nodes
 from .match import index_args
 from .positions import PositionBound, index_position
@@ -105,12 +103,17 @@ class TraceMatch:
         return bound_ok and bool(self.index_origin) and all(o.unresolved is None for o in self.index_origin)
 
 
-def _wrapper_lines(pkg, m: Model) -> list[str] | None:
-    """The wrapper's lines as the index holds them (None for a model the index does not know)."""
-    try:
-        return pkg.index(m.name).wmap.lines
-    except Exception:  # noqa: BLE001 - a hand-made Model in a test: no lines, no buffer sizes
-        return None
+def _allocation_sizes(pkg, m: Model):
+    """``(buffer, wrapper line) -> its sizes`` from the index of ``m``'s model (`ModelIndex.allocation_sizes`),
+    read only when a buffer's size is asked for (None for a model the index does not know)."""
+    def sizes(buf: str, line: int):
+        try:
+            ix = pkg.index(m.name)
+        except Exception:  # noqa: BLE001 - a hand-made Model in a test: no lines, no buffer sizes
+            return None
+        return ix.allocation_sizes(buf, line)
+
+    return sizes
 
 
 def _ep_usable(pkg, m: Model, ep) -> bool:
@@ -139,7 +142,7 @@ def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True,
         aten_ops=aten, exact=exact, matched_by=how, call_sites=[c.line for c in sites],
         source_file=k.source_file, snippet=snippet, stack_traces=traces, post_grad_nodes=post,
         table=_table(m, g, k, a, call_node), negative_wrap=negative_wrap(k, a) if a.index_var else None)
-    match.position = index_position(m, origins, lambda: _wrapper_lines(pkg, m))
+    match.position = index_position(m, origins, _allocation_sizes(pkg, m))
     if match.position is None and origins and all(o.computed for o in origins):
         match.position = loop_position(m, g, k, a, site)  # an arange: the kernel's own loop position
     _finish(pkg, m, match, ep, len(sites))
@@ -195,16 +198,6 @@ def reason(pkg, match: TraceMatch, n_sites: int, first_thread_failed: bool | Non
         match.confirm = words.confirm_commands(str(pkg.path))
 
 
-def _tmps_in(expr) -> list[str]:
-    """The tmps an expression names: from its tree (from its text when the grammar does not read it)."""
-    if E.has_opaque(expr.tree):
-        return tmp_names(expr.text)
-    return [n for n in E.names(expr.tree) if is_tmp(n)]
-
-
-def _uses(k: Kernel, t) -> list[str]:
-    """The tmps a definition reads (a vectorized lambda's: from its lines, whose body the grammar does not read)."""
-    return tmp_names(definition_text(k, t.line)) if "tmpbuf" in t.expr.text else _tmps_in(t.expr)
 
 
 def negative_wrap(k: Kernel, a: Assertion) -> bool | None:
@@ -230,7 +223,7 @@ def negative_wrap(k: Kernel, a: Assertion) -> bool | None:
             continue
         if wrap_in(defs, t.expr.tree) is not None:  # every form inductor writes: inspector.queries.wraps
             return True
-        todo += [n for n in _uses(k, t) if n != name]
+        todo += [n for n in tmps_read(k, t) if n != name]
     return False if complete else None
 
 
@@ -331,6 +324,6 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
         static_bound=limit, bound=bound, index_origin=origins, source_nodes=nodes, source_nodes_derived=derived,
         aten_ops=aten, exact=True, matched_by=how, call_sites=[site.line],
         source_file=m.wrapper_member or "", snippet=[], stack_traces=traces, post_grad_nodes=post, table=table)
-    match.position = index_position(m, origins, lambda: _wrapper_lines(pkg, m))
+    match.position = index_position(m, origins, _allocation_sizes(pkg, m))
     _finish(pkg, m, match, ep, 1)
     return match

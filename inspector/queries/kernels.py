@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..package import Package
-from ..parse.comments import source_nodes
-from ..parse.tokens import identifiers, last_string
+
 
 @dataclass
 class KernelRow:
@@ -26,45 +25,28 @@ class KernelRow:
     fx_nodes: list[str] = field(default_factory=list)  # source FX nodes of its launches
 
 
-def assert_message(text: str) -> str:
-    """The message of a scanned assert statement (its last string literal: `tl.device_assert(cond, "msg")`,
-    `AOTI_TORCH_CHECK(cond, "msg");`, as the grammars read it in parse/triton.py and parse/cpp_kernel.py), or ""
-    when it has none."""
-    return last_string(text)
-
-
 def kernel_rows(pkg: Package, name: str) -> list[KernelRow]:
-    """Every kernel of model ``name``, from the scan."""
+    """Every kernel of model ``name``, from the scan (`ModelIndex.calls`, `call_comments`, `assert_sites`)."""
     ix = pkg.index(name)
     m = ix.eager()  # the interface: the inputs' names
     in_names = {i.name for i in m.inputs}
-    dialect = ix.wmap.dialect
     launches: dict[str, int] = {}
     inputs: dict[str, dict] = {}
     fx: dict[str, dict] = {}
-    call_at = {st.line: (target, kind) for st, target, kind in ix.calls()}
-    pending = None  # the FX nodes the last `// Topologically Sorted Source Nodes` comment names, for the next call
-    for st in ix.wmap.run:
-        if st.kind == "comment":
-            found = source_nodes(dialect, st.text)
-            if found is not None:
-                pending = found
+    comments = ix.call_comments()  # the FX nodes of the Source Nodes comment above each call
+    for c in ix.calls():
+        if c.kind != "kernel":
             continue
-        if st.line not in call_at:
-            continue
-        target, kind = call_at[st.line]
-        nodes, pending = pending, None
-        if kind != "kernel":
-            continue
-        launches[target] = launches.get(target, 0) + 1
-        for tok in identifiers(st.text[len(st.callee or ""):]):
-            if tok in in_names:
-                inputs.setdefault(target, {})[tok] = None
-        for n in nodes or ():
-            fx.setdefault(target, {})[n] = None
+        launches[c.target] = launches.get(c.target, 0) + 1
+        for n in c.arg_names:
+            if n in in_names:
+                inputs.setdefault(c.target, {})[n] = None
+        said = comments.get(c.line)
+        for n in (said.nodes or ()) if said else ():
+            fx.setdefault(c.target, {})[n] = None
     asserts: dict[str, list[tuple[int, str]]] = {}
     for s in ix.assert_sites():
-        asserts.setdefault(s.kernel, []).append((s.line, assert_message(s.text)))
+        asserts.setdefault(s.kernel, []).append((s.line, s.message))
     rows = []
     for k in ix.kernel_names():
         kind = ix.kernel_backend(k)

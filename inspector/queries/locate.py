@@ -15,9 +15,7 @@ from ..errors import UsageError
 from ..explain import locate as say
 from ..logs.parse import stack_frames
 from ..naming import aten_op, fused_words
-from ..parse.comments import is_comment, provenance_key, source_nodes
 from ..parse.specs import parse_source_line
-from ..parse.tokens import mentions
 
 
 @dataclass
@@ -85,9 +83,9 @@ def locate(pkg, source: str | None = None, node: str | None = None, module: str 
     ix = pkg.index(name)
     lines: dict[str, list[int]] = {}
     kinds: dict[str, str] = {}
-    for st, target, kind in ix.calls():
-        lines.setdefault(target, []).append(st.line)
-        kinds[target] = kind
+    for c in ix.calls():
+        lines.setdefault(c.target, []).append(c.line)
+        kinds[c.target] = c.kind
     info = {}
     if f.kernel_information:
         try:
@@ -164,11 +162,11 @@ def locate(pkg, source: str | None = None, node: str | None = None, module: str 
                 loc.nodes += [n for n in fx if n not in loc.nodes]
         if source and line_nodes and e is not None:  # kernels with no comment (CPU): the ops their name fuses
             ops = {op for n in line_nodes if n in e.nodes for op in [aten_op(e.nodes[n].target)] if op}
-            for st, target, kind in ix.calls():
-                words = fused_words(target) if kind == "kernel" and (target, st.line) not in commented else set()
+            for c in ix.calls():
+                words = fused_words(c.target) if c.kind == "kernel" and (c.target, c.line) not in commented else set()
                 hit = sorted(words & ops)
                 if hit:
-                    loc = found.setdefault((target, st.line), Located(target, kind, [st.line], []))
+                    loc = found.setdefault((c.target, c.line), Located(c.target, c.kind, [c.line], []))
                     loc.why.append(say.fused_match(hit, source))
         if kernel and kernel in lines and not found:
             found[(kernel,)] = Located(kernel, kinds[kernel], lines[kernel], [say.KERNEL_ASKED])
@@ -179,38 +177,24 @@ def locate(pkg, source: str | None = None, node: str | None = None, module: str 
     return res
 
 
-def calls_naming(ix, name: str) -> list[tuple[object, str]]:
-    """(statement, target) of every run_impl call whose arguments name ``name`` (a buffer, an input), in order."""
-    lines = ix.wmap.lines  # a call read back from the index cache keeps its line, not its text
-    return [(st, target) for st, target, _kind in sorted(ix.calls(), key=lambda c: c[0].line)
-            if mentions(st.text or lines[st.line - 1], name)]
-
-
-def _comments_above_calls(ix, read) -> list[tuple[str, int, object]]:
-    """(target, call line, what ``read`` made of it) for the last comment ``read`` accepts (not None) between the
-    previous run_impl call and each call (declarations of sizes and arrays may sit between a comment and its
-    call)."""
-    wm = ix.wmap
-    out, prev = [], 0
-    for st, target, _kind in sorted(ix.calls(), key=lambda c: c[0].line):
-        for i in range(st.line - 2, max(prev - 1, -1), -1):  # 0-based lines above the call, back to the last call
-            m = read(wm.dialect, wm.lines[i]) if is_comment(wm.lines[i]) else None
-            if m is not None:
-                out.append((target, st.line, m))
-                break
-        prev = st.line
-    return out
+def calls_naming(ix, name: str) -> list:
+    """Every run_impl call (`records.Call`) whose statement names ``name`` (a buffer, an input), in order."""
+    return [c for c in sorted(ix.calls(), key=lambda c: c.line) if c.mentions(name)]
 
 
 def _source_nodes(ix) -> list[tuple[str, int, list[str]]]:
     """(target, call line, FX nodes) from each call's ``// Topologically Sorted Source Nodes: [...]`` comment (the
-    dialect's pattern; on CPU builds only extern ops get one)."""
-    return _comments_above_calls(ix, source_nodes)
+    last between the call before it and it; on CPU builds only extern ops get one)."""
+    said = ix.call_comments()
+    return [(c.target, c.line, list(said[c.line].nodes)) for c in sorted(ix.calls(), key=lambda c: c.line)
+            if c.line in said and said[c.line].nodes is not None]
 
 
 def _provenance_lines(ix) -> dict[str, int]:
     """``"<target>:<handle>"`` (kernel_information.json's key) -> the wrapper line of the call it annotates."""
-    return {key: line for _t, line, key in _comments_above_calls(ix, provenance_key)}
+    said = ix.call_comments()
+    return {said[c.line].provenance: c.line for c in sorted(ix.calls(), key=lambda c: c.line)
+            if c.line in said and said[c.line].provenance is not None}
 
 
 def _module_nodes(pkg, name: str, module: str, ep=None) -> set[str] | None:

@@ -9,8 +9,8 @@ from ..logs.parse import NoticedCall, ReportedAssert
 from ..model import CallSite, Model
 from ..naming import strip_overload
 from ..package import Package
-from ..parse.message import static_bound
-from ..parse.names import message_key, text_key
+from ..parse import expr_tree as E
+from ..parse.names import message_key
 from .fused import extern_op_name
 
 # ATen CUDA kernels that assert on their own, and the ops whose extern calls can launch them.
@@ -36,7 +36,6 @@ INDEXING_OPS = {
 
 
 norm_msg = message_key  # a check message as compared with a log's (inspector.parse.names)
-_norm_text = text_key
 
 
 # Candidates (not exact matches) found and explained at most: a message shared by thousands of look-alike
@@ -67,11 +66,11 @@ def assertions_where(pkg: Package, model: str | None, site_ok, assertion_ok=lamb
 
 
 def message_in(message: str | None):
-    """A site filter: the raw assert text carries ``message`` (compared as `norm_msg` does)."""
+    """A site filter: the assert statement carries ``message`` (compared as `norm_msg` does)."""
     if not message:
         return lambda site: True
     want = norm_msg(message)
-    return lambda site: want in _norm_text(site.text)
+    return lambda site: site.carries(want)
 
 
 def find_for_report(pkg: Package, r: ReportedAssert, model: str | None):
@@ -118,9 +117,9 @@ def find_for_report(pkg: Package, r: ReportedAssert, model: str | None):
 
 
 def _call_lines(pkg: Package, name: str, keep, near: tuple[int, int] | None = None) -> list[int]:
-    """Wrapper lines of the run_impl calls whose (callee, target, statement) pass ``keep`` (scan only); only
-    among the calls at wrapper lines ``near`` (lo, hi) when given."""
-    return [st.line for st, target, kind in pkg.index(name).calls(near) if keep(st, (target, kind))]
+    """Wrapper lines of the run_impl calls (`records.Call`) that pass ``keep`` (scan only); only among the calls at
+    wrapper lines ``near`` (lo, hi) when given."""
+    return [c.line for c in pkg.index(name).calls(near) if keep(c)]
 
 
 def site_for_noticed(pkg: Package, n: NoticedCall, model: str | None) -> tuple[Model, CallSite] | None:
@@ -129,7 +128,7 @@ def site_for_noticed(pkg: Package, n: NoticedCall, model: str | None) -> tuple[M
         wrapper = pkg.files(name).wrapper
         if wrapper and os.path.basename(wrapper) != n.file_name and len(pkg.model_names) > 1:
             continue
-        lines = _call_lines(pkg, name, lambda st, tk: st.line == n.line or (tk[0] == n.call and abs(st.line - n.line) <= 2),
+        lines = _call_lines(pkg, name, lambda c: c.line == n.line or (c.target == n.call and abs(c.line - n.line) <= 2),
                             near=(n.line - 2, n.line + 2))
         if not lines:
             continue
@@ -142,9 +141,9 @@ def site_for_noticed(pkg: Package, n: NoticedCall, model: str | None) -> tuple[M
     return None
 
 
-def extern_calls(pkg: Package, name: str, keep=lambda st, target: True) -> tuple[Model, list[CallSite]]:
-    """The extern op calls of model ``name`` whose statement and target pass ``keep``, read in a slice."""
-    lines = _call_lines(pkg, name, lambda st, tk: tk[1] == "extern" and keep(st, tk[0]))
+def extern_calls(pkg: Package, name: str, keep=lambda call: True) -> tuple[Model, list[CallSite]]:
+    """The extern op calls of model ``name`` (`records.Call`) that pass ``keep``, read in a slice."""
+    lines = _call_lines(pkg, name, lambda c: c.kind == "extern" and keep(c))
     m = pkg.index(name).slice(call_lines=lines)
     keep_lines = set(lines)
     return m, [c for c in m.calls if c.kind == "extern" and c.line in keep_lines]
@@ -158,8 +157,8 @@ def extern_sites_for_aten(pkg: Package, r: ReportedAssert, model: str | None) ->
         if key.lower() in stem.lower() or key.lower() in (r.kernel or "").lower():
             ops.update(names)
 
-    def launches_one(st, target):
-        op = extern_op_name(target)
+    def launches_one(call):
+        op = extern_op_name(call.target)
         base = strip_overload(op)
         return base in ops or op in ops or base.lstrip("_") in ops
 
@@ -186,7 +185,7 @@ def indexed_dim(site: CallSite) -> int:
     if site.target.endswith("_out"):
         pos += 1
     if pos < len(site.args):
-        d = static_bound(site.args[pos].text)
+        d = E.constant(site.args[pos].tree)
         if d is not None:
             return d
     return 0

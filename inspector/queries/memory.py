@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..index.records import Alias, Alloc, Call, HandOut, IntArray, NumelLocal, Release
+from ..model import Expr
 from ..naming import DTYPE_BYTES, EFFICIENT_ATTENTION, TRITON_DTYPES, calls_cublas, calls_cudnn_conv
-from ..parse.buffers import (allocation, extern_outputs, first_pointer_type, handed_out, int_arrays, launcher_param_names,
-                             numel_local, releases, storage_share, view_of)
-from ..parse.tokens import call_args, identifiers, without_int_suffix
+from ..parse import expr_tree as E
+from ..parse.buffers import VIEW_FUNCTION
+from ..parse.tokens import lexed_expr, without_int_suffix
 from .check import ARITH, evaluate
 
 ROUND = 512  # the CUDA caching allocator's block granularity
@@ -42,8 +44,8 @@ LIBRARY_SLACK = 4 << 20
 SIZE_OPS = ARITH | {"/"}
 
 
-def _size(expr: str, values: dict[str, int]) -> int | None:
-    return evaluate(expr, values, ops=SIZE_OPS, casts=True)
+def _size(expr: Expr, values: dict[str, int]) -> int | None:
+    return evaluate(expr.tree, values, ops=SIZE_OPS, casts=True)
 
 
 @dataclass
@@ -51,8 +53,8 @@ class Allocation:
     buffer: str
     line: int  # wrapper.cpp line
     dtype: str | None
-    sizes: list[str]  # size expressions (C++), or [numel] for an estimated extern output
-    strides: list[str]
+    sizes: list[Expr]  # size expressions (C++), or [numel] for an estimated extern output
+    strides: list[Expr]
     kind: str  # "alloc" | "extern_out" (its size estimated from a launch's numel)
     estimated_from: str | None = None  # the kernel whose numel sized an extern output
 
@@ -76,7 +78,7 @@ class Allocation:
     def formula(self) -> str:
         """``4 * s77*64*56*56`` (bytes; the storage of a contiguous tensor), in the wrapper's own terms."""
         item = DTYPE_BYTES.get(self.dtype or "", 4)
-        parts = [without_int_suffix(s) for s in self.sizes]
+        parts = [without_int_suffix(str(s)) for s in self.sizes]
         body = "*".join(f"({p})" if "+" in p or "-" in p else p for p in parts) or "1"
         return f"{item}*{body}"
 
@@ -187,19 +189,18 @@ class Peak:
 
 
 def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
-    """The buffer life cycle of one model's run_impl (from the scan's statements; nothing parsed)."""
+    """The buffer life cycle of one model's run_impl (the index's typed statements, `ModelIndex.statements`;
+    nothing parsed)."""
     ix = pkg.index(model)
-    wm = ix.wmap
-    d = wm.dialect
     m = ix.eager()
     plan = MemoryPlan(model=m.name, device=m.device or "")
     plan.symbols = sorted(m.symbols)
-    arrays: dict[str, list[str]] = {}
+    arrays: dict[str, tuple[Expr, ...]] = {}
     owner: dict[str, int] = {}  # RAII name -> storage
     holders: dict[int, int] = {}  # storage -> RAII names holding it
-    numel: dict[str, str] = {}  # kernel -> its latest xnumel expression
+    numel: dict[str, Expr] = {}  # kernel -> its latest xnumel expression
     pending: dict[str, int] = {}  # extern output buffer -> storage, size not known yet
-    signature = _signatures(ix)
+    signature = {k: TRITON_DTYPES.get(t) for k, t in ix.first_pointer_types().items()}
 
     def take(name: str, storage: int) -> None:
         if name in owner:
@@ -215,66 +216,61 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
         if holders[s] == 0 and line is not None:
             plan.events.append(Event(line, "free", s))
 
-    for st in wm.run:
-        text = st.text
-        if st.kind == "comment":
-            continue
-        for name, items in int_arrays(d, text):
-            arrays[name] = items
-        n = numel_local(d, text)
-        if n and n[1].startswith("x"):
-            numel[n[0]] = n[2]
-        al = allocation(d, text)
-        if al:
-            plan.allocations.append(Allocation(al.buffer, st.line, al.dtype, arrays.get(al.sizes, []),
-                                               arrays.get(al.strides, []), "alloc"))
+    for r in ix.statements():
+        kind = type(r)
+        if kind is IntArray:
+            arrays[r.name] = r.items
+        elif kind is NumelLocal:
+            if r.axis.startswith("x"):
+                numel[r.kernel] = r.expr
+        elif kind is Alloc:
+            plan.allocations.append(Allocation(r.buf, r.line, r.dtype, list(r.sizes), list(r.strides), "alloc"))
             s = len(plan.allocations) - 1
-            take(al.buffer, s)
-            plan.events.append(Event(st.line, "alloc", s))
-            continue
-        target = wm.call_target(st.callee) if st.callee else None
-        if target and calls_cublas(target):
-            plan.events.append(Event(st.line, "cublas", -1))
-        if target and target.startswith("aoti_"):  # an extern op that fills a handle allocates its output
-            sized = _attention_outputs(target, text, arrays, owner, plan.allocations)
-            for k, b in enumerate(extern_outputs(d, text)):
-                if b in owner:
-                    continue
-                plan.allocations.append(Allocation(b, st.line, None, [], [], "extern_out"))
-                s = len(plan.allocations) - 1
-                take(b, s)
-                if sized is not None and k < len(sized):  # the op's own contract says its size
+            take(r.buf, s)
+            plan.events.append(Event(r.line, "alloc", s))
+        elif kind is Call:
+            target = r.target
+            if calls_cublas(target):
+                plan.events.append(Event(r.line, "cublas", -1))
+            if r.kind == "extern":  # an extern op that fills a handle allocates its output
+                sized = _attention_outputs(r, arrays, owner, plan.allocations)
+                for k, b in enumerate(r.outputs):
+                    if b in owner:
+                        continue
+                    plan.allocations.append(Allocation(b, r.line, None, [], [], "extern_out"))
+                    s = len(plan.allocations) - 1
+                    take(b, s)
+                    if sized is not None and k < len(sized):  # the op's own contract says its size
+                        a = plan.allocations[s]
+                        a.sizes, a.dtype, a.estimated_from = [sized[k][0]], sized[k][1], target
+                        plan.events.append(Event(r.line, "alloc", s))
+                        continue
+                    pending[b] = s
+                if calls_cudnn_conv(target):
+                    outs = [owner[b] for b in r.outputs if b in owner]
+                    plan.events.append(Event(r.line, "conv", outs[0] if outs else -1))
+            elif pending:  # a launch: it sizes the extern outputs it takes
+                args = r.names
+                for b in [b for b in pending if b in args or any(o in args for o, s in owner.items() if s == pending[b])]:
+                    s = pending.pop(b)
                     a = plan.allocations[s]
-                    a.sizes, a.dtype, a.estimated_from = [sized[k][0]], sized[k][1], target
-                    plan.events.append(Event(st.line, "alloc", s))
-                    continue
-                pending[b] = s
-            if calls_cudnn_conv(target):
-                outs = [owner[b] for b in extern_outputs(d, text) if b in owner]
-                plan.events.append(Event(st.line, "conv", outs[0] if outs else -1))
-        elif target and pending:  # a launch: it sizes the extern outputs it takes
-            args = set(identifiers(text))
-            for b in [b for b in pending if b in args or any(o in args for o, s in owner.items() if s == pending[b])]:
-                s = pending.pop(b)
-                a = plan.allocations[s]
-                size = numel.get(target) or _numel_argument(wm, target, text)
-                if size:
-                    a.sizes, a.estimated_from = [size], target
-                    a.dtype = signature.get(target)
-                    plan.events.append(Event(a.line, "alloc", s))
-                else:  # read by a launch that says no size: left out, and said
-                    plan.unsized.append(b)
-        sh = storage_share(d, text)
-        if sh:
-            if sh.source in owner:
-                s = owner[sh.source]
-                take(sh.name, s)
-                if sh.moved:
-                    drop(sh.source)
-        for buf in releases(d, text):
-            drop(buf, st.line)
-        for buf in handed_out(d, text):
-            s = owner.pop(buf, None)
+                    size = numel.get(target) or _numel_argument(ix, r)
+                    if size:
+                        a.sizes, a.estimated_from = [size], target
+                        a.dtype = signature.get(target)
+                        plan.events.append(Event(a.line, "alloc", s))
+                    else:  # read by a launch that says no size: left out, and said
+                        plan.unsized.append(b)
+        elif kind is Alias:
+            if r.of in owner:
+                s = owner[r.of]
+                take(r.buf, s)
+                if r.moved:
+                    drop(r.of)
+        elif kind is Release:
+            drop(r.buf, r.line)
+        elif kind is HandOut:
+            s = owner.pop(r.buf, None)
             if s is not None:
                 holders[s] = holders.get(s, 1) + 1  # the caller holds it from now on
                 plan.outputs.add(s)
@@ -286,56 +282,57 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
 # efficient attention only: flash attention's outputs and arguments are laid out otherwise (left unsized)
 
 
-def _attention_outputs(target, text, arrays, owner, allocations) -> list[tuple[str, str | None]] | None:
+def _view(arg: Expr) -> tuple[str, str] | None:
+    """(base, size array) of the first ``reinterpret_tensor_wrapper(base, ndim, sizes, strides, offset)`` in an
+    argument's tree."""
+    for n in E.walk(arg.tree):
+        if isinstance(n, E.Call) and E.dotted(n.func) == VIEW_FUNCTION and len(n.args) >= 4:
+            base, ndim, sizes = n.args[0], n.args[1], n.args[2]
+            if isinstance(base, E.Name) and isinstance(ndim, E.Int) and isinstance(sizes, E.Name):
+                return base.id, sizes.id
+            return None
+    return None
+
+
+def _is_zero(arg: Expr) -> bool:
+    """``0``, ``0.0``, ``false``: an argument that turns an option off."""
+    n = E.strip_parens(arg.tree)
+    return (isinstance(n, (E.Int, E.Float)) and n.value == 0) or (isinstance(n, E.Name) and n.id == "false")
+
+
+def _attention_outputs(call, arrays, owner, allocations) -> list[tuple[Expr, str | None]] | None:
     """(numel expression, dtype) of each output of an efficient attention call, from its contract: the
     output has the query's sizes and dtype; the logsumexp is float32 [B, H, ceil(S/32)*32] when asked for
     (compute_log_sumexp, the 5th argument) and empty otherwise; the philox seed and offset are empty without
     dropout (the 6th argument 0.0) and one int64 each with it."""
-    if target != EFFICIENT_ATTENTION:
+    if call.target != EFFICIENT_ATTENTION:
         return None
-    args = call_args(text[text.index(target) + len(target):])
+    args = call.args
     if len(args) < 6:
         return None
-    q = args[0]
-    v = view_of(q)
-    base = v.base if v else q.strip()
-    sizes = arrays.get(v.sizes) if v else (allocations[owner[base]].sizes if base in owner else None)
+    v = _view(args[0])
+    base = v[0] if v else (args[0].names[0] if len(args[0].names) == 1 else None)
+    sizes = arrays.get(v[1]) if v else (allocations[owner[base]].sizes if base in owner else None)
     if not sizes or len(sizes) != 4:
         return None
     dtype = allocations[owner[base]].dtype if base in owner else None
     b, h, sq, dq = (f"({x})" for x in sizes)
-    lse = f"{b}*{h}*((({sq})+31)//32)*32" if args[4].strip() not in ("0", "false") else "0"
-    rng = "1" if args[5].strip() not in ("0", "0.0") else "0"
-    return [(f"{b}*{h}*{sq}*{dq}", dtype), (lse, "float32"), (rng, "int64"), (rng, "int64")]
+    lse = f"{b}*{h}*((({sq})+31)//32)*32" if not _is_zero(args[4]) else "0"
+    rng = "1" if not _is_zero(args[5]) else "0"
+    return [(lexed_expr(f"{b}*{h}*{sq}*{dq}"), dtype), (lexed_expr(lse), "float32"), (lexed_expr(rng), "int64"),
+            (lexed_expr(rng), "int64")]
 
 
-def _numel_argument(wm, target: str, call: str) -> str | None:
+def _numel_argument(ix, launch) -> Expr | None:
     """The argument a launch passes for its kernel's ``xnumel`` (a static package writes no ``<kernel>_xnumel``
     local: `call_triton_x(buf2, arg0_1, 802816L, …)`), found by the position of that parameter in the launcher's
     own parameter list."""
-    r = wm.launchers.get(target)
-    if r is None:
+    names = ix.launcher_parameter_names(launch.target)
+    if not names or "xnumel" not in names:
         return None
-    names = launcher_param_names(wm.lines[r.start + 1: r.params_end])
-    if "xnumel" not in names:
-        return None
-    args = call_args(call)
+    args = launch.args
     i = names.index("xnumel")
-    return args[i] if i < len(args) and args[i] else None
-
-
-def _signatures(ix) -> dict[str, str]:
-    """kernel -> the dtype of its first pointer parameter (Triton's `'signature': {'in_out_ptr0': '*fp32', …}`),
-    read from the decorator lines the scan located."""
-    out = {}
-    wm = ix.wmap
-    for name, r in wm.launchers.items():
-        if r.triton is None:
-            continue
-        t = first_pointer_type(wm.dialect, wm.lines[r.triton[0]: min(r.triton[1], r.triton[0] + 20)])
-        if t is not None:
-            out[name] = TRITON_DTYPES.get(t)
-    return out
+    return args[i] if i < len(args) and str(args[i]) else None
 
 
 def symbol_values(m, specs, ep=None) -> dict[str, int]:

@@ -24,7 +24,7 @@ def constant_nan_kernels(pkg, model: str | None = None) -> list[tuple[str, int |
     ix = pkg.index(model)
     wm = ix.wmap
     out = []
-    launches = {target: st.line for st, target, _ in reversed(ix.calls())}
+    launches = {c.target: c.line for c in reversed(ix.calls())}
     for name, r in wm.launchers.items():
         if r.triton is None or not any(n in line for line in wm.lines[r.triton[0]: r.triton[1]]
                                        for n in wm.dialect.nan_literals):

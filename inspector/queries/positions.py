@@ -13,7 +13,6 @@ import inspector.graph.ids as ids
 from ..model import CallSite, Kernel, Model
 from ..naming import root_symbol, shim_op_name
 from ..parse import expr_tree as E
-from ..parse.buffers import alloc_sizes
 from ..parse.cpp_loops import loop_headers
 from ..parse.names import is_accumulator, is_loop_index, is_tmp
 from ..parse.message import static_bound
@@ -78,19 +77,18 @@ def _int(text: str | None) -> int | None:
     return static_bound(text) if text else None
 
 
-def buffer_shape(lines, m: Model, name: str) -> list[str] | None:
+def buffer_shape(sizes, m: Model, name: str) -> list | None:
     """The sizes run_impl allocates buffer ``name`` with (``int_array_0[] = {8L, }`` … ``empty_strided(1,
-    int_array_0, …, &buf0_handle)``), from the wrapper's lines (a list, or a function that reads them); None when
-    it is not a plain allocation."""
+    int_array_0, …, &buf0_handle)``), as ``sizes(buffer, wrapper line)`` reads them (`ModelIndex.allocation_sizes`);
+    None when it is not a plain allocation."""
     b = m.buffers.get(name)
-    if b is not None and callable(lines):
-        lines = lines()  # read only when a buffer's size is asked for (a cached index holds no wrapper text)
-    if not lines or b is None or b.kind != "alloc":
+    if sizes is None or b is None or b.kind != "alloc":
         return None
-    return alloc_sizes(lines, name, b.line)
+    got = sizes(name, b.line)
+    return list(got) if got is not None else None
 
 
-def _bound_of(m: Model, site: CallSite, op: str, lines: list[str] | None = None) -> PositionBound | None:
+def _bound_of(m: Model, site: CallSite, op: str, sizes=None) -> PositionBound | None:
     dim_at, past = _POSITION_OPS[op]
     where = f"{site.target} at wrapper.cpp line {site.line}"
     if op.startswith(("bucketize", "searchsorted")):
@@ -99,13 +97,13 @@ def _bound_of(m: Model, site: CallSite, op: str, lines: list[str] | None = None)
         dim = -1
     else:
         src = site.args[0] if site.args else None
-        dim = _int(site.args[dim_at].text) if dim_at is not None and dim_at < len(site.args) else None
+        dim = E.constant(site.args[dim_at].tree) if dim_at is not None and dim_at < len(site.args) else None
     if src is None or src.base is None or dim is None:
         return None
     inp = next((i for i in m.inputs if i.name == src.base), None)
     if inp is None or not inp.shape:
         const = next((c for c in m.constants if getattr(c, "name", None) == src.base), None)
-        shape = getattr(const, "shape", None) or buffer_shape(lines, m, src.base)
+        shape = getattr(const, "shape", None) or buffer_shape(sizes, m, src.base)
         if shape and _int(str(shape[dim])) is not None:
             return PositionBound(op=op, where=where, static=int(_int(str(shape[dim]))), past=past)
         return None
@@ -119,7 +117,7 @@ def _bound_of(m: Model, site: CallSite, op: str, lines: list[str] | None = None)
                          max=sym.max if sym else None, past=past)
 
 
-def extern_position(m: Model, path, lines: list[str] | None = None) -> PositionBound | None:
+def extern_position(m: Model, path, sizes=None) -> PositionBound | None:
     """The position op an index origin's path (`walk.Step`s) passes through (``… buf2 <- aoti_torch_cpu_topk <-
     arg0_1``): the extern call the walk went through."""
     for step in path:
@@ -130,15 +128,16 @@ def extern_position(m: Model, path, lines: list[str] | None = None) -> PositionB
             continue
         site = next((c for c in m.calls if c.kind == "extern" and ids.extern(c.line) == step.node_id), None)
         if site is not None:
-            return _bound_of(m, site, op, lines)
+            return _bound_of(m, site, op, sizes)
     return None
 
 
-def index_position(m: Model, origins, lines: list[str] | None = None) -> PositionBound | None:
-    """The first index origin that is a position a (extern) position op returns.  ``lines``: the wrapper's, to
-    read the size of a buffer the op takes its length from (bucketize's boundaries)."""
+def index_position(m: Model, origins, sizes=None) -> PositionBound | None:
+    """The first index origin that is a position a (extern) position op returns.  ``sizes(buffer, wrapper line)``:
+    the sizes a buffer is allocated with (`ModelIndex.allocation_sizes`), to read the length of a buffer the op takes
+    its length from (bucketize's boundaries)."""
     for o in origins:
-        b = extern_position(m, o.path, lines)
+        b = extern_position(m, o.path, sizes)
         if b is not None:
             return b
     return None

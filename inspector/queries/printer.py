@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..index.records import Alias
 from ..logs import PrinterBlock
-from ..parse.buffers import storage_share
+from ..parse import expr_tree as E
 
 STATS = ("Mean value", "Min value", "Max value")
 
@@ -99,42 +100,35 @@ class _Run:
     def __init__(self, pkg, model: str | None):
         ix = pkg.index(model)
         self.pkg, self.model, self.ix = pkg, ix.eager().name, ix
-        d = ix.wmap.dialect
-        self.by_kernel: dict[str, list] = {}
-        for st, target, _kind in sorted(ix.calls(), key=lambda c: c[0].line):
-            self.by_kernel.setdefault(target, []).append(st)
-        self.root: dict[str, tuple[str, str | None]] = {}  # name -> (the storage it shares, a view's offset)
-        for st in ix.wmap.run:
-            if st.kind == "comment":
-                continue
-            sh = storage_share(d, st.text)
-            if sh:
-                self.root[sh.name] = (sh.source, sh.offset)
+        self.by_kernel: dict[str, list] = {}  # kernel -> its calls (`records.Call`), in wrapper order
+        for c in sorted(ix.calls(), key=lambda c: c.line):
+            self.by_kernel.setdefault(c.target, []).append(c)
+        self.root: dict[str, Alias] = {}  # name -> the storage it shares (a view's offset with it)
+        for r in ix.statements():
+            if type(r) is Alias:
+                self.root[r.buf] = r
         self._sites = None
 
     def storage(self, name: str) -> str:
         seen = set()
         while name in self.root and name not in seen:
             seen.add(name)
-            name = self.root[name][0]
+            name = self.root[name].of
         return name
 
     def view_of(self, name: str) -> str | None:
         r = self.root.get(name)
-        if r is None or r[1] is None:
+        if r is None or r.offset is None:
             return None
-        off = r[1][:-1] if r[1].endswith("L") else r[1]
-        return f"{r[0]} at offset {off}"
+        off = E.strip_parens(r.offset.tree)
+        return f"{r.of} at offset {off.value if isinstance(off, E.Int) else r.offset}"
 
     def call_of(self, kernel: str, call: int, args: list[str], launch: int) -> PrintedCall:
         sts = self.by_kernel.get(kernel, [])
         pc = PrintedCall(kernel, call, len(sts), launch, None, args)
-        names = self.ix.wmap.dialect.names_in
 
-        lines = self.ix.wmap.lines
-
-        def fits(st) -> bool:  # the statement's text from the wrapper (a cached call keeps only its line)
-            return set(args) <= names(lines[st.line - 1])
+        def fits(c) -> bool:  # every argument the launch printed is one the call names
+            return set(args) <= c.names
 
         if 0 < call <= len(sts) and fits(sts[call - 1]):
             pc.wrapper_line = sts[call - 1].line
@@ -218,9 +212,9 @@ def _first_diff(run: _Run, blocks: list[PrinterBlock], good_blocks: list[Printer
 def _is_output(run: _Run, b: PrinterBlock) -> bool:
     """Whether ``b.arg`` is what its launch writes: the first argument of an extern `_out` op, a kernel's
     non-const pointer (what the dialect reads from the call's text)."""
-    sts = run.by_kernel.get(b.kernel, [])
-    st = sts[b.call - 1] if 0 < b.call <= len(sts) else None
-    return bool(st and b.arg in run.ix.wmap.dialect.written_args(run.ix.wmap.lines[st.line - 1]))
+    calls = run.by_kernel.get(b.kernel, [])
+    c = calls[b.call - 1] if 0 < b.call <= len(calls) else None
+    return bool(c and b.arg in c.writes)
 
 
 def printer_finding(pkg, model: str | None, blocks: list[PrinterBlock],

@@ -240,7 +240,7 @@ def _step_node(m: Model, src: "_Sources", st, cur: Kernel | None, before: dict[s
             t := _tmp_def(cur, step, before.get(cur.name, float("inf")))) is not None:
         before[cur.name] = t.line
         text = (cur.source_line(t.line) or "").strip().removeprefix("auto ").rstrip(";")
-        code = text if text.startswith(step) else f"{step} = {t.expr.text}"
+        code = text if text.startswith(step) else f"{step} = {t.expr}"
         return Node(f"tmp:{cur.name}:{t.line}", "tmp", "tmp", {"code": code, "kernel": cur.name, "line": t.line},
                     src.kernel_at(cur, t.line)), cur
     if st.kind in ("buffer", "handle") and step in m.buffers:

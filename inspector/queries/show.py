@@ -266,7 +266,7 @@ def summarize_model(pkg: Package, name: str, full: bool = False, list_constants:
         kernels = [(n, ix.kernel_backend(n), ix.kernel_heuristic(n),
                     (f.wrapper if ix.kernel_backend(n) == "triton" else f.kernel_cpp or "").rsplit("/", 1)[-1],
                     lines.get(n, [])) for n in ix.kernel_names()]
-        calls = [(target, kind, st.line, st.kind == "checked_call") for st, target, kind in ix.calls()]
+        calls = [(c.target, c.kind, c.line, c.checked) for c in ix.calls()]
         parsed = (ix.parsed_kernels(), len(kernels))
         constants = ix.constants() if list_constants else []
     calls_per_kernel = Counter(t for t, kind, _, _ in calls if kind == "kernel")

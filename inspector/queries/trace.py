@@ -193,14 +193,12 @@ def _foreign(pkg, located, model) -> tuple[str, str]:
     """The log's located checks match no assertion of this package: it comes from another package or build.
     When an assertion here differs from the log's only in its numbering (tmp9 / tmp12, ks0 / ks1: another torch
     or config compiled the same model), say which."""
-    from .kernels import assert_message
-
     shape = numbering_shape
     want = {shape(r.message) for r in located if r.message}
     same = []
     for n in [model] if model else pkg.model_names:
         for site in pkg.index(n).assert_sites():
-            msg = assert_message(site.text)
+            msg = site.message
             if msg and shape(msg) in want:
                 same.append((n, site.kernel, site.line, msg))
     r = located[0]
@@ -300,7 +298,7 @@ def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model,
         msg = ev.fields.get("msg", "")
         how = say.how_swallowed(report.mentions("aborted"))
         for name in [model] if model else pkg.model_names:
-            m, sites = extern_calls(pkg, name, lambda st, target: st.kind != "checked_call" and not target.startswith(
+            m, sites = extern_calls(pkg, name, lambda c: not c.checked and not c.target.startswith(
                 ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")))
             for site in sites:
                 if getattr(site, "checked", None) is not True and index_args(site)[1]:

@@ -175,14 +175,13 @@ def literal_bound(m: Model, site: CallSite, a: Assertion) -> int | None:
     """The bound when it is one kernel parameter that the launch passes as an integer literal (a user-defined
     kernel's `idx < rows`, launched with `rows` = 50)."""
     from ..graph.build import call_params
-    from ..parse.message import static_bound
 
     if not a.bound_expr or not a.bound_expr.isidentifier():
         return None
     names = call_params(m, site)
     if a.bound_expr not in names or names.index(a.bound_expr) >= len(site.args):
         return None
-    return static_bound(site.args[names.index(a.bound_expr)].text)
+    return E.constant(site.args[names.index(a.bound_expr)].tree)
 
 
 def limit_words(expr: str, terms: list[BoundTerm]) -> str:

@@ -11,7 +11,8 @@ import pytest
 
 import inspector
 from inspector.package import Package
-from inspector.queries.kernels import assert_message, kernel_rows
+from inspector.index.records import AssertSite
+from inspector.queries.kernels import kernel_rows
 from inspector.cli.report import build_report
 from inspector.queries.report import trace_chain
 
@@ -47,6 +48,10 @@ def test_scanned_kernel_rows_equal_the_parsed_ones(path):
         for name in pkg.model_names:
             scanned = [(r.name, r.kind, r.launches, r.assertions, r.inputs, r.fx_nodes) for r in kernel_rows(pkg, name)]
             assert scanned == _parsed_rows(pkg.model(name))
+
+
+def assert_message(statement: str) -> str:
+    return AssertSite("k", 1, statement, None).message
 
 
 def test_assert_message_reads_the_last_string_literal():

@@ -278,8 +278,8 @@ def test_calls_near_a_line_read_from_the_cache_are_the_scans(cache_dir, monkeypa
     monkeypatch.setattr(cache_parts, "CALLS_CHUNK", 3)  # many chunks on a small sample
     pkg = ROOT / "sample_packages/cuda/hf_t5_encoder/hf_t5_encoder.pt2"
 
-    def rows(calls):
-        return [(st.line, st.kind, st.callee, st.text, t, k) for st, t, k in calls]
+    def rows(calls):  # what a cached call brings back: everything the scan's says, its arguments' names too
+        return [(c.line, c.checked, c.callee, c.target, c.kind, c.arg_names, c.fills) for c in calls]
 
     with inspector.open_package(pkg, cache=False) as p:
         ix = p.index(p.model_names[0])

@@ -221,6 +221,7 @@ def test_ptx_target_and_embedded_symbols_on_real_packages():
 def test_check_evaluates_through_the_typed_tree():
     from inspector.parse import expr_tree as E
     from inspector.queries.check import evaluate
+    from inspector.parse.tokens import lexed_expr
     from inspector.queries.memory import Allocation
 
     v = {"ks0": 10, "ks1": 3, "s70": 4}
@@ -233,10 +234,13 @@ def test_check_evaluates_through_the_typed_tree():
     # C++ semantics where the text is C++: `%` truncates as C's does (Python's ast floored: (-7) % 2 was 1)
     assert evaluate("(-7) % 2", {}) == -1
     # a size (memory): C++'s `/` and integer casts are arithmetic; a call still is not
-    a = Allocation("buf0", 1, "float32", ["static_cast<int64_t>(s70*s70)", "ks0 / 3"], ["3L", "1L"], "alloc")
+    def alloc(sizes, strides, dtype=None):
+        return Allocation("b", 1, dtype, [lexed_expr(x) for x in sizes], [lexed_expr(x) for x in strides], "alloc")
+
+    a = alloc(["static_cast<int64_t>(s70*s70)", "ks0 / 3"], ["3L", "1L"], "float32")
     assert a.elements(v) == 1 + 15 * 3 + 2 and a.formula() == "4*static_cast<int64_t>(s70*s70)*ks0 / 3"
-    assert Allocation("b", 1, None, ["c10::div_floor_integer(ks0, 2L)"], ["1L"], "alloc").elements(v) is None
-    assert Allocation("b", 1, None, ["(-1) + s70", "64L"], ["64L", "1L"], "alloc").formula() == "4*((-1) + s70)*64"
+    assert alloc(["c10::div_floor_integer(ks0, 2L)"], ["1L"]).elements(v) is None
+    assert alloc(["(-1) + s70", "64L"], ["64L", "1L"]).formula() == "4*((-1) + s70)*64"
 
 
 def test_repro_reads_tmp_definitions_by_their_tree():

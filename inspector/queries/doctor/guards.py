@@ -48,8 +48,8 @@ class Unchecked(Check):
         if sus:
             out.append(m.finding("checks", "warn", "unchecked_indirect", count=len(sus),
                                  sites=[(x["kernel"], x["line"]) for x in sus]))
-        bare = [(target, st.line) for st, target, kind in m.pkg.index(m.name).calls()
-                if kind == "extern" and st.kind != "checked_call" and not target.startswith(NOT_OPS)]
+        bare = [(c.target, c.line) for c in m.pkg.index(m.name).calls()
+                if c.kind == "extern" and not c.checked and not c.target.startswith(NOT_OPS)]
         m.readings["unchecked_extern"] = len(bare)
         if bare:
             out.append(m.finding("checks", "info", "unchecked_extern", count=len(bare), calls=bare))
@@ -65,7 +65,7 @@ class CustomOps(Check):
     def run(self, m: Subject, here: Here):
         out = []
         jsons = [x for x in m.files.other if x.endswith(".wrapper.json")]
-        calls = [st.line for st, target, _k in m.pkg.index(m.name).calls() if target == PROXY_CALL]
+        calls = [c.line for c in m.pkg.index(m.name).calls() if c.target == PROXY_CALL]
         if calls and not jsons:  # seen for real (torch 2.11): `Unable to find a proxy executor to run custom ops`
             out.append(m.finding("custom_op", "error", "no_proxy_executor", lines=calls))
         for member in jsons:

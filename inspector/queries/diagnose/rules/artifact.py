@@ -52,8 +52,7 @@ class CustomOp(Rule):
         evs = [e for e in obs.rep.events if e.category == "custom_op"]
         d.evidence = _ev(evs, 2)
         op = next((e.fields["op"].rstrip(".") for e in evs if e.fields.get("op")), None)
-        calls = [st.line for m in obs.models for st, target, _k in obs.pkg.index(m.name).calls()
-                 if target == PROXY_CALL]
+        calls = [c.line for m in obs.models for c in obs.pkg.index(m.name).calls() if c.target == PROXY_CALL]
         if op:
             d.verdict = say.custom_op_verdict(op, calls)
             d.steps = [step(say.custom_op_step(op))]

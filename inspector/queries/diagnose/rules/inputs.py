@@ -4,6 +4,7 @@ and the wrapper's runtime assertions on symbolic sizes (``symbolic_assert``)."""
 from __future__ import annotations
 
 from ....explain import diagnose as say
+from ....index.records import RuntimeAssert
 from ....logs import LogEvent
 from ....logs import patterns as P
 from ....model import Model
@@ -129,13 +130,13 @@ class InputCheckRule(Rule):
             _answer_size_assert(obs, d, obs.rep.first("size_assert"))
 
 
-def _wrapper_line_saying(obs: Observations, text: str) -> int | None:
-    """The 1-based wrapper line that holds ``text`` (the runtime assertion's own message), in the first model."""
+def _runtime_assert_line(obs: Observations, condition: str) -> int | None:
+    """The wrapper line of the first runtime assertion on ``condition`` (`records.RuntimeAssert`), in the first
+    model that has one."""
     for m in obs.models:
-        wm = obs.pkg.index(m.name).wmap
-        for i, line in enumerate(wm.lines):
-            if text in line:
-                return i + 1
+        for r in obs.pkg.index(m.name).statements():
+            if type(r) is RuntimeAssert and r.condition == condition:
+                return r.line
     return None
 
 
@@ -151,16 +152,16 @@ class SymbolicAssert(Rule):
         ev = obs.rep.first("symbolic_assert")
         cond, got = ev.fields.get("cond", ""), ev.fields.get("got", "")
         d.evidence = [Evidence(ev.text, ev.pattern)]
-        line = _wrapper_line_saying(obs, f'"Expected {cond} ')
+        line = _runtime_assert_line(obs, cond)
         syms = [m.group("symbol") for m in P.SYMBOL_NAME.regex.finditer(cond)]
         symbol = syms[0] if syms else None
         origin = None
         unbacked = bool(symbol and symbol.startswith("u"))
         if symbol and unbacked:
             for m in obs.models:
-                for st, target, _kind in obs.pkg.index(m.name).calls():
-                    if f"&{symbol}_raw" in st.text or f"&{symbol})" in st.text:
-                        origin = say.unbacked_origin(target, st.line)
+                for c in obs.pkg.index(m.name).calls():
+                    if f"{symbol}_raw" in c.fills or symbol in c.fills:
+                        origin = say.unbacked_origin(c.target, c.line)
                         break
         elif symbol:
             for m in obs.models:

@@ -28,8 +28,8 @@ class Unknown(Rule):
             return
         d.verdict = say.UNKNOWN_VERDICT
         for m in obs.models:
-            bare = [(target, st.line) for st, target, kind in obs.pkg.index(m.name).calls()
-                    if kind == "extern" and st.kind != "checked_call" and not target.startswith(_NOT_OPS)]
+            bare = [(c.target, c.line) for c in obs.pkg.index(m.name).calls()
+                    if c.kind == "extern" and not c.checked and not c.target.startswith(_NOT_OPS)]
             if bare:
                 d.notes.append(say.bare_extern_note(m.name, bare))
         d.evidence = [Evidence(ln, P.ERROR_LINE.name) for ln in obs.rep.lines_saying(P.ERROR_LINE.name)[:5]]

@@ -46,9 +46,9 @@ class NanInf(Rule):
             check_line = next((int(e.fields["line"]) for e in evs if e.fields.get("line")), None)
             from ...locate import calls_naming
 
-            for st, target in calls_naming(obs.pkg.index(m.name), buf) if buf else []:
-                if not target.startswith("aoti_torch_check") and (check_line is None or st.line < check_line):
-                    writer, line = target, st.line
+            for c in calls_naming(obs.pkg.index(m.name), buf) if buf else []:
+                if not c.target.startswith("aoti_torch_check") and (check_line is None or c.line < check_line):
+                    writer, line = c.target, c.line
             if writer:
                 from ...locate import locate
 
@@ -101,5 +101,5 @@ class Printer(Rule):
     def _line(obs: Observations, b) -> int | None:
         if b is None:
             return None
-        lines = sorted(st.line for m in obs.models for st, target, _k in obs.pkg.index(m.name).calls() if target == b.kernel)
+        lines = sorted(c.line for m in obs.models for c in obs.pkg.index(m.name).calls() if c.target == b.kernel)
         return lines[b.call - 1] if 0 < b.call <= len(lines) else (lines[0] if lines else None)

@@ -535,6 +535,13 @@ class ModelIndex:
                     out.append(name)
         return out
 
+    def kernels_writing_nan(self) -> list[str]:
+        """The Triton kernels (wrapper order) whose source holds a NaN literal (the dialect's `nan_literals`), by
+        plain search of the scan's lines: nothing parsed."""
+        wm = self.wmap
+        return [name for name, r in wm.launchers.items() if r.triton is not None and any(
+            n in line for line in wm.lines[r.triton[0]: r.triton[1]] for n in wm.dialect.nan_literals)]
+
     def launcher_parameter_names(self, kernel: str) -> list[str] | None:
         """The parameter names of a Triton kernel's launcher (``const int64_t xnumel,`` -> ``xnumel``; "" for a line
         that names none), from the scan's lines; None for a kernel with no launcher."""

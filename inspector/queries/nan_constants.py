@@ -22,13 +22,9 @@ def constant_nan_kernels(pkg, model: str | None = None) -> list[tuple[str, int |
     """Triton kernels that read no tensor and store a NaN constant: what they write is NaN whatever the input.
     ``(kernel, its first launch line)``.  Only kernels whose source holds a NaN literal are parsed."""
     ix = pkg.index(model)
-    wm = ix.wmap
     out = []
     launches = {c.target: c.line for c in reversed(ix.calls())}
-    for name, r in wm.launchers.items():
-        if r.triton is None or not any(n in line for line in wm.lines[r.triton[0]: r.triton[1]]
-                                       for n in wm.dialect.nan_literals):
-            continue
+    for name in ix.kernels_writing_nan():
         k = ix.kernel(name)
         if k is None or not k.stores or any("load" in t.expr.names for t in k.tmps):
             continue

@@ -158,11 +158,15 @@ PATTERNS: list[Pattern] = [
     _p("device_side_assert", "device_assert",
        r"device-side assert triggered", "a CUDA kernel asserted; its Assertion line may be missing"),
     _p("cublas_error", "device_assert",
-       r"CUBLAS_STATUS_\w+", "cuBLAS failed: usually a symptom of an earlier device-side assert or bad memory"),
+       r"(?P<status>CUBLAS_STATUS_\w+)(?: when calling `(?P<api>\w+))?",
+       "cuBLAS failed: usually a symptom of an earlier device-side assert or bad memory (`CUBLAS_STATUS_INTERNAL_ERROR "
+       "when calling `cublasCreate(handle)``: the status, and the cuBLAS call when printed)"),
     _p("illegal_memory_access", "illegal_memory_access",
-       r"an illegal memory access was encountered|unspecified launch failure|misaligned address|"
-       r"an illegal instruction was encountered|CUDA_ERROR_ILLEGAL_ADDRESS",
-       "a kernel read or wrote outside its tensors (or was given host memory)"),
+       r"(?P<illegal_memory_access>an illegal memory access was encountered)|(?P<launch_failure>unspecified launch "
+       r"failure)|(?P<misaligned_address>misaligned address)|"
+       r"(?P<illegal_instruction>an illegal instruction was encountered)|(?P<illegal_address>CUDA_ERROR_ILLEGAL_ADDRESS)",
+       "a kernel read or wrote outside its tensors (or was given host memory); which CUDA error it is, by the "
+       "group that matched (``CUDA_ERROR_KINDS``)"),
     _p("device_mismatch", "device_mismatch",
        r"resides on host memory and is not registered with any CUDA device|"
        r"Expected \w+ tensor to have device \S+, but got \S+|unmatched device type|"
@@ -213,6 +217,10 @@ PATTERNS: list[Pattern] = [
     _p("terminate_recursive", "hint", r"terminate called recursively",
        "the error text was lost inside OpenMP threads"),
 ]
+
+# The kinds of CUDA error ``illegal_memory_access`` tells apart (its named groups), for ``facts.CudaError``.
+CUDA_ERROR_KINDS = ("illegal_memory_access", "launch_failure", "misaligned_address", "illegal_instruction",
+                    "illegal_address")
 
 # ---------------------------------------------------------------------------
 # Anywhere in the text (LogReport.mentions)
@@ -294,6 +302,13 @@ NOT_ELF = _p(
 FRAMING = _p(
     "framing", "detail", r'Traceback \(most recent call last\):|File ".*", line \d+|frame #\d+:|\^+$',
     "a line of a Python traceback's or a C++ stack's framing, not the failure itself")
+# Read by parse_log's count of what it did not understand: lines that carry nothing to understand.
+UNREAD_FRAMING = _p(
+    "unread_framing", "detail",
+    r"^(?:During handling of the above exception, another exception occurred:|The above exception was the direct "
+    r"cause of the following exception:|[-=~^*#_.\s]+$|\[\s*\.\.\..*\]$)",
+    "a line that carries nothing to understand: a traceback's chaining line, a rule of dashes, carets or equals "
+    "signs, an elision mark (`[...]`)")
 SAYS_FAILURE = _p(
     "says_failure", "detail", r"index out of bounds|Assertion|Error|error|failed",
     "a line that states a failure (the one quoted when nothing matched)")
@@ -333,9 +348,10 @@ NATIVE_FRAME = _p(
     r"(?:\s+at\s+(?P<file>\S+?):(?P<line>\d+))?\s*$",
     "a frame of a native backtrace (gdb's `#N … at FILE:LINE`, torch's `frame #N: …`)")
 FRAME_FUNCTION = _p(
-    "frame_function", "detail", r"(?P<name>[A-Za-z_]\w*)(?:<[^()]*>)?\s*\((?!anonymous)",
+    "frame_function", "detail", r"(?P<name>[A-Za-z_]\w*+)(?:<[^()]*>)?\s*\((?!anonymous)",
     "the function a native frame names (`cpu_flash_attention` in `void at::native::(anonymous namespace)::"
-    "cpu_flash_attention<float, …>(at::Tensor const&, …)`)")
+    "cpu_flash_attention<float, …>(at::Tensor const&, …)`); the name is possessive (``\\w*+``): a shorter one is "
+    "followed by a word character, which nothing after it accepts, and trying each made a long frame slow")
 SHIM_IN_FRAME = _p(
     "shim_in_frame", "detail", r"\baoti_torch_(?P<device>cpu|cuda|xpu|mps)[._](?P<op>\w+)",
     "the C shim a native frame names (`aoti_torch_cpu.scaled_dot_product_flash_attention_for_cpu`: gdb prints a "
@@ -352,6 +368,9 @@ SYMBOL_NAME = _p(
 DETAILS = [*ATEN_LAYOUT_ERRORS, PYTHON_FRAME, NATIVE_FRAME, FRAME_FUNCTION, SHIM_IN_FRAME, SYMBOL_NAME, PRINTER_STAT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
            DEVICE_PAIR,
            INPUT_SIZE, INPUT_STRIDE, DEVICE_CODE, ERROR_LINE, EXCEPTION_LINE, MISSING_MEMBER, NOT_ELF, FRAMING,
-           SAYS_FAILURE, EXTERN_LIMIT]
+           UNREAD_FRAMING, SAYS_FAILURE, EXTERN_LIMIT]
 
 REGISTRY: dict[str, Pattern] = {p.name: p for p in [*LOCATED, BARE_MSG, *PATTERNS, *MENTIONS, *DETAILS]}
+
+# Looked for in the recognised lines only (LogReport.events_say).
+EVENT_DETAILS: list[Pattern] = [NOT_ELF, REGISTRY["device_assert_said"]]

@@ -14,7 +14,7 @@ import pytest
 import inspector
 from inspector.cli import main
 from inspector.logs import printer_blocks
-from inspector.queries.diagnose import diagnose
+from inspector import diagnose
 
 ROOT = Path(__file__).resolve().parents[2]
 R = ROOT / "sample_packages/harvest/issue22_cpu213/recommender_printer2"

@@ -5,5 +5,4 @@ read a ``LogReport``, never the text.  Nothing here knows about a package; no se
 from .facts import (AtenAssert, BareMessage, CheckFailure, CudaError, DeviceAssert, ExceptionLine, FailedCall,  # noqa: F401
                     FailureLine, InputCheck, LogEvent, NativeFrame, OpError, OutOfMemory, PrinterBlock, PythonFrame,
                     ReportedAssert, SymbolicAssert)
-from .parse import (LogReport, parse_log, printer_blocks, read_op_error, says_nan_inf, stack_frames,  # noqa: F401
-                    stated_failure)
+from .parse import LogReport, parse_log, read_op_error, says_nan_inf, stack_frames, stated_failure  # noqa: F401

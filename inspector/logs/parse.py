@@ -425,7 +425,7 @@ def parse_log(text: str) -> LogReport:
         # Only a message was pasted (no file, no line): keep each distinct one.
         rep.asserts = [ReportedAssert(kind="message", message=b.message, first_text=b.message, line_no=b.line_no,
                                       pattern=b.pattern) for b in bare.values()]
-    facts += bare.values()
+        facts += bare.values()  # (beside a located check, its message is that check's, not a fact of its own)
     facts.sort(key=lambda f: f.line_no)  # (stable: the facts of one line keep the order they were read in)
     rep.facts = facts
     rep.mentioned = frozenset(mentioned)
@@ -436,11 +436,6 @@ def parse_log(text: str) -> LogReport:
     rep.unread = len(unread)
     rep.unread_lines = [(i + 1, lines[i].strip()) for i in unread[:UNREAD_SHOWN]]
     return rep
-
-
-def printer_blocks(text: str) -> list[PrinterBlock]:
-    """Every printer block of a log, in order (``parse_log(text).printer_blocks``)."""
-    return parse_log(text).printer_blocks
 
 
 def stack_frames(text: str) -> list[PythonFrame]:

@@ -2,15 +2,17 @@
 
 A ``Pattern`` says what one kind of text means (``name``), which failure it points to (``category``: a
 diagnose category of ``inspector.queries.diagnose.rules.CATEGORIES``, or one of the ``ROLES`` below) and how
-to read it (``regex``, its named groups become ``LogEvent.fields``).  Four groups:
+to read it (``regex``: its named groups become the typed fields of a fact, ``inspector.logs.facts``, or a plain
+``LogEvent``'s ``fields``).  They are applied by ``inspector.logs.parse`` alone, in its one reading.  Groups:
 
 * ``LOCATED``: a failing check with its file and line, or the call that noticed it (``parse_log`` turns them
-  into ``ReportedAssert`` / ``NoticedCall``); ``CPU_MSG``, ``NOTICED_ERROR`` and ``BARE_MSG`` read the lines
-  around them;
-* ``PATTERNS``: every other line that matches becomes one ``LogEvent``;
+  into ``DeviceAssert`` / ``AtenAssert`` / ``CheckFailure``, one ``ReportedAssert`` per distinct check, and
+  ``FailedCall``); ``CPU_MSG``, ``NOTICED_ERROR`` and ``BARE_MSG`` read the lines around them;
+* ``PATTERNS``: every other line that matches becomes one ``LogEvent`` (typed where a rule reads its fields);
 * ``MENTIONS``: looked for anywhere in the text (where a crash happened: at load or at run);
-* ``DETAILS``: read inside a piece a rule already holds (the text of an input check, an event, an
-  exception line).
+* ``EVENT_DETAILS``: looked for in the recognised lines;
+* ``DETAILS``: read inside a piece the reading already holds (the text of an input check, an event, a frame,
+  an op's error, an exception line), or framing that carries nothing to understand.
 
 Adding a failure category: its line patterns go in ``PATTERNS`` with the category's name; nothing else here.
 Forms seen on real runs: sample_packages/*/error.log, */logs/*.log and /work/shared/FORMAT_NOTES.md.
@@ -51,7 +53,7 @@ def _p(name: str, category: str, regex: str, doc: str = "", flags: int = 0) -> P
 
 
 # ---------------------------------------------------------------------------
-# Located checks (parse_log: ReportedAssert / NoticedCall) and the lines read around them
+# Located checks (parse_log: DeviceAssert, AtenAssert, CheckFailure, FailedCall) and the lines read around them
 # ---------------------------------------------------------------------------
 
 CUDA_ASSERT = _p(
@@ -306,9 +308,15 @@ FRAMING = _p(
 UNREAD_FRAMING = _p(
     "unread_framing", "detail",
     r"^(?:During handling of the above exception, another exception occurred:|The above exception was the direct "
-    r"cause of the following exception:|[-=~^*#_.\s]+$|\[\s*\.\.\..*\]$)",
+    r"cause of the following exception:|[-=~^*#_.\s]+$|\[\s*\.\.\..*\]$"
+    r"|<omitting python frames>|<no Python frame>|<\d+ frames trimmed>|(?:Current thread|Thread) 0x[0-9a-f]+ \(most "
+    r"recent call first\):|Extension modules: "
+    r"|CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING=1"
+    r"|Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions|Search for `cudaError\w+' in https://)",
     "a line that carries nothing to understand: a traceback's chaining line, a rule of dashes, carets or equals "
-    "signs, an elision mark (`[...]`)")
+    "signs, an elision mark (`[...]`), a stack's own framing (`<omitting python frames>`, `<3 frames trimmed>`, "
+    "faulthandler's `Current thread 0x… (most recent call first):` and `Extension modules: …`), the advice torch "
+    "prints under every CUDA error (`CUDA kernel errors might be asynchronously reported …`)")
 SAYS_FAILURE = _p(
     "says_failure", "detail", r"index out of bounds|Assertion|Error|error|failed",
     "a line that states a failure (the one quoted when nothing matched)")

@@ -74,9 +74,9 @@ def test_printer_against_a_good_run():
 
 
 def test_printer_blocks_parse():
-    from inspector.logs import printer_blocks
+    from inspector.logs import parse_log
 
-    blocks = printer_blocks((H / "issue15_cpu213/printer2_cpu/logs/neg_input.log").read_text())
+    blocks = parse_log((H / "issue15_cpu213/printer2_cpu/logs/neg_input.log").read_text()).printer_blocks
     whens = {b.when for b in blocks}
     assert whens == {"aoti_model_inputs", "before_launch", "after_launch"}
     after = [b for b in blocks if b.when == "after_launch"]

@@ -4,7 +4,7 @@ docstring and the words (inspector.explain.diagnose.CATEGORY_DOC) are checked ag
 (tests/unit/test_diagnose_registry.py).
 
 A rule reads ``Observations`` (the parsed log, the package's interface) and fills a ``Diagnosis`` with typed parts.
-It matches no text itself (the log's patterns are named in inspector.logs.patterns) and writes no sentence
+It matches no text itself (it reads the typed facts of the log's one reading, ``inspector.logs``) and writes no sentence
 (they are in inspector.explain.diagnose).
 
 The rules live one family per module: ``base`` (``Observations``, ``Rule``), ``cpu_isa`` (the host's CPU against the

@@ -223,11 +223,12 @@ def _quote(text: str, limit: int = 160) -> str:
 
 
 def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: str | None = None) -> TraceResult:
-    """No assertion line: when the text says a device-side assert fired, list the suspects."""
-    text = " ".join([message or ""] + [e.text for e in report.events])
+    """No assertion line: when the log's recognised lines (or the message given) say a device-side assert fired,
+    list the suspects."""
+    said = report.events_say("device_assert_said") or "device-side assert" in (message or "")
     if all(pkg.index(n).metadata.get(DEVICE_KEY) == "cpu" for n in ([model] if model else pkg.model_names)):
         return res  # no device-side asserts on CPU: a failed call there is the failure itself
-    if "device-side assert" in text or report.has("cublas_error", "device_side_assert") or report.noticed:
+    if said or report.has("cublas_error", "device_side_assert") or report.noticed:
         from .candidates import assert_candidates
 
         res.candidates = assert_candidates(pkg, report, model)

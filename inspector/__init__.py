@@ -23,19 +23,31 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'inspector' has no attribute {name!r}")
 
 
-def trace_assert(pkg, log: str | None = None, **kw):
+def trace_assert(pkg, log=None, **kw):
     """From a failure's text (or ``line=``/``kernel=``/``message=``) to the kernel, bound and inputs:
-    ``inspector.queries.trace.trace_assert``."""
+    ``inspector.queries.trace.trace_assert``.  ``log``: the log's text (read here, once) or its ``LogReport``."""
     from .queries.trace import trace_assert as _trace_assert
 
-    return _trace_assert(pkg, log=log, **kw)
+    if log is not None:
+        kw["report"] = _read(log)
+    return _trace_assert(pkg, **kw)
 
 
-def diagnose(pkg, log: str, **kw):
-    """Classify a failure log against an open package: ``inspector.queries.diagnose.diagnose``."""
+def diagnose(pkg, log, **kw):
+    """Classify a failure log against an open package: ``inspector.queries.diagnose.diagnose``.  ``log`` (and
+    ``against=``): the log's text (read here, once) or its ``LogReport``."""
     from .queries.diagnose import diagnose as _diagnose
 
-    return _diagnose(pkg, log, **kw)
+    if kw.get("against") is not None:
+        kw["against"] = _read(kw["against"])
+    return _diagnose(pkg, _read(log), **kw)
+
+
+def _read(log):
+    """A log's text read into its ``LogReport`` (``inspector.logs.parse_log``); a report as it is."""
+    from .logs import LogReport, parse_log
+
+    return log if isinstance(log, LogReport) else parse_log(log or "")
 
 
 def check(pkg, inputs, **kw):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import inspector
 from inspector.queries.show import summarize
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 
 
 def answers(pkg_path: Path, use_cache: bool):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import inspector
 from inspector.explain import ENV_WHEN
-from inspector.queries.diagnose import diagnose
+from inspector import diagnose
 from inspector.queries.doctor import doctor
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -68,6 +68,20 @@ def read_log(arg: str, flag: str = "--log", instead: str | None = None) -> str:
     return log_text(data, f"{flag} {name}", instead)
 
 
+def read_report(a, text: str, name: str):
+    """The log's text read once into its ``LogReport`` (``inspector.logs.parse_log``), which the command's queries
+    share; under --debug, how it was read (its lines, its facts, the lines it did not understand) on stderr."""
+    from ..logs import parse_log
+
+    report = parse_log(text)
+    if getattr(a, "debug", False) or os.environ.get("PT2_INSPECT_DEBUG"):
+        from ..explain import log_reading
+
+        print("\n".join(log_reading(name, report.line_count, len(report.facts), report.unread, report.unread_lines)),
+              file=sys.stderr)
+    return report
+
+
 def stdin_bytes(limit: int = 64 * 1024 * 1024) -> bytes:
     buf = getattr(sys.stdin, "buffer", None)
     return buf.read(limit) if buf is not None else sys.stdin.read(limit).encode("utf-8", "replace")

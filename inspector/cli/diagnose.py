@@ -6,7 +6,7 @@ import json
 import sys
 
 from ._args import add_ep, add_json, add_log, add_model, add_package, command_parser
-from ._io import console, read_log
+from ._io import console, read_log, read_report
 
 HELP = """Classify a failure from its real log text and answer with next steps that fit
 this package. The categories, tried in this order:
@@ -71,11 +71,13 @@ def run(a) -> int:
         log = read_log("-")  # the same checks as a file: empty or binary input is a usage error
     else:
         raise UsageError("give the log: --log FILE, or pipe it in with --log -")
+    report = read_report(a, log, a.log or "-")  # the one reading: diagnose and the trace it makes share it
+    against = read_report(a, read_log(a.against, "--against"), a.against) if a.against else None
     from ..parse.exported_program import load_ep_option
 
     ep = load_ep_option(a.ep)
     with open_package(a.package) as pkg:
-        d = diagnose(pkg, log, model=a.model, ep=ep, against=read_log(a.against, "--against") if a.against else None,
+        d = diagnose(pkg, report, model=a.model, ep=ep, against=against,
                      log_name=a.log if getattr(a, "log", None) and a.log != "-" else None)
     if a.json:
         print(json.dumps(d.to_dict(), indent=2))

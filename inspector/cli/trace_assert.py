@@ -7,7 +7,7 @@ import sys
 
 from ..errors import NothingFound, UsageError
 from ._args import add_ep, add_json, add_log, add_model, add_package, add_wide, command_parser
-from ._io import console, log_text, read_log, stdin_bytes
+from ._io import console, log_text, read_log, read_report, stdin_bytes
 
 TRACE_HELP = """Trace a failing assertion to its kernel, the kernel's size parameter ksM, the
 wrapper symbol sN, the model input and dimension, where the index values come
@@ -53,11 +53,12 @@ def run(a) -> int:
             raise UsageError("nothing on stdin and no --log/--message/--line/--kernel: say what failed "
                              "(see pt2-inspect trace-assert --help)")
         log = log_text(data, "stdin", "--line N / --message TEXT")
+    report = read_report(a, log, a.log or "-") if log is not None else None  # the log read once
     with open_package(a.package) as pkg:
         from ..parse.exported_program import load_ep_option
 
         ep = load_ep_option(a.ep)
-        r = trace_assert(pkg, line=a.line, message=a.message, log=log, kernel=a.kernel, model=a.model, ep=ep,
+        r = trace_assert(pkg, line=a.line, message=a.message, report=report, kernel=a.kernel, model=a.model, ep=ep,
                          log_name=a.log if a.log and a.log != "-" else None)
         there = "" if r.matches or r.candidates else _what_is_there(pkg, a)
     if a.json:
@@ -68,7 +69,7 @@ def run(a) -> int:
         render_trace(console(a.wide), r)
     if not r.matches and not r.candidates:
         print(f"pt2-inspect: nothing found: no assertion in {a.package} matches {r.looked_for}{there}", file=sys.stderr)
-        kind = _other_failure(log) if log else None
+        kind = _other_failure(report) if log else None
         if kind:
             print(f"pt2-inspect: the log is not an assertion's but a {kind!r} failure: "
                   f"`pt2-inspect diagnose {a.package} --log {a.log or '-'}` answers it", file=sys.stderr)
@@ -76,12 +77,11 @@ def run(a) -> int:
     return 0
 
 
-def _other_failure(log: str) -> str | None:
-    """The diagnose category the log's lines point to, when it is not an assertion's (nothing parsed)."""
-    from ..logs import parse_log
+def _other_failure(rep) -> str | None:
+    """The diagnose category the log's lines point to (its report, as the trace read it), when it is not an
+    assertion's."""
     from ..queries.diagnose.rules import CATEGORIES
 
-    rep = parse_log(log)
     if any(r.kind != "message" for r in rep.asserts):  # it holds a located check: an assertion's log after all
         return None
     cats = [e.category for e in rep.events if e.category in CATEGORIES]

@@ -26,11 +26,23 @@ ENV_WHEN = {
     "ATEN_CPU_CAPABILITY": "compile",
 }
 
-# What a recognised log line suggests (inspector.logs: LogReport.hints), by pattern name.
+# What a recognised log line suggests (inspector.logs: LogReport.hint_codes), by pattern name.
 LOG_HINTS = {
     "terminate_recursive": "the log shows 'terminate called recursively': the error text was lost inside "
                            "OpenMP threads; rerun with OMP_NUM_THREADS=1 to see which check failed",
 }
+
+
+def log_hints(codes: list[str]) -> list[str]:
+    """The words of a log's hint codes (``LogReport.hint_codes``) that have any, each once, in order."""
+    return list(dict.fromkeys(LOG_HINTS[c] for c in codes if c in LOG_HINTS))
+
+
+def log_reading(name: str, lines: int, facts: int, unread: int, first: list[tuple[int, str]]) -> list[str]:
+    """--debug's lines on how a log was read: its lines, the facts found, the lines not understood (the first few)."""
+    out = [f"pt2-inspect: log {name}: {lines} lines, {facts} facts, {unread} non-blank lines not understood"]
+    out += [f"pt2-inspect:   not understood, line {n}: {t[:160]}" for n, t in first]
+    return out
 
 def who(inp) -> str:
     """``input 1 `item_ids``` / ``input 1 (arg1_1)``."""

@@ -1,7 +1,9 @@
-"""What users paste, read once: ``parse_log`` runs the named patterns (``inspector.logs.patterns``) over the
-text and returns a ``LogReport``: the located checks (``asserts``), the later calls that noticed an error
-(``noticed``), every other recognised line (``events``) and hints.  Nothing here knows about a package, and
-no regular expression is written here.
+"""What users paste, read once: ``parse_log`` runs the named patterns (``inspector.logs.patterns``) over the text in
+one pass and returns a ``LogReport``: every recognised line as a typed fact with its line (``inspector.logs.facts``),
+the distinct located checks (``asserts``), the calls that reported an error (``noticed``), every other recognised
+line (``events``), the printer's blocks, the stack frames, and what was read but not understood (``unread``).
+Queries read the report, never the text: nothing above this package applies a log pattern.  Nothing here knows
+about a package, no regular expression is written here and no sentence a person reads.
 
 Forms seen on real runs (sample_packages/*/error.log and */logs/*.log; /work/shared/FORMAT_NOTES.md):
 
@@ -17,71 +19,59 @@ Forms seen on real runs (sample_packages/*/error.log and */logs/*.log; /work/sha
 * a later call that noticed the error::
 
     Error: aoti_torch_cuda_addmm_out(buf4, …) API call failed at /tmp/…/c6bp….wrapper.cpp, line 1987
+
+What is *not understood* (``LogReport.unread``, counted the way tlparse counts what it skipped): a non-blank line
+that became no fact and belongs to none.  A line is understood when it is a located check, a failed call, a line
+of ``patterns.PATTERNS``, a printer block's header or one of its statistics, a Python or native stack frame (and
+a Python frame's code line), a bare index-assert message, or a line read as part of one of those (a CPU check's
+message above it, a failed call's exception after it); and plain framing carries nothing to understand
+(``patterns.FRAMING``, ``patterns.UNREAD_FRAMING``: a traceback's header and chaining lines, carets, an elision
+mark).  A line that only says something failed (``ERROR_LINE``) or only mentions torch is not understood.  The
+count changes no answer: the CLI shows it under ``--debug`` (stderr); ``unread_lines`` holds the first few.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TypeVar
 
-import inspector.explain as words
 import inspector.logs.patterns as P
+from .facts import (AtenAssert, BareMessage, CheckFailure, ConstantNotFound, ConstantNotInMap, ConstantNotProvided,
+                    ConstantOnDevice, CpuFlags, CudaError, DeprecatedCall, DeviceAssert, DeviceMismatch,
+                    ExceptionLine, FailedCall, FailureLine, InputCheck, IsaMismatch, LogEvent, MissingCustomOp,
+                    NanInfFound, NativeFrame, OpError, OutOfMemory, PrinterBlock, PythonFrame, ReportedAssert,
+                    ShimException, SizeAssert, SymbolicAssert, UndefinedSymbol)
 
+T = TypeVar("T")
 
-@dataclass
-class ReportedAssert:
-    """One distinct failing check found in the text."""
-
-    kind: str  # "cuda" | "cpu" | "aten" (an ATen CUDA kernel's own assert) | "message"
-    message: str
-    file: str | None = None  # the .py (CUDA), .kernel.cpp (CPU) or .cu (ATen) path as printed
-    line: int | None = None
-    kernel: str | None = None  # CPU: the kernel the exception names; ATen: the CUDA kernel function
-    occurrences: int = 1  # CUDA: failing threads seen
-    threads: list = field(default_factory=list)  # CUDA: (block, thread) of each failing thread printed, as written
-    first_text: str = ""  # the first line it came from
-
-    @property
-    def file_name(self) -> str | None:
-        return self.file.rsplit("/", 1)[-1] if self.file else None
-
-
-@dataclass
-class NoticedCall:
-    """A call in run_impl that reported an error: on CUDA a later call that noticed it; on CPU the op that failed."""
-
-    call: str
-    file: str
-    line: int
-    text: str
-    error: str | None = None  # the message printed right after it (CPU: the op's own exception)
-
-    @property
-    def file_name(self) -> str:
-        return self.file.rsplit("/", 1)[-1]
-
-
-@dataclass
-class LogEvent:
-    """A recognised line that is not a located check: a symptom, an input check, a load failure…"""
-
-    pattern: str  # the pattern's name
-    category: str  # the failure category it points to
-    text: str  # the line as printed
-    line_no: int  # 1-based line in the log
-    fields: dict = field(default_factory=dict)
+UNREAD_SHOWN = 5  # how many of the lines not understood a report keeps (``unread_lines``)
 
 
 @dataclass
 class LogReport:
+    """One log, read once.  ``facts``: every typed fact, in the order of the log; the other fields are views the
+    rules read by name."""
+
     asserts: list[ReportedAssert] = field(default_factory=list)
-    noticed: list[NoticedCall] = field(default_factory=list)
+    noticed: list[FailedCall] = field(default_factory=list)
     events: list[LogEvent] = field(default_factory=list)
-    lines: list[str] = field(default_factory=list, repr=False)  # the text, to read MENTIONS and DETAILS by name
+    printer_blocks: list[PrinterBlock] = field(default_factory=list)
+    python_frames: list[PythonFrame] = field(default_factory=list)
+    native_frames: list[NativeFrame] = field(default_factory=list)
+    failure_lines: list[FailureLine] = field(default_factory=list)  # lines that say something failed
+    exception_lines: list[ExceptionLine] = field(default_factory=list)
+    facts: list = field(default_factory=list, repr=False)
+    mentioned: frozenset[str] = frozenset()  # the names of patterns.MENTIONS found anywhere in the text
+    events_said: frozenset[str] = frozenset()  # the names of patterns.EVENT_DETAILS a recognised line holds
+    line_count: int = 0
+    unread: int = 0  # non-blank lines not understood (the module's docstring says what that means)
+    unread_lines: list[tuple[int, str]] = field(default_factory=list)  # the first few: (line_no, stripped text)
 
     @property
-    def hints(self) -> list[str]:
-        """What the recognised lines suggest, each once (the words: inspector.explain.LOG_HINTS)."""
-        return list(dict.fromkeys(words.LOG_HINTS[e.pattern] for e in self.events if e.pattern in words.LOG_HINTS))
+    def hint_codes(self) -> list[str]:
+        """The hint patterns the recognised lines match, each once, in order (their words: inspector.explain)."""
+        return list(dict.fromkeys(e.pattern for e in self.events if e.category == "hint"))
 
     def has(self, *patterns: str) -> bool:
         return any(e.pattern in patterns for e in self.events)
@@ -89,176 +79,372 @@ class LogReport:
     def first(self, pattern: str) -> LogEvent | None:
         return next((e for e in self.events if e.pattern == pattern), None)
 
+    @cached_property
+    def _by_type(self) -> dict[type, list]:
+        out: dict[type, list] = {}
+        for f in self.facts:
+            out.setdefault(type(f), []).append(f)
+        return out
+
+    def of(self, kind: type[T]) -> list[T]:
+        """The facts of one type (``rep.of(OutOfMemory)``), in the order of the log."""
+        return list(self._by_type.get(kind, ()))
+
     def mentions(self, name: str) -> bool:
         """Whether the text holds ``name`` (a pattern of ``patterns.MENTIONS``) anywhere."""
-        p = P.REGISTRY[name]
-        return any(p.search(ln) for ln in self.lines)
+        assert name in _MENTION_NAMES, name
+        return name in self.mentioned
 
     def events_say(self, name: str) -> bool:
-        """Whether a recognised line holds ``name`` (a pattern of ``patterns.DETAILS``)."""
-        return any(P.REGISTRY[name].search(e.text) for e in self.events)
+        """Whether a recognised line holds ``name`` (a pattern of ``patterns.EVENT_DETAILS``)."""
+        assert name in _EVENT_DETAIL_NAMES, name
+        return name in self.events_said
 
-    def lines_saying(self, name: str) -> list[str]:
-        """The lines (as printed) that hold ``name``, in order."""
-        p = P.REGISTRY[name]
-        return [ln for ln in self.lines if p.search(ln)]
+
+_MENTION_NAMES = frozenset(p.name for p in P.MENTIONS)
+_EVENT_DETAIL_NAMES = frozenset(p.name for p in P.EVENT_DETAILS)
+
+
+# ---------------------------------------------------------------------------
+# Read inside a piece: an op's error, an input check's text, a pasted message
+# ---------------------------------------------------------------------------
+
+
+def read_op_error(message: str) -> OpError:
+    """An ATen op's error: about a tensor's layout (``patterns.ATEN_LAYOUT_ERRORS``), or the size it names that an
+    index must stay under (``patterns.EXTERN_LIMIT``)."""
+    msg = message or ""
+    layout = next((p.name[len("aten_"):] for p in P.ATEN_LAYOUT_ERRORS if p.search(msg)), None)
+    limit = None
+    if not layout:
+        mm = P.EXTERN_LIMIT.search(msg)
+        if mm:
+            limit = int(mm.group(1) or mm.group(2))
+    return OpError(message, layout, limit)
+
+
+def says_nan_inf(message: str) -> bool:
+    """Whether an assertion's message is a Triton kernel's NaN/Inf check's (TORCHINDUCTOR_RUNTIME_TRITON_NAN_ASSERTS)."""
+    return bool(P.REGISTRY["nan_inf_triton"].search(message or ""))
+
+
+def stated_failure(text: str) -> tuple[str, int]:
+    """The line of a paste that states the failure (not a Python traceback's or C++ stack's framing; the first that
+    says something failed, else the first), stripped, and how many non-blank lines the paste has."""
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    said = [x for x in lines if not P.FRAMING.regex.match(x)]
+    first = next((x for x in said if P.SAYS_FAILURE.search(x)), said[0] if said else (lines[0] if lines else ""))
+    return first, len(lines)
+
+
+def _device_name(text: str) -> str:
+    """``11(cuda)`` -> cuda; ``0`` -> cpu (the AOTI device-type code the check prints without a name)."""
+    mm = P.DEVICE_CODE.search(text)
+    if mm:
+        return mm.group("name")
+    return {"0": "cpu"}.get(text, text)
+
+
+def _input_check(base: dict, m) -> InputCheck:
+    what = m.group("what") or ""
+    idx = int(m.group("input"))
+    mm = P.INPUT_RANGE.search(what)
+    if mm:
+        return InputCheck(**base, input=idx, what=what, kind="range", dim=int(mm.group("dim")), got=int(mm.group("got")),
+                          bound=mm.group("op"), limit=int(mm.group("limit")), too=mm.group("dir"))
+    mm = P.INPUT_DTYPE.search(what)
+    if mm:
+        return InputCheck(**base, input=idx, what=what, kind="dtype", got=int(mm.group("got")),
+                          expected=int(mm.group("exp")), expected_name=mm.group("expname"))
+    mm = P.INPUT_DEVICE.search(what)
+    if mm:
+        return InputCheck(**base, input=idx, what=what, kind="device", got_device=mm.group("got"),
+                          expected_device=mm.group("exp"), got_device_name=_device_name(mm.group("got")),
+                          expected_device_name=_device_name(mm.group("exp")))
+    for kind, p in (("size", P.INPUT_SIZE), ("stride", P.INPUT_STRIDE)):
+        mm = p.search(what)
+        if mm:
+            return InputCheck(**base, input=idx, what=what, kind=kind, dim=int(mm.group("dim")),
+                              got=int(mm.group("got")), expected=int(mm.group("exp")))
+    return InputCheck(**base, input=idx, what=what, kind="other")
+
+
+def _cuda_error(base: dict, m) -> CudaError:
+    g = m.groupdict()
+    if base["pattern"] == "cublas_error":
+        return CudaError(**base, kind="cublas", status=g.get("status"), api=g.get("api"))
+    if base["pattern"] == "device_side_assert":
+        return CudaError(**base, kind="device_side_assert")
+    return CudaError(**base, kind=next(k for k in P.CUDA_ERROR_KINDS if g.get(k)))
+
+
+def _out_of_memory(base: dict, m) -> OutOfMemory:
+    g = m.groupdict()
+    source = ("driver" if g.get("driver") else "runtime" if g.get("runtime") else
+              "cublas" if g.get("cublas") else "cpu" if g.get("bytes") else "allocator")
+    return OutOfMemory(**base, source=source, size=g.get("size"), bytes=int(g["bytes"]) if g.get("bytes") else None,
+                       free=g.get("free"), total=g.get("total"), gpu=int(g["gpu"]) if g.get("gpu") else None)
+
+
+def _device_mismatch(base: dict, m) -> DeviceMismatch:
+    mm = P.DEVICE_PAIR.search(base["text"])
+    if not mm:
+        return DeviceMismatch(**base)
+    g = mm.groupdict()
+    return DeviceMismatch(**base, first=g.get("first") or g.get("first2"), second=g.get("second") or g.get("second2"),
+                          arg=g.get("arg") or g.get("arg2"), method=g.get("method") or g.get("method2"))
+
+
+def _nan_inf(base: dict, m) -> NanInfFound:
+    g = m.groupdict()
+    return NanInfFound(**base, what=g.get("what"), buf=g.get("buf"), file=g.get("file"),
+                       line=int(g["line"]) if g.get("line") else None)
+
+
+def _shim_exception(base: dict, m) -> ShimException:
+    return ShimException(**base, message=m.group("msg"), op_error=read_op_error(m.group("msg")))
+
+
+# The patterns whose fields a rule reads: each makes its typed fact from the match (the others a plain LogEvent).
+_TYPED = {
+    "symbolic_assert": lambda b, m: SymbolicAssert(
+        **b, cond=m.group("cond"), got=int(m.group("got")),
+        symbols=tuple(x.group("symbol") for x in P.SYMBOL_NAME.regex.finditer(m.group("cond")))),
+    "nan_inf_input": _nan_inf, "nan_inf_call": _nan_inf, "nan_inf_triton": _nan_inf,
+    "constant_not_found": lambda b, m: ConstantNotFound(**b, fqn=m.group("fqn")),
+    "constants_map_missing": lambda b, m: ConstantNotInMap(**b, name=m.group("name")),
+    "constant_not_provided": lambda b, m: ConstantNotProvided(**b, name=m.group("name")),
+    "constant_device": lambda b, m: ConstantOnDevice(**b, name=m.group("name"), got=m.group("got"),
+                                                     expected=m.group("exp")),
+    "out_of_memory": _out_of_memory,
+    "custom_op_missing": lambda b, m: MissingCustomOp(**b, op=m.group("op")),
+    "undefined_shim_symbol": lambda b, m: UndefinedSymbol(**b, symbol=m.group("symbol")),
+    "undefined_kernel_image": lambda b, m: UndefinedSymbol(**b, symbol=m.group("symbol")),
+    "input_check": _input_check,
+    "size_assert": lambda b, m: SizeAssert(**b, got=int(m.group("got")), expected=int(m.group("exp")),
+                                           stride_got=int(m.group("sgot")), stride_expected=int(m.group("sexp")),
+                                           dim=int(m.group("dim"))),
+    "device_side_assert": _cuda_error, "cublas_error": _cuda_error, "illegal_memory_access": _cuda_error,
+    "device_mismatch": _device_mismatch,
+    "exception_in_aoti_torch": _shim_exception,
+    "isa_mismatch": lambda b, m: IsaMismatch(**b, key=m.group("key"), package=tuple(m.group("package").split()),
+                                             host=tuple(m.group("host").split())),
+    "deprecated_api": lambda b, m: DeprecatedCall(**b, api=m.group("api") or m.group("api2") or m.group("api3"),
+                                                  in_frame=bool(m.group("api3"))),
+    "cpuinfo_flags": lambda b, m: CpuFlags(**b, flags=tuple(m.group("flags").split())),
+}
+
+
+def _native_frame(m, text: str, line_no: int) -> NativeFrame:
+    fn = m.group("fn")
+    name = P.FRAME_FUNCTION.search(fn)
+    shim = P.SHIM_IN_FRAME.search(fn)
+    return NativeFrame(number=int(m.group("gdb") or m.group("torch")), fn=fn, file=m.group("file"),
+                       line=int(m.group("line")) if m.group("line") else None,
+                       function=name.group("name") if name else None,
+                       shim=f"aoti_torch_{shim.group('device')}_{shim.group('op')}" if shim else None,
+                       text=text, line_no=line_no)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+# ---------------------------------------------------------------------------
+# The one reading
+# ---------------------------------------------------------------------------
 
 
 def parse_log(text: str) -> LogReport:
+    """Read ``text`` once, line by line (see the module's docstring)."""
     rep = LogReport()
-    seen: dict[tuple, ReportedAssert] = {}
     lines = text.splitlines()
-    rep.lines = lines
-    for i, line in enumerate(lines):
-        m = P.CUDA_ASSERT.search(line)
-        if m:
-            key = ("cuda", m.group("file"), int(m.group("line")), m.group("msg"))
-            if key in seen:
-                seen[key].occurrences += 1
-            else:
-                seen[key] = ReportedAssert(kind="cuda", message=m.group("msg").strip(), file=m.group("file"),
-                                           line=int(m.group("line")), first_text=line.strip())
-            seen[key].threads.append((m.group("block").replace(" ", ""), m.group("thread").replace(" ", "")))
-            continue
-        m = P.ATEN_ASSERT.search(line)
-        if m:
-            key = ("aten", m.group("file"), int(m.group("line")), m.group("kernel"))
-            if key in seen:
-                seen[key].occurrences += 1
-            else:
-                seen[key] = ReportedAssert(kind="aten", message=m.group("msg").strip(), file=m.group("file"),
-                                           line=int(m.group("line")), kernel=m.group("kernel"), first_text=line.strip())
-            continue
-        m = P.CPU_FROM.search(line)
-        if m:
-            msg = ""
-            for j in range(i - 1, max(-1, i - 4), -1):
-                mm = P.CPU_MSG.search(lines[j])
-                if mm:
-                    msg = mm.group("msg")
-                    break
-            key = ("cpu", m.group("file"), int(m.group("line")), m.group("kernel"))
-            if key not in seen:
-                seen[key] = ReportedAssert(kind="cpu", message=msg, file=m.group("file"), line=int(m.group("line")),
-                                           kernel=m.group("kernel"), first_text=line.strip())
-            continue
-        m = P.NOTICED.search(line)
-        if m and not P.NOTICED_RUNNER.search(m.group("call")):
-            err = None
-            for j in range(i + 1, min(len(lines), i + 40)):
-                mm = P.NOTICED_ERROR.search(lines[j])
-                if mm and not P.NOTICED_ECHO.search(mm.group("msg")):
-                    err = mm.group("msg")
-                    break
-            if err is None:  # torch 2.8 prints the op's exception before the failed call
-                prior = [e for e in rep.events if e.pattern == "exception_in_aoti_torch"]
-                err = prior[-1].fields.get("msg") if prior else None
-            rep.noticed.append(NoticedCall(call=m.group("call"), file=m.group("file"), line=int(m.group("line")),
-                                           text=line.strip(), error=err))
-        for p in P.PATTERNS:
-            mm = p.search(line)
-            if mm:
-                fields = {k: v for k, v in mm.groupdict().items() if v is not None}
-                rep.events.append(LogEvent(pattern=p.name, category=p.category, text=line.strip(), line_no=i + 1,
-                                           fields=fields))
-    rep.asserts = list(seen.values())
-    if not rep.asserts:
-        # Only a message was pasted (no file, no line): keep each distinct one.
-        for msg in dict.fromkeys(m.group(1).strip() for m in P.BARE_MSG.regex.finditer(text)):
-            rep.asserts.append(ReportedAssert(kind="message", message=msg, first_text=msg))
-    return rep
-
-
-@dataclass
-class PrinterBlock:
-    """One block of the intermediate value printer: ``when`` ("before_launch" | "after_launch" |
-    "aoti_model_inputs" | "mark:…" at level 3), the kernel (or extern op), the argument, its statistics, the
-    launch it belongs to (``launch``: 1-based, in the order of the log; the before_launch blocks of one launch,
-    then its after_launch blocks) and the how-manieth launch of that kernel it is (``call``; an extern op prints
-    the same name at every call, so only the position tells one call from another)."""
-
-    when: str
-    kernel: str
-    arg: str | None
-    stats: dict[str, str] = field(default_factory=dict)
-    call: int = 0
-    line_no: int = 0
-    launch: int = 0
-    lines: list[str] = field(default_factory=list)  # the block as printed: its header, then its statistics
-
-    def number(self, key: str) -> float | None:
-        """A statistic as a float (``-nan`` and ``inf`` included), None when absent or unreadable."""
-        v = self.stats.get(key)
-        if v is None:
-            return None
-        try:
-            return float(v)
-        except ValueError:
-            return None
-
-    @property
-    def bad(self) -> str | None:
-        """"NaN" or "Inf" when the statistics hold one."""
-        vals = [self.number(k) for k in ("Mean value", "Min value", "Max value")]
-        if any(v is not None and v != v for v in vals):
-            return "NaN"
-        if any(v is not None and v in (float("inf"), float("-inf")) for v in vals):
-            return "Inf"
-        return None
-
-
-def printer_blocks(text: str) -> list[PrinterBlock]:
-    """Every printer block of a log, in order, with its statistics (level 2) or as a bare mark (level 3).
-
-    A launch prints a block per argument before it runs, then a block per argument after: a before_launch
-    block that follows an after_launch block (or another kernel's block) opens the next launch."""
-    out: list[PrinterBlock] = []
+    n = len(lines)
+    read = bytearray(n)  # 1: the line is understood (a fact, part of one, or framing)
+    seen: dict[tuple, ReportedAssert] = {}
+    facts: list = []
+    bare: dict[str, BareMessage] = {}
+    mentioned: set[str] = set()
+    looking = list(P.MENTIONS)  # each is looked for until found
+    # each pattern's bound search, once: the loop below runs them on every line
+    (error_line, exception_line, missing_member, framing, unread_framing, printer_block, printer_mark, printer_stat,
+     native_frame, python_frame, cuda_assert, aten_assert, cpu_from, cpu_msg, noticed, noticed_runner, noticed_error,
+     noticed_echo) = (p.regex.search for p in (
+        P.ERROR_LINE, P.EXCEPTION_LINE, P.MISSING_MEMBER, P.FRAMING, P.UNREAD_FRAMING, P.REGISTRY["printer_block"],
+        P.REGISTRY["printer_mark"], P.PRINTER_STAT, P.NATIVE_FRAME, P.PYTHON_FRAME, P.CUDA_ASSERT, P.ATEN_ASSERT,
+        P.CPU_FROM, P.CPU_MSG, P.NOTICED, P.NOTICED_RUNNER, P.NOTICED_ERROR, P.NOTICED_ECHO))
+    framing_at_start = P.FRAMING.regex.match
+    bare_messages = P.BARE_MSG.regex.finditer
+    patterns = [(p, p.regex.search) for p in P.PATTERNS]
     calls: dict[str, int] = {}
     launch = 0
     prev: PrinterBlock | None = None
     cur: PrinterBlock | None = None
-    for i, line in enumerate(text.splitlines()):
-        m = P.REGISTRY["printer_block"].search(line) or P.REGISTRY["printer_mark"].search(line)
-        if m:
-            when, kernel = m.group("when"), m.group("kernel")
-            arg = m.groupdict().get("arg")
-            level3 = m.re is P.REGISTRY["printer_mark"].regex
+    for i, line in enumerate(lines):
+        no = i + 1
+        stripped = line.strip()
+        if not stripped:
+            cur = None  # a blank line ends a printer block
+            continue
+        if looking:
+            for p in [p for p in looking if p.regex.search(line)]:
+                mentioned.add(p.name)
+                looking.remove(p)
+        if error_line(line):
+            rep.failure_lines.append(FailureLine(line, no))
+        if exception_line(line):
+            rep.exception_lines.append(ExceptionLine(stripped, no, bool(missing_member(stripped))))
+        if framing_at_start(stripped) or unread_framing(stripped):
+            read[i] = 1
+        # the intermediate value printer: a block's header, then its statistics up to a blank line
+        mb = printer_block(line)
+        mm = mb or printer_mark(line)
+        if mm:
+            when, kernel = mm.group("when"), mm.group("kernel")
             if when == "aoti_model_inputs":
-                n = 0
+                k = 0
             else:
                 same = (prev is not None and prev.kernel == kernel and prev.when.split(":")[-1] in ("before_launch", when))
                 if not same:
                     launch += 1
                     calls[kernel] = calls.get(kernel, 0) + 1
-                n = calls[kernel]
-            cur = PrinterBlock(f"mark:{when}" if level3 else when, kernel, arg, call=n, line_no=i + 1,
-                               launch=launch if n else 0, lines=[line.strip()])
-            out.append(cur)
-            if n:
+                k = calls[kernel]
+            cur = PrinterBlock(f"mark:{when}" if mb is None else when, kernel, mm.groupdict().get("arg"), call=k,
+                               line_no=no, launch=launch if k else 0, lines=[stripped])
+            rep.printer_blocks.append(cur)
+            facts.append(cur)
+            read[i] = 1
+            if k:
                 prev = cur
+        elif cur is not None:
+            s = printer_stat(line)
+            if s:
+                cur.stats[s.group("key")] = s.group("value")
+                cur.lines.append(stripped)
+                read[i] = 1
+        for bm in bare_messages(line):
+            msg = bm.group(1).strip()
+            bare.setdefault(msg, BareMessage(msg, no))
+            read[i] = 1
+        nf = native_frame(line)
+        if nf:
+            frame = _native_frame(nf, stripped, no)
+            rep.native_frames.append(frame)
+            facts.append(frame)
+            read[i] = 1
+        pf = python_frame(line)
+        if pf:
+            nxt = lines[i + 1] if i + 1 < n else ""
+            code = nxt.strip() if nxt.strip() and _indent(nxt) > _indent(line) else None
+            frame = PythonFrame(pf.group("file"), int(pf.group("line")), pf.group("fn"), code, no)
+            rep.python_frames.append(frame)
+            facts.append(frame)
+            read[i] = 1
+            if code is not None:
+                read[i + 1] = 1
+        # the located checks: their lines are nothing else
+        m = cuda_assert(line)
+        if m:
+            block, thread = m.group("block").replace(" ", ""), m.group("thread").replace(" ", "")
+            fact = DeviceAssert(m.group("file"), int(m.group("line")), m.group("msg").strip(), block, thread,
+                                stripped, no)
+            key = ("cuda", fact.file, fact.line, m.group("msg"))
+            if key in seen:
+                seen[key].occurrences += 1
+            else:
+                seen[key] = ReportedAssert(kind="cuda", message=fact.message, file=fact.file, line=fact.line,
+                                           first_text=stripped, line_no=no, pattern=fact.pattern)
+            seen[key].threads.append((block, thread))
+            facts.append(fact)
+            read[i] = 1
             continue
-        s = P.PRINTER_STAT.search(line)
-        if s and cur is not None:
-            cur.stats[s.group("key")] = s.group("value")
-            cur.lines.append(line.strip())
-        elif not line.strip():
-            cur = None
-    return out
+        m = aten_assert(line)
+        if m:
+            msg = m.group("msg").strip()
+            fact = AtenAssert(m.group("file"), int(m.group("line")), m.group("kernel"), msg, stripped, no,
+                              read_op_error(msg))
+            key = ("aten", fact.file, fact.line, fact.kernel)
+            if key in seen:
+                seen[key].occurrences += 1
+            else:
+                seen[key] = ReportedAssert(kind="aten", message=msg, file=fact.file, line=fact.line, kernel=fact.kernel,
+                                           first_text=stripped, line_no=no, pattern=fact.pattern,
+                                           op_error=fact.op_error)
+            facts.append(fact)
+            read[i] = 1
+            continue
+        m = cpu_from(line)
+        if m:
+            msg, at = "", 0
+            for j in range(i - 1, max(-1, i - 4), -1):
+                mm = cpu_msg(lines[j])
+                if mm:
+                    msg, at = mm.group("msg"), j + 1
+                    read[j] = 1
+                    break
+            fact = CheckFailure(m.group("kernel"), m.group("file"), int(m.group("line")), msg, at, stripped, no)
+            key = ("cpu", fact.file, fact.line, fact.kernel)
+            if key not in seen:
+                seen[key] = ReportedAssert(kind="cpu", message=msg, file=fact.file, line=fact.line, kernel=fact.kernel,
+                                           first_text=stripped, line_no=no, pattern=fact.pattern,
+                                           message_pattern=fact.message_pattern)
+            facts.append(fact)
+            read[i] = 1
+            continue
+        m = noticed(line)
+        if m and not noticed_runner(m.group("call")):
+            err, at = None, 0
+            for j in range(i + 1, min(n, i + 40)):
+                mm = noticed_error(lines[j])
+                if mm and not noticed_echo(mm.group("msg")):
+                    err, at = mm.group("msg"), j + 1
+                    read[j] = 1
+                    break
+            if err is None:  # torch 2.8 prints the op's exception before the failed call
+                prior = [e for e in rep.events if e.pattern == "exception_in_aoti_torch"]
+                err = prior[-1].message if prior else None
+            fact = FailedCall(m.group("call"), m.group("file"), int(m.group("line")), stripped, no, err, at,
+                              read_op_error(err) if err is not None else None)
+            rep.noticed.append(fact)
+            facts.append(fact)
+            read[i] = 1
+        for p, search in patterns:
+            mm = search(line)
+            if mm:
+                base = {"pattern": p.name, "category": p.category, "text": stripped, "line_no": no}
+                make = _TYPED.get(p.name)
+                if make is not None:
+                    ev = make(base, mm)
+                else:
+                    ev = LogEvent(**base, fields={k: v for k, v in mm.groupdict().items() if v is not None})
+                rep.events.append(ev)
+                facts.append(ev)
+                read[i] = 1
+    rep.asserts = list(seen.values())
+    if not rep.asserts:
+        # Only a message was pasted (no file, no line): keep each distinct one.
+        rep.asserts = [ReportedAssert(kind="message", message=b.message, first_text=b.message, line_no=b.line_no,
+                                      pattern=b.pattern) for b in bare.values()]
+        facts += bare.values()  # (beside a located check, its message is that check's, not a fact of its own)
+    facts.sort(key=lambda f: f.line_no)  # (stable: the facts of one line keep the order they were read in)
+    rep.facts = facts
+    rep.mentioned = frozenset(mentioned)
+    texts = {e.text for e in rep.events}
+    rep.events_said = frozenset(p.name for p in P.EVENT_DETAILS if any(p.search(t) for t in texts))
+    rep.line_count = n
+    unread = [i for i in range(n) if not read[i] and lines[i].strip()]
+    rep.unread = len(unread)
+    rep.unread_lines = [(i + 1, lines[i].strip()) for i in unread[:UNREAD_SHOWN]]
+    return rep
 
 
-@dataclass(frozen=True)
-class StackFrame:
-    """A frame of a Python stack trace (``File "build.py", line 84, in forward`` and the code line under it)."""
-
-    file: str
-    line: int
-    fn: str
-    code: str | None  # the code line under it, stripped; None when the trace shows none
-
-
-def stack_frames(text: str) -> list[StackFrame]:
+def stack_frames(text: str) -> list[PythonFrame]:
     """The frames of a Python stack trace (an exported program's ``stack_trace``, kernel_information.json's
-    ``stack_traces``, a traceback), in order."""
-    return [StackFrame(m.group("file"), int(m.group("line")), m.group("fn"),
-                       m.group("code").strip() if m.group("code") is not None else None)
-            for m in P.PYTHON_FRAME.regex.finditer(text or "")]
+    ``stack_traces``, a traceback), in order: each ``File`` line with the line under it as its code."""
+    out, at, line_no = [], 0, 1
+    for m in P.PYTHON_FRAME.regex.finditer(text or ""):
+        line_no += text.count("\n", at, m.start())
+        at = m.start()
+        out.append(PythonFrame(m.group("file"), int(m.group("line")), m.group("fn"),
+                               m.group("code").strip() if m.group("code") is not None else None, line_no))
+    return out

@@ -2,15 +2,17 @@
 
 A ``Pattern`` says what one kind of text means (``name``), which failure it points to (``category``: a
 diagnose category of ``inspector.queries.diagnose.rules.CATEGORIES``, or one of the ``ROLES`` below) and how
-to read it (``regex``, its named groups become ``LogEvent.fields``).  Four groups:
+to read it (``regex``: its named groups become the typed fields of a fact, ``inspector.logs.facts``, or a plain
+``LogEvent``'s ``fields``).  They are applied by ``inspector.logs.parse`` alone, in its one reading.  Groups:
 
 * ``LOCATED``: a failing check with its file and line, or the call that noticed it (``parse_log`` turns them
-  into ``ReportedAssert`` / ``NoticedCall``); ``CPU_MSG``, ``NOTICED_ERROR`` and ``BARE_MSG`` read the lines
-  around them;
-* ``PATTERNS``: every other line that matches becomes one ``LogEvent``;
+  into ``DeviceAssert`` / ``AtenAssert`` / ``CheckFailure``, one ``ReportedAssert`` per distinct check, and
+  ``FailedCall``); ``CPU_MSG``, ``NOTICED_ERROR`` and ``BARE_MSG`` read the lines around them;
+* ``PATTERNS``: every other line that matches becomes one ``LogEvent`` (typed where a rule reads its fields);
 * ``MENTIONS``: looked for anywhere in the text (where a crash happened: at load or at run);
-* ``DETAILS``: read inside a piece a rule already holds (the text of an input check, an event, an
-  exception line).
+* ``EVENT_DETAILS``: looked for in the recognised lines;
+* ``DETAILS``: read inside a piece the reading already holds (the text of an input check, an event, a frame,
+  an op's error, an exception line), or framing that carries nothing to understand.
 
 Adding a failure category: its line patterns go in ``PATTERNS`` with the category's name; nothing else here.
 Forms seen on real runs: sample_packages/*/error.log, */logs/*.log and /work/shared/FORMAT_NOTES.md.
@@ -51,7 +53,7 @@ def _p(name: str, category: str, regex: str, doc: str = "", flags: int = 0) -> P
 
 
 # ---------------------------------------------------------------------------
-# Located checks (parse_log: ReportedAssert / NoticedCall) and the lines read around them
+# Located checks (parse_log: DeviceAssert, AtenAssert, CheckFailure, FailedCall) and the lines read around them
 # ---------------------------------------------------------------------------
 
 CUDA_ASSERT = _p(
@@ -158,11 +160,15 @@ PATTERNS: list[Pattern] = [
     _p("device_side_assert", "device_assert",
        r"device-side assert triggered", "a CUDA kernel asserted; its Assertion line may be missing"),
     _p("cublas_error", "device_assert",
-       r"CUBLAS_STATUS_\w+", "cuBLAS failed: usually a symptom of an earlier device-side assert or bad memory"),
+       r"(?P<status>CUBLAS_STATUS_\w+)(?: when calling `(?P<api>\w+))?",
+       "cuBLAS failed: usually a symptom of an earlier device-side assert or bad memory (`CUBLAS_STATUS_INTERNAL_ERROR "
+       "when calling `cublasCreate(handle)``: the status, and the cuBLAS call when printed)"),
     _p("illegal_memory_access", "illegal_memory_access",
-       r"an illegal memory access was encountered|unspecified launch failure|misaligned address|"
-       r"an illegal instruction was encountered|CUDA_ERROR_ILLEGAL_ADDRESS",
-       "a kernel read or wrote outside its tensors (or was given host memory)"),
+       r"(?P<illegal_memory_access>an illegal memory access was encountered)|(?P<launch_failure>unspecified launch "
+       r"failure)|(?P<misaligned_address>misaligned address)|"
+       r"(?P<illegal_instruction>an illegal instruction was encountered)|(?P<illegal_address>CUDA_ERROR_ILLEGAL_ADDRESS)",
+       "a kernel read or wrote outside its tensors (or was given host memory); which CUDA error it is, by the "
+       "group that matched (``CUDA_ERROR_KINDS``)"),
     _p("device_mismatch", "device_mismatch",
        r"resides on host memory and is not registered with any CUDA device|"
        r"Expected \w+ tensor to have device \S+, but got \S+|unmatched device type|"
@@ -213,6 +219,10 @@ PATTERNS: list[Pattern] = [
     _p("terminate_recursive", "hint", r"terminate called recursively",
        "the error text was lost inside OpenMP threads"),
 ]
+
+# The kinds of CUDA error ``illegal_memory_access`` tells apart (its named groups), for ``facts.CudaError``.
+CUDA_ERROR_KINDS = ("illegal_memory_access", "launch_failure", "misaligned_address", "illegal_instruction",
+                    "illegal_address")
 
 # ---------------------------------------------------------------------------
 # Anywhere in the text (LogReport.mentions)
@@ -294,6 +304,19 @@ NOT_ELF = _p(
 FRAMING = _p(
     "framing", "detail", r'Traceback \(most recent call last\):|File ".*", line \d+|frame #\d+:|\^+$',
     "a line of a Python traceback's or a C++ stack's framing, not the failure itself")
+# Read by parse_log's count of what it did not understand: lines that carry nothing to understand.
+UNREAD_FRAMING = _p(
+    "unread_framing", "detail",
+    r"^(?:During handling of the above exception, another exception occurred:|The above exception was the direct "
+    r"cause of the following exception:|[-=~^*#_.\s]+$|\[\s*\.\.\..*\]$"
+    r"|<omitting python frames>|<no Python frame>|<\d+ frames trimmed>|(?:Current thread|Thread) 0x[0-9a-f]+ \(most "
+    r"recent call first\):|Extension modules: "
+    r"|CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING=1"
+    r"|Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions|Search for `cudaError\w+' in https://)",
+    "a line that carries nothing to understand: a traceback's chaining line, a rule of dashes, carets or equals "
+    "signs, an elision mark (`[...]`), a stack's own framing (`<omitting python frames>`, `<3 frames trimmed>`, "
+    "faulthandler's `Current thread 0x… (most recent call first):` and `Extension modules: …`), the advice torch "
+    "prints under every CUDA error (`CUDA kernel errors might be asynchronously reported …`)")
 SAYS_FAILURE = _p(
     "says_failure", "detail", r"index out of bounds|Assertion|Error|error|failed",
     "a line that states a failure (the one quoted when nothing matched)")
@@ -333,9 +356,10 @@ NATIVE_FRAME = _p(
     r"(?:\s+at\s+(?P<file>\S+?):(?P<line>\d+))?\s*$",
     "a frame of a native backtrace (gdb's `#N … at FILE:LINE`, torch's `frame #N: …`)")
 FRAME_FUNCTION = _p(
-    "frame_function", "detail", r"(?P<name>[A-Za-z_]\w*)(?:<[^()]*>)?\s*\((?!anonymous)",
+    "frame_function", "detail", r"(?P<name>[A-Za-z_]\w*+)(?:<[^()]*>)?\s*\((?!anonymous)",
     "the function a native frame names (`cpu_flash_attention` in `void at::native::(anonymous namespace)::"
-    "cpu_flash_attention<float, …>(at::Tensor const&, …)`)")
+    "cpu_flash_attention<float, …>(at::Tensor const&, …)`); the name is possessive (``\\w*+``): a shorter one is "
+    "followed by a word character, which nothing after it accepts, and trying each made a long frame slow")
 SHIM_IN_FRAME = _p(
     "shim_in_frame", "detail", r"\baoti_torch_(?P<device>cpu|cuda|xpu|mps)[._](?P<op>\w+)",
     "the C shim a native frame names (`aoti_torch_cpu.scaled_dot_product_flash_attention_for_cpu`: gdb prints a "
@@ -352,6 +376,9 @@ SYMBOL_NAME = _p(
 DETAILS = [*ATEN_LAYOUT_ERRORS, PYTHON_FRAME, NATIVE_FRAME, FRAME_FUNCTION, SHIM_IN_FRAME, SYMBOL_NAME, PRINTER_STAT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
            DEVICE_PAIR,
            INPUT_SIZE, INPUT_STRIDE, DEVICE_CODE, ERROR_LINE, EXCEPTION_LINE, MISSING_MEMBER, NOT_ELF, FRAMING,
-           SAYS_FAILURE, EXTERN_LIMIT]
+           UNREAD_FRAMING, SAYS_FAILURE, EXTERN_LIMIT]
 
 REGISTRY: dict[str, Pattern] = {p.name: p for p in [*LOCATED, BARE_MSG, *PATTERNS, *MENTIONS, *DETAILS]}
+
+# Looked for in the recognised lines only (LogReport.events_say).
+EVENT_DETAILS: list[Pattern] = [NOT_ELF, REGISTRY["device_assert_said"]]

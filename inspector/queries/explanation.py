@@ -14,7 +14,7 @@ import inspector.graph.ids as ids
 from ..model import Assertion, CallSite, Kernel, Model
 from ..naming import root_symbol
 from ..package import Package
-from ..logs.patterns import ATEN_LAYOUT_ERRORS as LAYOUT_ERRORS, EXTERN_LIMIT
+from ..logs import OpError
 from ..parse.access import tmps_read
 from ..parse.message import static_bound
 from .fused import extern_op_name, source_nodes
@@ -288,7 +288,11 @@ def _extern_bound(m: Model, table: TableRef | None, site: CallSite) -> BoundChai
     return t
 
 
-def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, ep=None) -> TraceMatch:
+def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, ep=None,
+                   said: OpError | None = None) -> TraceMatch:
+    """The extern call ``site`` as the failing check, with ``msg`` its message; ``said``: the log's error of the op
+    as read (``inspector.logs``: about a tensor's layout, or the size an index must stay under), None when the
+    message is no log's."""
     g = pkg.graph_of(m)
     table_name, idx_names = index_args(site)
     origins = []
@@ -305,14 +309,13 @@ def explain_extern(pkg: Package, m: Model, site: CallSite, how: str, msg: str, e
             table.from_inputs = sorted(set(made))
     nodes, derived, aten, traces, post = source_nodes(m, None, site)
     limit = None
-    layout = next((p.name[len("aten_"):] for p in LAYOUT_ERRORS if p.search(msg or "")), None)
+    layout = said.layout if said is not None else None
     bound = None if layout else _extern_bound(m, table, site)
     if bound is None and not layout:
-        mm = EXTERN_LIMIT.search(msg or "")
         if table and table.kind == "constant" and isinstance(table.rows, int):
             limit = table.rows
-        elif mm:
-            limit = int(mm.group(1) or mm.group(2))
+        elif said is not None and said.limit is not None:
+            limit = said.limit
     match = TraceMatch(
         model=m.name, kernel=site.target, kernel_kind="extern", file_line=site.line,
         assertion=ExternCheck(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import inspector.explain.trace as say
-from ..logs.parse import NoticedCall, ReportedAssert
+from ..logs import FailedCall, ReportedAssert
 from ..model import CallSite, Model
 from ..naming import strip_overload
 from ..package import Package
@@ -122,7 +122,7 @@ def _call_lines(pkg: Package, name: str, keep, near: tuple[int, int] | None = No
     return [c.line for c in pkg.index(name).calls(near) if keep(c)]
 
 
-def site_for_noticed(pkg: Package, n: NoticedCall, model: str | None) -> tuple[Model, CallSite] | None:
+def site_for_noticed(pkg: Package, n: FailedCall, model: str | None) -> tuple[Model, CallSite] | None:
     """The run_impl call a ``… API call failed at …wrapper.cpp, line N`` line names (in a slice of its model)."""
     for name in [model] if model else pkg.model_names:
         wrapper = pkg.files(name).wrapper

@@ -352,8 +352,11 @@ def report(pkg: Package, log: str | None = None, *, model: str | None = None, ep
     from .show import summarize
     from .trace import trace_assert
 
+    from ..logs import parse_log
+
     summary = summarize(pkg, model)
-    r = trace_assert(pkg, log=log, model=model, ep=ep) if log is not None else None
+    read = parse_log(log) if log is not None else None  # the log read once: the trace and diagnose share it
+    r = trace_assert(pkg, report=read, model=model, ep=ep) if read is not None else None
     drawn = (r.matches if r else [])[:MAX_TRACES]
     models = {n: trace_model(pkg, drawn, n) for n in dict.fromkeys(mt.model for mt in drawn)}
     sources = {n: _Sources(pkg, m) for n, m in models.items()}
@@ -370,5 +373,5 @@ def report(pkg: Package, log: str | None = None, *, model: str | None = None, ep
     if r is not None and not r.matches:  # no single trace: the report says what diagnose says
         from .diagnose import diagnose
 
-        diagnosis = diagnose(pkg, log, model=model, ep=ep)
+        diagnosis = diagnose(pkg, read, model=model, ep=ep)
     return ReportResult(summary, r, traced, kernels, diagnosis)

@@ -414,7 +414,9 @@ def repro(pkg: Package, *, log: str | None = None, line: int | None = None, kern
         dev = _device(m, device)
         loader, notes = loader_of(pkg, name, weights)
         return _repro_given(pkg, m, dev, loader, notes, inputs)
-    r = trace_assert(pkg, log=log, line=line, kernel=kernel, model=model)
+    from ..logs import parse_log
+
+    r = trace_assert(pkg, report=parse_log(log) if log is not None else None, line=line, kernel=kernel, model=model)
     if not r.matches:
         raise UsageError(f"nothing to reproduce: {r.verdict or r.looked_for}")
     name = r.matches[0].model

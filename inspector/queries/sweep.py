@@ -197,10 +197,11 @@ def plan(pkg: Package, model: str | None = None, device: str | None = None, weig
 
 
 def _diagnosis(pkg, m, text: str) -> dict:
+    from ..logs import parse_log
     from .diagnose import diagnose
 
     try:
-        d = diagnose(pkg, text, model=m.name)
+        d = diagnose(pkg, parse_log(text), model=m.name)
     except UsageError as e:  # an empty or unreadable capture
         return {"category": "none", "kernel": None, "input": None, "verdict": str(e)}
     kernel = None

@@ -23,8 +23,7 @@ from dataclasses import asdict, dataclass, field
 import inspector.explain as words
 import inspector.explain.trace as say
 from ..errors import UsageError
-from ..logs.parse import LogReport, parse_log
-from ..logs.patterns import FRAMING, SAYS_FAILURE
+from ..logs import LogReport, OpError, parse_log, stated_failure
 from ..parse.names import numbering_shape
 from ..parse.metadata import DEVICE_KEY
 from ..model import Assertion, CallSite, Kernel, Model
@@ -70,27 +69,29 @@ class TraceResult:
         return d
 
 
-def trace_assert(pkg: Package, *, line: int | None = None, message: str | None = None, log: str | None = None,
-                 kernel: str | None = None, model: str | None = None, ep=None, log_name: str | None = None
-                 ) -> TraceResult:
-    """Trace one failing check.  Give the error text (``log``), or ``line`` and/or ``message``/``kernel``.
+def trace_assert(pkg: Package, *, line: int | None = None, message: str | None = None,
+                 report: LogReport | None = None, kernel: str | None = None, model: str | None = None, ep=None,
+                 log_name: str | None = None) -> TraceResult:
+    """Trace one failing check.  Give the log as read (``report``: ``inspector.logs.parse_log``), or ``line`` and/or
+    ``message``/``kernel`` (a ``message`` without a report is read here, once, as the paste it is).
 
     ``ep``: an ``ExportedProgramInfo`` (``--ep``); by default the one the package carries, if any.  ``log_name``:
-    the file ``log`` was read from, named in the repro command an answer gives."""
+    the file the log was read from, named in the repro command an answer gives."""
     if model is not None:
         pkg.files(model)  # raises a UsageError naming the models when it is not there
-    if log is None and line is None and message is None and kernel is None:
+    if report is None and line is None and message is None and kernel is None:
         raise UsageError(say.SAY_WHAT_FAILED)
     cands: list[tuple[Model, Kernel, Assertion, bool, str]] = []
     looked: list[str] = []
-    text = log if log is not None else message
-    report = parse_log(text) if text else LogReport()
+    from_log = report is not None  # a log was given, not only a message
+    if report is None:
+        report = parse_log(message) if message else LogReport()
     located = [r for r in report.asserts if r.kind not in ("message", "aten")]  # with a file and line
     extern = _extern_matches(pkg, report, model)
-    if not located and not extern and log is not None and not (line or message or kernel):
+    if not located and not extern and from_log and not (line or message or kernel):
         bare = [r.message for r in report.asserts if r.kind == "message"]
         if not bare:
-            res = TraceResult(package=str(pkg.path), matches=[], hints=report.hints,
+            res = TraceResult(package=str(pkg.path), matches=[], hints=words.log_hints(report.hint_codes),
                               looked_for=say.NO_CHECK_IN_LOG,
                               context=_context(pkg, report, model))
             return _with_candidates(pkg, res, report, model)
@@ -102,7 +103,7 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
                 continue
             cands.append(c)
     if not located and not extern:
-        if message is not None and log is None:
+        if message is not None and not from_log:
             bare = [r.message for r in report.asserts if r.kind == "message"]
             message = bare[0] if bare else message
         looked.append(say.looked_for_filter(line, _quote(message) if message else None, kernel))
@@ -127,15 +128,15 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
     # writers of the buffers they read (a slice; `inspector.index.model_index`).
     slices = {n: pkg.index(n).slice(kernels=[c[1].name for c in uniq if c[0] == n]) for n in dict.fromkeys(c[0] for c in uniq)}
     matches = [explain(pkg, slices[n], k, a, exact, how, ep=eps.get(n)) for n, k, a, exact, how in uniq]
-    for m, site, how, msg in extern:
+    for m, site, how, said in extern:
         looked.append(say.looked_for_extern(site.target, site.line))
-        matches.append(explain_extern(pkg, m, site, how, msg, ep=eps.get(m.name)))
+        matches.append(explain_extern(pkg, m, site, how, said.message, ep=eps.get(m.name), said=said))
     n_reports = max(1, len(located))
     ambiguous = len(matches) > n_reports or (bool(matches) and not any(x.exact for x in matches) and len(matches) > 1)
     warnings = [f"model {n!r}: {w}" for n in ([model] if model else pkg.model_names) for w in pkg.index(n).warnings]
     res = TraceResult(package=str(pkg.path), matches=matches, looked_for="; ".join(looked), ambiguous=ambiguous,
                       context=_context(pkg, report, model, skip={(x[1].line) for x in extern}),
-                      hints=report.hints + warnings + _ep_notes(pkg, eps))
+                      hints=words.log_hints(report.hint_codes) + warnings + _ep_notes(pkg, eps))
     res.exported_program = next((e.source for e in eps.values() if e), None)
     for n, mt in zip([c[0] for c in uniq], matches):  # an index that is an argmax's position: the size bounds it
         if mt.position is None:
@@ -209,27 +210,23 @@ def _foreign(pkg, located, model) -> tuple[str, str]:
     return say.foreign(said)
 
 
-_FRAMING = FRAMING.regex
-
-
 def _quote(text: str, limit: int = 160) -> str:
     """A pasted message as one short line for "nothing found …": the line that states the failure (not a
-    Python traceback's or C++ stack's framing), cut at ``limit``.  The whole paste (a log, with frames and the
-    user's own Python traceback) is never echoed back."""
-    lines = [x.strip() for x in text.splitlines() if x.strip()]
-    said = [x for x in lines if not _FRAMING.match(x)]
-    first = next((x for x in said if SAYS_FAILURE.search(x)), said[0] if said else (lines[0] if lines else ""))
+    Python traceback's or C++ stack's framing: ``inspector.logs.stated_failure``), cut at ``limit``.  The whole
+    paste (a log, with frames and the user's own Python traceback) is never echoed back."""
+    first, lines = stated_failure(text)
     if len(first) > limit:
         first = first[: limit - 1] + "…"
-    return say.quoted_paste(first, len(lines))
+    return say.quoted_paste(first, lines)
 
 
 def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: str | None = None) -> TraceResult:
-    """No assertion line: when the text says a device-side assert fired, list the suspects."""
-    text = " ".join([message or ""] + [e.text for e in report.events])
+    """No assertion line: when the log's recognised lines (or the message given) say a device-side assert fired,
+    list the suspects."""
+    said = report.events_say("device_assert_said") or "device-side assert" in (message or "")
     if all(pkg.index(n).metadata.get(DEVICE_KEY) == "cpu" for n in ([model] if model else pkg.model_names)):
         return res  # no device-side asserts on CPU: a failed call there is the failure itself
-    if "device-side assert" in text or report.has("cublas_error", "device_side_assert") or report.noticed:
+    if said or report.has("cublas_error", "device_side_assert") or report.noticed:
         from .candidates import assert_candidates
 
         res.candidates = assert_candidates(pkg, report, model)
@@ -279,30 +276,32 @@ def _context(pkg: Package, report: LogReport, model=None, skip=()) -> list[str]:
 # ---------------------------------------------------------------------------
 
 
-def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model, CallSite, str, str]]:
+def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model, CallSite, str, OpError]]:
+    """The extern calls a log's failure names, each with how it was found and the op's error (read by the log's
+    reading: ``OpError``)."""
     out = []
     for n in report.noticed:
         hit = site_for_noticed(pkg, n, model)
         if hit and hit[1].kind == "extern" and hit[0].device == "cpu" and n.error:
-            out.append((hit[0], hit[1], say.how_cpu_exception(n.line), n.error))
+            out.append((hit[0], hit[1], say.how_cpu_exception(n.line), n.op_error))
     for r in report.asserts:
         if r.kind == "aten":
             for m, site in extern_sites_for_aten(pkg, r, model):
-                out.append((m, site, say.how_aten_assert(r.kernel, r.file_name, r.line, site.target), r.message))
+                out.append((m, site, say.how_aten_assert(r.kernel, r.file_name, r.line, site.target), r.op_error))
     ev = report.first("exception_in_aoti_torch")
     # A CUDA error is reported by whichever call comes next: when the log holds the device assert that fired, an
     # extern call that printed "device-side assert triggered" only noticed it and is no failing op.
     noticed_only = ev is not None and any(r.kind == "cuda" for r in report.asserts) and \
         report.events_say("device_assert_said")
     if ev is not None and not out and not report.noticed and not noticed_only:
-        msg = ev.fields.get("msg", "")
+        said = ev.op_error
         how = say.how_swallowed(report.mentions("aborted"))
         for name in [model] if model else pkg.model_names:
             m, sites = extern_calls(pkg, name, lambda c: not c.checked and not c.target.startswith(
                 ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")))
             for site in sites:
                 if getattr(site, "checked", None) is not True and index_args(site)[1]:
-                    out.append((m, site, how, msg))
+                    out.append((m, site, how, said))
     uniq, seen = [], set()
     for x in out:
         if (x[0].name, x[1].line) not in seen:

@@ -250,7 +250,7 @@ def test_whole_big_graph_says_its_size(capsys):
 def test_dot_renders_a_trace_neighbourhood_in_under_2s(tmp_path, pkg):
     import inspector
     from inspector.graph.export import neighbourhood, to_dot
-    from inspector.queries.trace import trace_assert
+    from inspector import trace_assert
 
     path = SAMPLES / pkg
     log = (path.parent / "error.log").read_text()

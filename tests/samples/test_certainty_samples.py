@@ -11,7 +11,7 @@ import pytest
 
 import inspector
 from inspector.cli import main
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 
 from _samples import TRACED_MANIFESTS, sample_of
 

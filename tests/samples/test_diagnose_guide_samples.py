@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import inspector
-from inspector.queries.diagnose import diagnose
+from inspector import diagnose
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_packages"

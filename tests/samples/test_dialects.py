@@ -116,7 +116,7 @@ def _as_26_layout(tmp_path: Path) -> Path:
 
 
 def test_26_layout_is_read_as_the_inline_dialect(tmp_path):
-    from inspector.queries.trace import trace_assert
+    from inspector import trace_assert
 
     pkg_path, offset = _as_26_layout(tmp_path)
     with inspector.open_package(pkg_path) as pkg:
@@ -134,7 +134,7 @@ def test_26_layout_is_read_as_the_inline_dialect(tmp_path):
 @pytest.mark.parametrize("manifest", SAMPLES_26, ids=[p.parent.name for p in SAMPLES_26])
 def test_real_26_samples_trace_their_logs_exactly(manifest):
     """The samples branch's real torch 2.6 packages (present once it is merged)."""
-    from inspector.queries.trace import trace_assert
+    from inspector import trace_assert
 
     man = json.loads(manifest.read_text())
     exp = man["expect"]

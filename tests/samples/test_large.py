@@ -12,7 +12,7 @@ from _grow import grow
 
 import inspector
 from inspector.queries.show import summarize
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 
 pytestmark = pytest.mark.slow  # builds a 1,500-kernel package
 

@@ -15,7 +15,7 @@ import pytest
 
 import inspector
 from inspector.queries.show import summarize
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 
 from _samples import LOGS, PACKAGES, pkg_for
 

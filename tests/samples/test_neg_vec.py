@@ -12,7 +12,7 @@ import pytest
 import inspector
 from _samples import S
 from inspector.queries.sweep import plan
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 
 D = S / "cpu/neg_vec"
 PKG = D / "package/neg_vec.pt2"

@@ -12,7 +12,7 @@ import pytest
 import inspector
 from inspector.parse import expr_tree as E
 from inspector.queries.positions import _calls
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 
 ROOT = Path(__file__).resolve().parents[2] / "sample_packages"
 

@@ -9,7 +9,7 @@ import pytest
 
 import inspector
 from inspector.queries.report import trace_chain
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 
 from _samples import SAMPLES
 

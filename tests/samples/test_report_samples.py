@@ -12,7 +12,7 @@ import inspector
 from inspector.cli import main
 from inspector.queries.report import trace_chain
 from inspector.render.html.layout import layout
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 
 from _browser import open_page
 from _samples import SAMPLES as ALL_SAMPLES, error_log_text

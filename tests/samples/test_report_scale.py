@@ -80,7 +80,7 @@ def test_report_never_parses_a_model_whole(case, no_whole_parse):
 
 @pytest.mark.parametrize("case", TRACED, ids=lambda d: f"{d.parent.name}/{d.name}")
 def test_chains_on_the_slice_equal_chains_on_the_whole_parse(case):
-    from inspector.queries.trace import trace_assert
+    from inspector import trace_assert
 
     with inspector.open_package(next(case.glob("*.pt2")), cache=False) as pkg:
         r = trace_assert(pkg, log=(case / "error.log").read_text())

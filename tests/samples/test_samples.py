@@ -22,7 +22,7 @@ from _samples import SAMPLES, by_name
 import inspector
 from inspector.cli import main
 from inspector.queries.show import summarize
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 
 from known_gaps import TRACE
 

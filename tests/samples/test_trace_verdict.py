@@ -94,7 +94,7 @@ def test_a_one_row_buffer_is_named_by_the_dim_it_is_indexed_along():
     from pathlib import Path
 
     import inspector
-    from inspector.queries.trace import trace_assert
+    from inspector import trace_assert
 
     pkg_path = Path(__file__).resolve().parents[2] / "sample_packages/harvest/timm_hf/hf_bert/hf_bert.pt2"
     with inspector.open_package(pkg_path) as pkg:

@@ -12,7 +12,7 @@ import pytest
 
 import inspector
 from inspector.graph.export import to_json
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 from inspector.queries.walk import Step
 
 ROOT = Path(__file__).resolve().parents[2] / "sample_packages"

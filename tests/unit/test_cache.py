@@ -16,7 +16,7 @@ import pytest
 import inspector
 from inspector.index import cache
 from inspector.queries.show import summarize
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 
 from _answers import answers
 from _samples import SAMPLES as ALL_SAMPLES

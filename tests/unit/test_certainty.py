@@ -17,7 +17,7 @@ import inspector
 from inspector.cli import main
 from inspector.errors import UsageError
 from inspector.queries.check import check, device_index, parse_device, parse_spec
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 
 from _samples import TRACED_MANIFESTS, sample_of
 
@@ -161,7 +161,7 @@ def test_diagnose_names_both_device_indices_in_torchs_wording(text, other, arg_d
     on" form; both strings are in torch 2.13's libtorch_cpu.so).  The answer names both indices, which argument,
     and says AOTI_RUNTIME_CHECK_INPUTS=1 cannot catch it (the wrapper's check_input compares the device type only:
     `unmatched device type`, wrapper.cpp of cuda/jagged)."""
-    from inspector.queries.diagnose import diagnose
+    from inspector import diagnose
 
     with inspector.open_package(S / "cuda/transformer/transformer.pt2") as p:
         d = diagnose(p, "Traceback (most recent call last):\n  File \"serve.py\", line 9, in <module>\n" + text + "\n")
@@ -232,7 +232,7 @@ def test_a_cut_log_is_no_evidence_that_a_thread_passed():
     """Real (H200, torch 2.11): repro's script ran topk_gather with an EMPTY table and printed its output cut
     (`[...]`); thread [0,0,0] of block [0,0,0] is not among the lines shown.  That absence was read as proof
     ('certain: not an empty input'); in a cut log it proves nothing, so the empty table stays a cause."""
-    from inspector.queries.trace import trace_assert
+    from inspector import trace_assert
 
     log = (S / "cuda/topk_gather/logs/repro_gpu.log").read_text()
     assert "[..." in log

@@ -10,7 +10,7 @@ import pytest
 
 from inspector.cli import main
 from inspector.package import open_package
-from inspector.queries.diagnose import diagnose
+from inspector import diagnose
 
 from _queries import diagnose_pkg
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import inspector
-from inspector.queries.diagnose import diagnose
+from inspector import diagnose
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_packages"
@@ -74,9 +74,9 @@ def test_printer_against_a_good_run():
 
 
 def test_printer_blocks_parse():
-    from inspector.logs import printer_blocks
+    from inspector.logs import parse_log
 
-    blocks = printer_blocks((H / "issue15_cpu213/printer2_cpu/logs/neg_input.log").read_text())
+    blocks = parse_log((H / "issue15_cpu213/printer2_cpu/logs/neg_input.log").read_text()).printer_blocks
     whens = {b.when for b in blocks}
     assert whens == {"aoti_model_inputs", "before_launch", "after_launch"}
     after = [b for b in blocks if b.when == "after_launch"]
@@ -99,7 +99,7 @@ def test_the_printers_own_calls_are_not_ops():
 def test_a_log_from_another_package_is_said_to_be_one():
     """cuda/jagged's real log given with cuda/embedding: its Assertion line names a .py this package lacks.  Never
     'the Assertion line is not in the text' with this package's candidates (issue 15 §3)."""
-    from inspector.queries.trace import trace_assert
+    from inspector import trace_assert
 
     log = (S / "cuda/jagged/error.log").read_text()
     with inspector.open_package(S / "cuda/embedding/embedding.pt2") as pkg:
@@ -123,7 +123,7 @@ def test_the_first_thread_decides_which_hypothesis_leads():
     """With a bound of 0 every index fails, thread [0,0,0] of block [0,0,0] too.  Real logs: cuda/jagged (an empty
     input) prints that thread and leads with the empty input; cuda/bucketize_index (one bucket past the table) and
     the torch_geometric out-of-range ids do not print it, and lead with the index being too large."""
-    from inspector.queries.trace import trace_assert
+    from inspector import trace_assert
 
     cases = [(S / "cuda/jagged/jagged.pt2", S / "cuda/jagged/error.log", True),
              (S / "cuda/bucketize_index/bucketize_index.pt2", S / "cuda/bucketize_index/error.log", False),
@@ -144,7 +144,7 @@ def test_an_extern_call_that_only_noticed_a_device_assert_is_no_match(net):
     """torch_geometric GAT runs that hit a Triton index assert print `Exception in aoti_torch: CUDA error:
     device-side assert triggered` at the scatter_reduce calls after it, then abort (`terminate called`, rc -6):
     those calls noticed the assert; they are not matched as failing, and nothing says the run went on (issue 16)."""
-    from inspector.queries.trace import trace_assert
+    from inspector import trace_assert
 
     folder = H / "pyg" / net
     for scenario in ("oob_id", "neg_id"):
@@ -160,7 +160,7 @@ def test_an_index_wrapped_in_broadcast_to_is_traced():
     """EdgeConv's assert text is `0 <= tl.broadcast_to(tmp19, [YBLOCK, XBLOCK]) < ks1` (issue 16): the bound and
     the origin are traced as for a bare tmp (num_nodes = input 0 dim 0; the ids of input 1)."""
     from inspector.parse.message import parse_check_message
-    from inspector.queries.trace import trace_assert
+    from inspector import trace_assert
 
     m = parse_check_message("index out of bounds: 0 <= tl.broadcast_to(tmp19, [YBLOCK, XBLOCK]) < ks1")
     assert (m.index_var, m.bound) == ("tmp19", "ks1")
@@ -201,7 +201,7 @@ def test_show_names_the_users_inputs_in_the_terminal_too(capsys):
 def test_an_argmax_position_names_the_dim_that_bounds_it():
     """cuda/argmax_embedding: `emb(scores.argmax(dim=1))` with scores 2x150 and a 100-row table.  The index is a
     position along input 0 dim 1, so that size (150) is what overruns the table: the trace says so (issue 15 §3)."""
-    from inspector.queries.trace import trace_assert
+    from inspector import trace_assert
 
     with inspector.open_package(S / "cuda/argmax_embedding/argmax_embedding.pt2") as pkg:
         t = trace_assert(pkg, log=(S / "cuda/argmax_embedding/error.log").read_text())

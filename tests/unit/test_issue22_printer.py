@@ -13,8 +13,8 @@ import pytest
 
 import inspector
 from inspector.cli import main
-from inspector.logs import printer_blocks
-from inspector.queries.diagnose import diagnose
+from inspector.logs import parse_log
+from inspector import diagnose
 
 ROOT = Path(__file__).resolve().parents[2]
 R = ROOT / "sample_packages/harvest/issue22_cpu213/recommender_printer2"
@@ -35,7 +35,7 @@ def _line_of(needle: str) -> int:
 
 
 def test_launches_are_counted_per_kernel_not_per_argument():
-    blocks = printer_blocks(_log("good"))
+    blocks = parse_log(_log("good")).printer_blocks
     addmm = [b for b in blocks if b.kernel == "aoti_torch_cpu_addmm_out" and b.when == "before_launch"]
     # 5 addmm launches; the 3rd and 4th are back to back (launches 5 and 6 of the log)
     assert sorted({b.call for b in addmm}) == [1, 2, 3, 4, 5]

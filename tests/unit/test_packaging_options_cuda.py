@@ -16,9 +16,9 @@ import inspector
 import inspector.elf as elf
 from inspector.cli import main
 from inspector.logs.parse import parse_log
-from inspector.queries.diagnose import diagnose
+from inspector import diagnose
 from inspector.queries.doctor import doctor
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 from inspector.queries.show import summarize
 
 from _samples import options_index

@@ -11,7 +11,7 @@ from _samples import S
 import inspector
 from inspector.cli import main
 from inspector.queries.walk import BoundTerm, InputRef, limit_words
-from inspector.queries.trace import trace_assert
+from inspector import trace_assert
 
 CPU = S / "cpu"
 

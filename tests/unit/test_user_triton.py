@@ -7,8 +7,8 @@ from pathlib import Path
 
 import inspector
 from inspector.parse.message import parse_check_condition
-from inspector.queries.diagnose import diagnose
-from inspector.queries.trace import trace_assert
+from inspector import diagnose
+from inspector import trace_assert
 
 A = Path(__file__).resolve().parents[2] / "sample_packages/harvest/aoti_tests"
 GATHER = A / "test_triton_op_device_assert"

@@ -4,7 +4,7 @@ docstring and the words (inspector.explain.diagnose.CATEGORY_DOC) are checked ag
 (tests/unit/test_diagnose_registry.py).
 
 A rule reads ``Observations`` (the parsed log, the package's interface) and fills a ``Diagnosis`` with typed parts.
-It matches no text itself (the log's patterns are named in inspector.logs.patterns) and writes no sentence
+It matches no text itself (it reads the typed facts of the log's one reading, ``inspector.logs``) and writes no sentence
 (they are in inspector.explain.diagnose).
 
 The rules live one family per module: ``base`` (``Observations``, ``Rule``), ``cpu_isa`` (the host's CPU against the
@@ -19,6 +19,7 @@ inspector/logs/patterns.py (``PATTERNS``, with the category's name); its words i
 from __future__ import annotations
 
 from ....explain import diagnose as say
+from ....logs import LogReport
 from ....package import Package
 from ..results import Diagnosis, Step
 from .arith import ArithmeticFault
@@ -59,13 +60,14 @@ def _certainty(d: Diagnosis) -> str:
     return "likely"
 
 
-def diagnose(pkg: Package, log: str, model: str | None = None, ep=None, against: str | None = None,
+def diagnose(pkg: Package, report: LogReport, model: str | None = None, ep=None, against: LogReport | None = None,
              log_name: str | None = None) -> Diagnosis:
-    """Classify ``log`` against ``pkg`` and say what to do next: the first rule of ``RULES`` that claims it answers.
-    ``against``: the log of a good run (the printer's output is compared kernel by kernel)."""
+    """Classify the log (``report``: as ``inspector.logs.parse_log`` read it) against ``pkg`` and say what to do next:
+    the first rule of ``RULES`` that claims it answers.  ``against``: a good run's log, read so too (the printer's
+    output is compared kernel by kernel).  A trace the answer needs is made from the same report."""
     if model is not None:
         pkg.files(model)
-    obs = Observations(pkg, log, model, ep, against, log_name)
+    obs = Observations(pkg, report, model, ep, against, log_name)
     d = Diagnosis(package=str(pkg.path), category="unknown", verdict="")
     d.notes += list(dict.fromkeys(say.isa_note(x) for x in obs.isa))
     if obs.rep.has("old_package"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ....explain import diagnose as say
-from ....logs import patterns as P
+from ....logs import NativeFrame
 from ...divisions import FaultSite, extern_sites, kernel_sites
 from ..results import Diagnosis, step
 from .base import Observations, Rule, _ev
@@ -26,23 +26,17 @@ class Backtrace:
     frames: list[str] = field(default_factory=list)
 
 
-def _backtrace(lines: list[str]) -> Backtrace:
+def _backtrace(frames: list[NativeFrame]) -> Backtrace:
+    """What the log's native frames (as read: ``LogReport.native_frames``) name, innermost first."""
     bt = Backtrace()
-    for ln in lines:
-        m = P.NATIVE_FRAME.search(ln)
-        if not m:
-            continue
-        fn = m.group("fn")
-        bt.frames.append(ln.strip())
-        name = P.FRAME_FUNCTION.search(fn)
-        if bt.function is None and name:
-            bt.function = name.group("name")
-        shim = P.SHIM_IN_FRAME.search(fn)
-        if bt.shim is None and shim:
-            bt.shim = f"aoti_torch_{shim.group('device')}_{shim.group('op')}"
-        if (bt.wrapper_line is None and m.group("file") and m.group("file").endswith("wrapper.cpp")
-                and name and name.group("name") == "run_impl"):
-            bt.wrapper_line = int(m.group("line"))
+    for f in frames:
+        bt.frames.append(f.text)
+        if bt.function is None and f.function:
+            bt.function = f.function
+        if bt.shim is None and f.shim:
+            bt.shim = f.shim
+        if bt.wrapper_line is None and f.file and f.file.endswith("wrapper.cpp") and f.function == "run_impl":
+            bt.wrapper_line = f.line
     return bt
 
 
@@ -54,7 +48,7 @@ class ArithmeticFault(Rule):
 
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         d.evidence = _ev([e for e in obs.rep.events if e.pattern == "arithmetic_fault"], 2)
-        bt = _backtrace(obs.rep.lines)
+        bt = _backtrace(obs.rep.native_frames)
         sites: list[FaultSite] = []
         for em in obs.models:
             m = obs.pkg.index(em.name).full()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from ....explain import diagnose as say
 from ....logs import LogReport
-from ....logs import patterns as P
 from ...doctor.guards import PROXY_CALL
 from ..results import Diagnosis, step
 from .base import Observations, Rule, _ev
@@ -15,8 +14,8 @@ from .base import Observations, Rule, _ev
 def _deprecated_apis(rep: LogReport) -> list[str]:
     """The deprecated entry points the log names (those a traceback shows called, when it shows any)."""
     ev = [e for e in rep.events if e.pattern == "deprecated_api"]
-    called = [e for e in ev if e.fields.get("api3")]
-    return sorted({e.fields.get("api") or e.fields.get("api2") or e.fields.get("api3") for e in (called or ev)} - {None})
+    called = [e for e in ev if e.in_frame]
+    return sorted({e.api for e in (called or ev)} - {None})
 
 
 class DeprecatedApi(Rule):
@@ -35,7 +34,7 @@ class DeprecatedApi(Rule):
         apis = _deprecated_apis(rep)
         d.verdict = say.deprecated_verdict(apis)
         d.evidence = _ev(ev, 3) + _ev([e for e in rep.events if e.pattern == "load_failure"], 2)
-        if rep.events_say(P.NOT_ELF.name):
+        if rep.events_say("not_elf"):
             d.notes.append(say.NOT_ELF)
         d.steps = [step(say.DEPRECATED_COMPILE), step(say.DEPRECATED_LOAD)]
 
@@ -51,7 +50,7 @@ class CustomOp(Rule):
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         evs = [e for e in obs.rep.events if e.category == "custom_op"]
         d.evidence = _ev(evs, 2)
-        op = next((e.fields["op"].rstrip(".") for e in evs if e.fields.get("op")), None)
+        op = next((e.name for e in evs if e.pattern == "custom_op_missing"), None)
         calls = [c.line for m in obs.models for c in obs.pkg.index(m.name).calls() if c.target == PROXY_CALL]
         if op:
             d.verdict = say.custom_op_verdict(op, calls)
@@ -73,7 +72,7 @@ class TorchVersion(Rule):
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         evs = [e for e in obs.rep.events if e.category == "torch_version"]
         d.evidence = _ev(evs, 2)
-        sym = next((e.fields["symbol"] for e in evs if e.fields.get("symbol")), None)
+        sym = next((e.symbol for e in evs if e.pattern == "undefined_shim_symbol"), None)
         if sym:
             from ...doctor import shim_table
 
@@ -98,7 +97,7 @@ class WrongArtifact(Rule):
             # compile_standalone: the loader compiled the libtorch-free library and dlopen could not bind the shim
             evs = [e for e in obs.rep.events if e.pattern == "undefined_shim_symbol"]
             d.evidence = _ev(evs, 2)
-            d.verdict = say.standalone_loaded_verdict(next((e.fields.get("symbol") for e in evs), None))
+            d.verdict = say.standalone_loaded_verdict(next((e.symbol for e in evs), None))
             d.steps = [step(say.STANDALONE_STEP)]
             # torch prints `Loading outdated pt2 file` before it tries the package (seen on this log): not its age
             d.notes = [n for n in d.notes if n != say.OLD_PACKAGE]

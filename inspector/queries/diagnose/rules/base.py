@@ -1,12 +1,11 @@
-"""What every rule reads and is: ``Observations`` (the log read once, the models' interfaces, the trace when first
-asked) and ``Rule`` (``claims`` / ``answer``)."""
+"""What every rule reads and is: ``Observations`` (the log as read, once, by inspector.logs; the models'
+interfaces; the trace when first asked, made from the same reading) and ``Rule`` (``claims`` / ``answer``)."""
 
 from __future__ import annotations
 
 from functools import cached_property
 
-from ....logs import LogEvent, LogReport, parse_log
-from ....logs import patterns as P
+from ....logs import LogReport, facts as logged
 from ....model import Model
 from ....package import Package
 from ...doctor.guards import NOT_OPS as _NOT_OPS  # extern calls that copy or allocate: never the failing op
@@ -14,19 +13,16 @@ from ..results import Diagnosis, Evidence, IsaFinding
 from .cpu_isa import _with_tile_code, isa_findings
 
 
-# A located check's evidence line, by ReportedAssert.kind: the pattern that found it.
-_ASSERT_PATTERN = {"cuda": P.CUDA_ASSERT.name, "cpu": P.CPU_FROM.name, "aten": P.ATEN_ASSERT.name}
-
 
 class Observations:
-    """What the rules decide on: the log read once, the models' interfaces (inputs, guards, symbols,
-    metadata: ``ModelIndex.eager``; no kernel parsed), and the trace of a located check, made when first asked."""
+    """What the rules decide on: the log's report (read once, by the caller: ``inspector.logs.parse_log``), a good
+    run's (``against``), the models' interfaces (inputs, guards, symbols, metadata: ``ModelIndex.eager``; no kernel
+    parsed), and the trace of a located check, made from the same report when first asked."""
 
-    def __init__(self, pkg: Package, log: str, model: str | None, ep, against: str | None = None,
+    def __init__(self, pkg: Package, rep: LogReport, model: str | None, ep, against: LogReport | None = None,
                  log_name: str | None = None):
-        self.pkg, self.log, self.model, self.ep, self.against = pkg, log, model, ep, against
+        self.pkg, self.rep, self.model, self.ep, self.against = pkg, rep, model, ep, against
         self.log_name = log_name
-        self.rep: LogReport = parse_log(log or "")
         names = [model] if model else pkg.model_names
         # A failed assert is traced through slices; only an illegal memory access or a device assert without its
         # line needs every kernel (the IMA rule and assert_candidates parse the whole model).
@@ -44,8 +40,9 @@ class Observations:
         return [r for r in self.rep.asserts if r.kind in ("cuda", "cpu", "aten")]
 
     @cached_property
-    def trace(self):
-        """The trace-assert answer, when the log holds a located check or an extern op's failure and it matched."""
+    def traced(self):
+        """The trace-assert answer on this log's report, matched or not, when the log holds a located check or an
+        extern op's failure (else None): made once, from the same report, so the two cannot disagree about the log."""
         from ...trace import trace_assert
 
         rep = self.rep
@@ -53,8 +50,13 @@ class Observations:
         cpu_extern = self.device == "cpu" and any(n.error for n in rep.noticed)
         if not (self.located or extern_text or cpu_extern):
             return None
-        t = trace_assert(self.pkg, log=self.log, model=self.model, ep=self.ep, log_name=self.log_name)
-        return t if t.matches else None
+        return trace_assert(self.pkg, report=rep, model=self.model, ep=self.ep, log_name=self.log_name)
+
+    @property
+    def trace(self):
+        """The trace-assert answer, when the log holds a located check or an extern op's failure and it matched."""
+        t = self.traced
+        return t if t is not None and t.matches else None
 
     @cached_property
     def weightless(self) -> list[tuple[str, int, int]]:
@@ -83,19 +85,9 @@ class Observations:
         """A segfault whose stack shows the loader and not the model's run."""
         return self.rep.has("segfault") and self.rep.mentions("at_load") and not self.rep.mentions("at_run")
 
-    def input_check(self) -> tuple[LogEvent, str] | None:
-        """The first runtime input check in the log and its kind (``input_check_kind``)."""
-        ev = self.rep.first("input_check")
-        return (ev, input_check_kind(ev.fields.get("what", ""))) if ev is not None else None
-
-
-def input_check_kind(what: str) -> str:
-    """What a runtime input check rejected: "range" | "dtype" | "device" | "size" | "stride" | "other"."""
-    for kind, p in (("range", P.INPUT_RANGE), ("dtype", P.INPUT_DTYPE), ("device", P.INPUT_DEVICE),
-                    ("size", P.INPUT_SIZE), ("stride", P.INPUT_STRIDE)):
-        if p.search(what):
-            return kind
-    return "other"
+    def input_check(self) -> logged.InputCheck | None:
+        """The first runtime input check in the log (its ``kind``: what it rejected)."""
+        return self.rep.first("input_check")
 
 
 def _ev(events, limit: int | None = None) -> list[Evidence]:

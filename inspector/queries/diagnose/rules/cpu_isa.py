@@ -16,7 +16,7 @@ def isa_findings(rep: LogReport, models: list[Model]) -> list[IsaFinding]:
     out = []
     ev = rep.first("cpuinfo_flags")
     if ev is not None:
-        flags = set(ev.fields.get("flags", "").split())
+        flags = set(ev.flags)
         for m in models:
             need = m.wrapper_metadata.cpu_isa
             missing = isa_words_missing(need, flags)  # the one table doctor reads too (inspector.cpu_isa)
@@ -27,12 +27,11 @@ def isa_findings(rep: LogReport, models: list[Model]) -> list[IsaFinding]:
     for e in rep.events:
         if e.pattern != "isa_mismatch":
             continue
-        a, b = e.fields.get("package", ""), e.fields.get("host", "")
         for m in models:
             pkg_isa = list(m.wrapper_metadata.cpu_isa)
-            if not pkg_isa or e.fields.get("key") != CPU_ISA:
+            if not pkg_isa or e.key != CPU_ISA:
                 continue
-            host = b.split() if sorted(a.split()) == sorted(pkg_isa) else a.split()
+            host = e.host if sorted(e.package) == sorted(pkg_isa) else e.package
             have = isa_words_with_implied(host)  # a host torch calls AVX512 runs AVX2 code too
             missing = tuple(x for x in pkg_isa if x not in have)
             out.append(IsaFinding("host_lacks" if missing else "host_covers", m.name, tuple(pkg_isa), missing,

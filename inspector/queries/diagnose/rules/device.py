@@ -6,7 +6,6 @@ from __future__ import annotations
 import inspector.explain as words
 
 from ....explain import diagnose as say
-from ....logs import patterns as P
 from ....parse.specs import Device
 from ...candidates import assert_candidates
 from ...match import site_for_noticed
@@ -20,12 +19,12 @@ class DeviceMismatch(Rule):
 
     def claims(self, obs: Observations) -> bool:
         check = obs.input_check()
-        return (check is not None and check[1] == "device") or obs.rep.has("device_mismatch") or _host_pointer(obs)
+        return (check is not None and check.kind == "device") or obs.rep.has("device_mismatch") or _host_pointer(obs)
 
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         check = obs.input_check()
-        if check is not None and check[1] == "device":
-            return _answer_runtime_check(obs, d, *check)
+        if check is not None and check.kind == "device":
+            return _answer_runtime_check(obs, d, check)
         if not obs.rep.has("device_mismatch"):  # an illegal access that only a host pointer explains (_host_pointer)
             return _answer_host_pointer(obs, d)
         key = next((m.device for m in obs.models if m.device), "?")
@@ -34,7 +33,7 @@ class DeviceMismatch(Rule):
         pair = _device_pair(evs)
         if pair is not None:  # two GPUs of one type in one call: the indices, and which to move
             first, second, arg, method = pair
-            d.evidence = _ev([e for e in evs if P.DEVICE_PAIR.search(e.text)], 1)
+            d.evidence = _ev([e for e in evs if e.first is not None], 1)
             d.verdict = say.device_index_verdict(first, second, arg, method)
             d.steps = [step(say.device_index_move(first, second, arg)),
                        step(say.DEVICE_INDEX_CHECK)]
@@ -74,12 +73,9 @@ def _device_pair(evs) -> tuple[str, str, str | None, str | None] | None:
     """(other tensors' device, the named argument's device, argument, method) from c10's "Expected all tensors to
     be on the same device" text, when both are GPUs of one type with different indices."""
     for e in evs:
-        mm = P.DEVICE_PAIR.search(e.text)
-        if not mm:
+        if e.first is None:
             continue
-        g = mm.groupdict()
-        first, second = g.get("first") or g.get("first2"), g.get("second") or g.get("second2")
-        arg, method = g.get("arg") or g.get("arg2"), g.get("method") or g.get("method2")
+        first, second, arg, method = e.first, e.second, e.arg, e.method
         a, b = Device.of(first), Device.of(second)
         if a and b and a.type == b.type != "cpu" and first != second:
             return first, second, arg, method
@@ -145,7 +141,7 @@ class DeviceAssert(Rule):
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         rep = obs.rep
         d.evidence = _ev([e for e in rep.events if e.pattern in ("device_side_assert", "cublas_error")], 3)
-        d.evidence += [Evidence(n.text, P.NOTICED.name) for n in rep.noticed][:2]
+        d.evidence += [Evidence(n.text, n.pattern) for n in rep.noticed][:2]
         d.candidates = assert_candidates(obs.pkg, rep, obs.model)
         symptom = ("cublas_error" if rep.has("cublas_error") else
                    "device_side_assert" if rep.has("device_side_assert") else "noticed")

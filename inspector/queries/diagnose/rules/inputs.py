@@ -5,20 +5,11 @@ from __future__ import annotations
 
 from ....explain import diagnose as say
 from ....index.records import RuntimeAssert
-from ....logs import LogEvent
-from ....logs import patterns as P
+from ....logs import facts as logged
 from ....model import Model
 from ....naming import C10_SCALAR_TYPES as SCALAR_TYPES
 from ..results import Diagnosis, Evidence, InputCheck, step
 from .base import Observations, Rule
-
-
-def _device_name(text: str) -> str:
-    """``11(cuda)`` -> cuda; ``0`` -> cpu (the AOTI device-type code the check prints without a name)."""
-    mm = P.DEVICE_CODE.search(text)
-    if mm:
-        return mm.group("name")
-    return {"0": "cpu"}.get(text, text)
 
 
 def _ep_for(obs: Observations, m: Model):
@@ -33,12 +24,11 @@ def _ep_for(obs: Observations, m: Model):
     return ep
 
 
-def _answer_runtime_check(obs: Observations, d: Diagnosis, ev: LogEvent, kind: str) -> None:
+def _answer_runtime_check(obs: Observations, d: Diagnosis, ev: logged.InputCheck) -> None:
     """A runtime input check (AOTI_RUNTIME_CHECK_INPUTS=1) named the input: what it is, what it must be."""
     models = obs.models
     m = models[0]
-    idx = int(ev.fields["input"])
-    what = ev.fields.get("what", "")
+    idx, what, kind = ev.input, ev.what, ev.kind
     if len(models) > 1:
         m = next((x for x in models if idx < len(x.inputs)), models[0])
     inp = next((i for i in m.inputs if i.index == idx), None)
@@ -49,29 +39,25 @@ def _answer_runtime_check(obs: Observations, d: Diagnosis, ev: LogEvent, kind: s
         ic.user_name = ep.user_name(idx)
     label = say.input_label(idx, ic.wrapper_name, ic.user_name)
     if kind == "range":
-        mm = P.INPUT_RANGE.search(what)
-        dim, got = int(mm.group("dim")), int(mm.group("got"))
+        dim, got = ev.dim, ev.got
         sym = next((s for s in m.symbols.values() if s.input == idx and s.dim == dim and not s.alias_of), None)
-        ic.dim, ic.got, ic.expected = dim, got, f"{mm.group('op')} {mm.group('limit')}"
+        ic.dim, ic.got, ic.expected = dim, got, f"{ev.bound} {ev.limit}"
         if sym:
             ic.symbol, ic.min, ic.max = sym.name, sym.min, sym.max
         rng = f"{ic.min}..{ic.max}" if sym else ic.expected
-        ic.fix = say.range_fix(dim, got, rng, mm.group("dir") == "large", ic.max if sym else mm.group("limit"))
+        ic.fix = say.range_fix(dim, got, rng, ev.too == "large", ic.max if sym else ev.limit)
         d.verdict = say.range_verdict(label, dim, ic.symbol, got, rng)
     elif kind == "dtype":
-        mm = P.INPUT_DTYPE.search(what)
-        exp, got = int(mm.group("exp")), int(mm.group("got"))
+        exp, got = ev.expected, ev.got
         ic.expected, ic.got = SCALAR_TYPES.get(exp, str(exp)), SCALAR_TYPES.get(got, str(got))
         ic.fix = say.dtype_fix(ic.expected)
         d.verdict = say.dtype_verdict(label, ic.got, got, ic.expected, exp)
     elif kind == "device":
-        mm = P.INPUT_DEVICE.search(what)
-        ic.expected, ic.got = _device_name(mm.group("exp")), _device_name(mm.group("got"))
+        ic.expected, ic.got = ev.expected_device_name, ev.got_device_name
         ic.fix = say.device_fix(m.device)
-        d.verdict = say.device_verdict(label, ic.got, mm.group("got"), ic.expected, mm.group("exp"), m.device)
+        d.verdict = say.device_verdict(label, ic.got, ev.got_device, ic.expected, ev.expected_device, m.device)
     elif kind in ("size", "stride"):
-        mm = (P.INPUT_SIZE if kind == "size" else P.INPUT_STRIDE).search(what)
-        ic.dim, ic.expected, ic.got = int(mm.group("dim")), int(mm.group("exp")), int(mm.group("got"))
+        ic.dim, ic.expected, ic.got = ev.dim, ev.expected, ev.got
         ic.fix = say.static_fix(kind)
         d.verdict = say.static_verdict(label, kind, ic.dim, ic.got, ic.expected)
     else:
@@ -81,10 +67,10 @@ def _answer_runtime_check(obs: Observations, d: Diagnosis, ev: LogEvent, kind: s
                step(say.KEEP_CHECKS_ON, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
 
 
-def _answer_size_assert(obs: Observations, d: Diagnosis, ev: LogEvent) -> None:
+def _answer_size_assert(obs: Observations, d: Diagnosis, ev: logged.SizeAssert) -> None:
     """``expected size 3==4, stride 8==8 at dim=0`` names no input: the inputs whose dim shares a symbol
     (or a static size) with another input are the candidates."""
-    dim, got, exp = int(ev.fields["dim"]), int(ev.fields["got"]), int(ev.fields["exp"])
+    dim, got, exp = ev.dim, ev.got, ev.expected
     cands = []
     for m in obs.models:
         for inp in m.inputs:
@@ -120,12 +106,12 @@ class InputCheckRule(Rule):
 
     def claims(self, obs: Observations) -> bool:
         check = obs.input_check()
-        return check[1] != "device" if check else obs.rep.has("size_assert")
+        return check.kind != "device" if check else obs.rep.has("size_assert")
 
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         check = obs.input_check()
         if check:
-            _answer_runtime_check(obs, d, *check)
+            _answer_runtime_check(obs, d, check)
         else:
             _answer_size_assert(obs, d, obs.rep.first("size_assert"))
 
@@ -149,12 +135,11 @@ class SymbolicAssert(Rule):
         return obs.rep.has("symbolic_assert")
 
     def answer(self, obs: Observations, d: Diagnosis) -> None:
-        ev = obs.rep.first("symbolic_assert")
-        cond, got = ev.fields.get("cond", ""), ev.fields.get("got", "")
+        ev: logged.SymbolicAssert = obs.rep.first("symbolic_assert")
+        cond, got = ev.cond, ev.got
         d.evidence = [Evidence(ev.text, ev.pattern)]
         line = _runtime_assert_line(obs, cond)
-        syms = [m.group("symbol") for m in P.SYMBOL_NAME.regex.finditer(cond)]
-        symbol = syms[0] if syms else None
+        symbol = ev.symbols[0] if ev.symbols else None
         origin = None
         unbacked = bool(symbol and symbol.startswith("u"))
         if symbol and unbacked:

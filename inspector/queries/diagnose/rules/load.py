@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ....explain import diagnose as say
-from ....logs import patterns as P
 from ...kernel_binaries import cpp_build
 from ..results import Diagnosis, Evidence, step
 from .base import Observations, Rule, _ev
@@ -55,17 +54,17 @@ class Load(Rule):
             d.steps = [step(say.RECOMPILE_ON_HOST)]
         elif (img := next((e for e in rep.events if e.pattern == "undefined_kernel_image"), None)) is not None \
                 and (build := cpp_build(obs.pkg, obs.pkg.files(m.name))) is not None:
-            d.verdict = say.cmake_package_verdict(img.fields.get("symbol") or img.text)
+            d.verdict = say.cmake_package_verdict(img.symbol or img.text)
             d.evidence = _ev([img], 1)
             d.steps = [step(say.cmake_build_step(build.needs(), (build.library or "").split(" ")[0] or None))]
         else:
             err = [e for e in rep.events if e.pattern == "load_failure"]
-            raised = rep.lines_saying(P.EXCEPTION_LINE.name)
-            last = raised[-1].strip() if raised else None
+            raised = rep.exception_lines[-1] if rep.exception_lines else None
+            last = raised.text if raised else None
             d.verdict = say.not_loaded_verdict(last or (err[0].text if err else None))
             if last and last not in [e.text for e in d.evidence]:
-                d.evidence.append(Evidence(last, P.EXCEPTION_LINE.name))
-            if last and P.MISSING_MEMBER.search(last):
+                d.evidence.append(Evidence(last, raised.pattern))
+            if last and raised.missing_member:
                 d.notes.append(say.MISSING_MEMBER)
             d.steps = [step(say.same_torch_step(dev)),
                        step(say.CPP_STACK_LOAD, {"TORCH_SHOW_CPP_STACKTRACES": "1"})]

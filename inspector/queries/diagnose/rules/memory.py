@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ....explain import diagnose as say
-from ....logs import patterns as P
 from ..results import Diagnosis, Evidence, step
 from .base import Observations, Rule
 
@@ -21,8 +20,8 @@ class OutOfMemory(Rule):
         from ...memory import human_bytes, memory_plan
 
         ev = obs.rep.first("out_of_memory")
-        d.evidence = [Evidence(ev.text, ev.pattern)] + [Evidence(n.text, P.NOTICED.name) for n in obs.rep.noticed[:1]]
-        size = ev.fields.get("size") or (human_bytes(int(ev.fields["bytes"])) if ev.fields.get("bytes") else "?")
+        d.evidence = [Evidence(ev.text, ev.pattern)] + [Evidence(n.text, n.pattern) for n in obs.rep.noticed[:1]]
+        size = ev.size or (human_bytes(ev.bytes) if ev.bytes is not None else "?")
         alloc = None
         consts = 0
         lines = {n.line for n in obs.rep.noticed}  # the failed allocation's wrapper line
@@ -34,20 +33,19 @@ class OutOfMemory(Rule):
                 except Exception:  # noqa: BLE001 - the verdict stands without the buffer's formula
                     continue
                 alloc = next((a for a in plan.allocations if a.line in lines), alloc)
-        # who refused: the caching allocator (names the size), the CPU allocator (bytes), or the CUDA runtime
-        # (cache off) / driver (a kernel's module load or launch) with no size at all
-        source = ("driver" if ev.fields.get("driver") else "runtime" if ev.fields.get("runtime") else
-                  "cublas" if ev.fields.get("cublas") else "cpu" if ev.fields.get("bytes") else "allocator")
+        # who refused (as read): the caching allocator (names the size), the CPU allocator (bytes), or the CUDA
+        # runtime (cache off) / driver (a kernel's module load or launch) with no size at all
+        source = ev.source
         if source in ("driver", "runtime", "cublas"):
             size = None
         if source == "cublas":  # cuBLAS's own handle / workspace: no buffer of the wrapper's
             lines = set()
             alloc = None
-        d.verdict = say.oom_verdict(size, ev.fields.get("free"), ev.fields.get("total"),
+        d.verdict = say.oom_verdict(size, ev.free, ev.total,
                                     (alloc.buffer, alloc.line, alloc.formula()) if alloc else None,
                                     human_bytes(consts) if consts else None, source)
         d.steps = [step(say.OOM_SIZES), step(say.OOM_DOCTOR)]
         if source in ("driver", "cublas", "runtime"):  # no size named: the GPU may have been full before
             d.steps.insert(0 if source != "runtime" else 1, step(say.OOM_DRIVER))
-        if ev.fields.get("free") and ev.fields.get("size"):
+        if ev.free and ev.size:
             d.steps.append(step(say.OOM_FRAGMENTATION, {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}))

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from ....explain import diagnose as say
-from ....logs import patterns as P
+from ....logs import says_nan_inf
 from ..results import Diagnosis, Evidence, step
-from .base import Observations, Rule, _ASSERT_PATTERN
+from .base import Observations, Rule
 
 
 def _checked(assertion) -> bool | None:
@@ -22,10 +22,10 @@ class _Traced(Rule):
         d.verdict = t.verdict
         for r in obs.located[:3]:
             if r.kind == "cpu" and r.message:
-                d.evidence.append(Evidence(r.message, P.CPU_MSG.name))
-            d.evidence.append(Evidence(r.first_text, _ASSERT_PATTERN[r.kind]))
-        d.evidence += [Evidence(n.text, P.NOTICED.name) for n in rep.noticed][:2]
-        d.evidence += [Evidence(f"{n.error}", P.NOTICED_ERROR.name) for n in rep.noticed[:1] if n.error]
+                d.evidence.append(Evidence(r.message, r.message_pattern))
+            d.evidence.append(Evidence(r.first_text, r.pattern))
+        d.evidence += [Evidence(n.text, n.pattern) for n in rep.noticed][:2]
+        d.evidence += [Evidence(f"{n.error}", n.error_pattern) for n in rep.noticed[:1] if n.error]
         self.more(obs, d)
         pos = t.matches[0].position if t.matches else None
         # an index that is a loop position (an arange) fails on a size, not on a value
@@ -44,7 +44,7 @@ class _Traced(Rule):
 
 def _nan_check(obs: Observations) -> bool:
     """The located, traced check is a Triton kernel's NaN/Inf assert (TORCHINDUCTOR_RUNTIME_TRITON_NAN_ASSERTS)."""
-    return obs.trace is not None and bool(P.REGISTRY["nan_inf_triton"].search(obs.trace.matches[0].assertion.message or ""))
+    return obs.trace is not None and says_nan_inf(obs.trace.matches[0].assertion.message)
 
 
 class ExternOp(_Traced):
@@ -83,10 +83,8 @@ class ForeignLog(Rule):
         return bool([r for r in obs.located if r.kind in ("cuda", "cpu")]) and obs.trace is None
 
     def answer(self, obs: Observations, d: Diagnosis) -> None:
-        from ...trace import trace_assert
-
-        t = trace_assert(obs.pkg, log=obs.log, model=obs.model, ep=obs.ep, log_name=obs.log_name)
+        t = obs.traced  # the trace made when claims() asked for it: it matched nothing
         d.verdict = t.verdict or say.FOREIGN_LOG
-        d.evidence = [Evidence(r.first_text, _ASSERT_PATTERN[r.kind]) for r in obs.located[:3]]
+        d.evidence = [Evidence(r.first_text, r.pattern) for r in obs.located[:3]]
         d.notes += t.hints[-1:]
         d.steps = [step(say.FOREIGN_STEP)]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ....explain import diagnose as say
-from ....logs import patterns as P
 from ....model import Model
 from ..results import Diagnosis, Evidence, Step, step
 from .base import Observations, Rule, _NOT_OPS, _ev
@@ -21,8 +20,7 @@ class Unknown(Rule):
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         if obs.not_torch:
             d.verdict = say.NOT_TORCH_VERDICT
-            d.evidence = _ev(obs.rep.events, 3) + [Evidence(ln, P.ERROR_LINE.name)
-                                                 for ln in obs.rep.lines_saying(P.ERROR_LINE.name)[:3]]
+            d.evidence = _ev(obs.rep.events, 3) + [Evidence(ln.text, ln.pattern) for ln in obs.rep.failure_lines[:3]]
             d.notes.append(say.not_torch_note(say.TORCH_SAID_WORDS))
             d.steps = [step(say.NOT_TORCH_STEP)] + general_steps(obs.models)
             return
@@ -32,7 +30,7 @@ class Unknown(Rule):
                     if c.kind == "extern" and not c.checked and not c.target.startswith(_NOT_OPS)]
             if bare:
                 d.notes.append(say.bare_extern_note(m.name, bare))
-        d.evidence = [Evidence(ln, P.ERROR_LINE.name) for ln in obs.rep.lines_saying(P.ERROR_LINE.name)[:5]]
+        d.evidence = [Evidence(ln.text, ln.pattern) for ln in obs.rep.failure_lines[:5]]
         d.steps = general_steps(obs.models)
 
 

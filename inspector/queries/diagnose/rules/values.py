@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ....explain import diagnose as say
 from ..results import Diagnosis, Evidence, step
-from .base import Observations, Rule, _ASSERT_PATTERN, _ev
+from .base import Observations, Rule, _ev
 from .traced import _nan_check
 
 
@@ -20,14 +20,14 @@ class NanInf(Rule):
         rep = obs.rep
         evs = [e for e in rep.events if e.pattern in ("nan_inf_input", "nan_inf_call", "nan_inf_triton")]
         d.evidence = _ev(evs, 3)
-        buf = next((e.fields["buf"] for e in evs if e.fields.get("buf")), None)
-        what = say.nan_word(next((e.fields["what"] for e in evs if e.fields.get("what")), None))
+        buf = next((e.buf for e in evs if e.buf), None)
+        what = say.nan_word(next((e.what for e in evs if e.what), None))
         m = obs.models[0]
         inp = next((i for i in m.inputs if i.name == buf), None) if buf else None
         if obs.trace is not None and not buf:  # a Triton kernel's own NaN/Inf assert: the trace names the kernel
             mt = obs.trace.matches[0]
             d.trace = obs.trace
-            d.evidence = _ev(evs, 1) + [Evidence(r.first_text, _ASSERT_PATTERN[r.kind]) for r in obs.located[:1]]
+            d.evidence = _ev(evs, 1) + [Evidence(r.first_text, r.pattern) for r in obs.located[:1]]
             # read straight from an input (no buffer on the way): that input held it
             direct = any(o.input and not o.through_buffer for o in mt.index_origin)
             d.verdict = say.nan_kernel_verdict(obs.trace.verdict, mt.file_line, mt.call_sites, mt.source_nodes)
@@ -43,7 +43,7 @@ class NanInf(Rule):
         else:
             writer = line = None
             nodes: list[str] = []
-            check_line = next((int(e.fields["line"]) for e in evs if e.fields.get("line")), None)
+            check_line = next((e.line for e in evs if e.line is not None), None)
             from ...locate import calls_naming
 
             for c in calls_naming(obs.pkg.index(m.name), buf) if buf else []:
@@ -75,9 +75,7 @@ class Printer(Rule):
         return obs.rep.has("printer_block", "printer_mark")
 
     def answer(self, obs: Observations, d: Diagnosis) -> None:
-        from ....logs import printer_blocks
-
-        blocks = printer_blocks(obs.log)
+        blocks = obs.rep.printer_blocks
         d.evidence = _ev([e for e in obs.rep.events if e.category == "printer"], 2)
         if not any(b.stats for b in blocks):  # level 3: names only
             started = [b for b in blocks if b.when == "mark:before_launch"]
@@ -89,7 +87,7 @@ class Printer(Rule):
             return
         from ...printer import printer_finding
 
-        pf = printer_finding(obs.pkg, obs.model, blocks, printer_blocks(obs.against) if obs.against is not None else None)
+        pf = printer_finding(obs.pkg, obs.model, blocks, obs.against.printer_blocks if obs.against is not None else None)
         d.printer = pf
         d.evidence = [Evidence(x, "printer") for x in pf.evidence()] or d.evidence
         d.verdict = say.printer_verdict(pf)

@@ -32,7 +32,7 @@ class Constants(Rule):
         by_name = {c.name: c for c in consts}
         e = evs[0]
         if e.pattern == "constant_not_found":
-            key = e.fields.get("fqn", "")
+            key = e.fqn
             owner = key.rsplit(".", 1)[0] if "." in key else ""
             if "." in key and key.split(".", 1)[1] in by_fqn:
                 why = say.WHY_PREFIX
@@ -42,18 +42,17 @@ class Constants(Rule):
                 why = say.WHY_UNKNOWN
             d.verdict = say.constant_not_found_verdict(key, why)
         elif e.pattern == "constants_map_missing":
-            name = e.fields.get("name", "")
+            name = e.name
             c = by_name.get(name)
             d.verdict = say.constant_missing_verdict(name, c.fqn if c else None)
         elif e.pattern == "constant_not_provided":
-            names = list(dict.fromkeys(x.fields.get("name", "") for x in evs if x.pattern == "constant_not_provided"))
+            names = list(dict.fromkeys(x.name for x in evs if x.pattern == "constant_not_provided"))
             fqns = [by_name[n].fqn if n in by_name and by_name[n].fqn else n for n in names]
             kinds = {by_name[n].kind for n in names if n in by_name}
             d.verdict = say.constants_not_provided_verdict(names, fqns, "Buffer" in kinds,
                                                            obs.rep.has("illegal_memory_access", "segfault", "cublas_error"))
         elif e.pattern == "constant_device":
-            d.verdict = say.constant_device_verdict(e.fields.get("name", ""), e.fields.get("got", "?"),
-                                                    e.fields.get("exp", "?"))
+            d.verdict = say.constant_device_verdict(e.name, e.got, e.expected)
         else:
             d.verdict = say.CONSTANTS_CORRUPT
         d.steps = [step(say.CONSTANTS_DOCTOR)]

@@ -33,7 +33,7 @@ def _tables(ix):
 def _naming(ix, postings, name: str) -> list[int]:
     """Every statement naming ``name``: the postings, or for a name in more than `HOT` statements (an input
     20,000 launches read) a pass over run_impl, since the postings may hold only the first ones."""
-    from .model_index import HOT
+    from .postings import HOT
 
     hit = postings[name]
     if len(hit) <= HOT:
@@ -124,7 +124,7 @@ def _declarations(ix, seeds) -> set[int]:
     wm = ix.wmap
     run = wm.run
     decls, postings = _tables(ix)
-    from .model_index import HOT
+    from .postings import HOT
 
     def earlier(t: str):
         if t not in decls:

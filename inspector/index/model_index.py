@@ -18,166 +18,38 @@ Nothing is parsed until asked:
 With a cache key, the scan's summary and every kernel, slice and constants list parsed are kept as parts
 (`inspector.index.cache_parts`: what each part holds), so a later process need not read the wrapper at all.
 
-Each statement is parsed once per index (memoized) and counted once in the coverage, whichever models
-are built from it.  A slice is a plain `Model`: the graph and the walks do not know it is partial.
+Each statement is parsed once per index (memoized: `inspector.index.statement_parser`) and counted once in the
+coverage, whichever models are built from it.  A slice is a plain `Model`: the graph and the walks do not know it
+is partial.  A name's statements are found by `inspector.index.postings`; the typed records queries read instead of
+statement text come from `inspector.index.tier` (a mixin of this class) and `inspector.index.records`.
 """
 
 from __future__ import annotations
 
-import array
 import bisect
-import re
 import itertools
 import operator
 from itertools import compress, count
 import os
 
 from ..archive import Archive, ModelFiles
-from ..model import Constant, Coverage, Expr, Kernel, KernelParam, Model, ProvenanceEntry
-from ..parse.access import cpp_may_index_indirectly, triton_may_index_unchecked
-from ..parse.buffers import ARRAY_REACH, allocation, first_pointer_type, int_arrays, launcher_param_names, view_of
-from ..parse.tokens import lexed_expr
+from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
 from ..parse.metadata import WrapperMetadata
-from ..parse.regions import (TOKEN, RunColumns, WrapperLines, WrapperMap, check_statement, constant_totals, declared_names,
-                          kernel_heuristic, scan_kernel_cpp, scan_warnings, scan_wrapper)
+from ..parse.regions import (TOKEN, WrapperMap, check_statement, constant_totals, declared_names, kernel_heuristic,
+                             scan_kernel_cpp, scan_warnings, scan_wrapper)
 from .name_closure import grow
 from .cache_parts import FACTS, CacheParts, Summary, add_coverage, coverage_since, slice_part
-from .records import AssertSite, Call, CallComment, call_comments, run_records
+from .postings import HOT, _Postings, _TextPostings
+from .records import AssertSite, Call, CallComment
+from .statement_parser import StatementParser
+from .tier import TypedTier
 from .gc_pause import gc_paused as _gc_paused
 
 _first = operator.itemgetter(0)
 _DECLARES = frozenset({"declaration", "handle_decl"})  # the statement kinds that declare a name
 
-# A name mentioned by more run_impl statements than this (`kernels`, `stream`, a dtype) is followed to its
-# declaration only, not to every call that names it.
-HOT = 256
-TEXT_NAMES = 4  # `_TextPostings` searches the wrapper's text for this many names, then a joined copy
 
-
-class StatementParser:
-    """Parses one wrapper statement once (memoized by region and index) and counts it in coverage once.
-
-    ``remember=False`` (the whole parse, `ModelIndex.full`, which reads each statement exactly once): no memo
-    here, nor by text (`inspector.parse.grammar.parse_one`) for run_impl's statements.  A memo keeps every
-    statement's parse result alive, where the model keeps only the few strings it files: on the assertion-dense
-    20k package that was about a third of what the whole parse added (~300 MB of ~880)."""
-
-    def __init__(self, coverage: dict[str, Coverage], remember: bool = True):
-        self.coverage = coverage
-        self.memo: dict[tuple, object] | None = {} if remember else None
-        self._parse = None  # parse.wrapper.parse_statement, imported on the first statement (it loads lark)
-
-    def cov(self, region: str) -> Coverage:
-        return self.coverage.setdefault(region, Coverage())
-
-    def __call__(self, region: str, idx: int, text: str, rule: str, line: int):
-        if self._parse is None:  # once, not per statement: an import statement costs ~2 µs of 29,000 calls
-            from ..parse.wrapper import parse_statement
-
-            self._parse = parse_statement
-        memo = self.memo
-        if memo is None:  # run_impl's statements are nearly all distinct texts; a launcher's parameters repeat
-            return self._parse(text, rule, self.cov(region), line, remember=region != "run_impl")
-        key = (region, idx, rule)
-        if key not in memo:
-            memo[key] = self._parse(text, rule, self.cov(region), line)
-        return memo[key]
-
-
-class _Postings:
-    """The run_impl statements each name appears in (as a whole identifier, as `TOKEN` reads them), looked up
-    per name with `str.find` over the statements' joined text when a slice asks: a slice follows a few dozen
-    names, so tokenizing every statement of a 20,000-kernel wrapper up front costs more than it saves.  A name
-    in more than `HOT` statements answers with HOT + 1 of them (the caller then follows its declaration only).
-    Where the wrapper's lines are a view over its text, `_TextPostings` searches that text instead."""
-
-    def __init__(self, run: RunColumns):
-        texts = [t if k is not None and k != "comment" else "" for t, k in zip(run.text, run.kind)]
-        self.text = "\n".join(texts)
-        # machine integers, not a list of int objects: 4 MB instead of 17 MB on 482,000 statements
-        self.starts = array.array("q", itertools.accumulate((len(t) + 1 for t in texts), initial=0))
-        self.memo: dict[str, list[int]] = {}
-
-    def __getitem__(self, name: str) -> list[int]:
-        hit = self.memo.get(name)
-        if hit is not None:
-            return hit
-        starts, text = self.starts, self.text
-        out = self.memo[name] = _distinct(bisect.bisect_right(starts, k) - 1 for k in _hits(name, text, 0, len(text))
-                                          if not (k and _word(text[k - 1])))
-        return out
-
-
-class _TextPostings:
-    """`_Postings` answered from the wrapper's own text (run_impl's lines, where the scan left them) instead of a
-    joined copy of every statement: nothing is built up front (the copy was 45 MB and 0.09 s on the dense 20k
-    package, for a trace that then asked two names).  A hit is a statement's when it falls on that statement's
-    line, in the part of it the statement keeps (a size check keeps only the check), the statement being one a
-    rule reads; the part's edges count as a statement's edges, as they do in the joined text."""
-
-    def __init__(self, run: RunColumns, lines: WrapperLines):
-        self.run, self.lines, self.text = run, lines, lines.text
-        self.span = (lines.offset_of(run.line[0] - 1), lines.offset_of(run.line[-1]) - 1)
-        self.memo = {}
-        self.joined: _Postings | None = None  # built once more than TEXT_NAMES names are asked
-
-    def __getitem__(self, name: str) -> list[int]:
-        hit = self.memo.get(name)
-        if hit is not None:
-            return hit
-        if self.joined is not None or len(self.memo) >= TEXT_NAMES:
-            # Many names (a `check` asks ~140 on the dense 20k package): the joined copy, built once, is searched
-            # faster (45 MB of statements, against run_impl's 64 MB of lines with their indents and comments).
-            if self.joined is None:
-                self.joined = _Postings(self.run)
-            return self.joined[name]
-        out = self.memo[name] = _distinct(self._statements(name))
-        return out
-
-    def _statements(self, name: str):
-        """The statement of each whole-identifier hit of ``name`` in run_impl's text, in order (repeats included)."""
-        run, text = self.run, self.text
-        at, kinds, line_at = run.line, run.kind, self.lines.line_at
-        for k in _hits(name, text, *self.span):
-            line = line_at(k) + 1
-            i = bisect.bisect_left(at, line)
-            if i == len(at) or at[i] != line or kinds[i] is None or kinds[i] == "comment":
-                continue
-            if kinds[i] == "size_stride":  # only the check itself is the statement's text
-                kept = run.text[i]
-                start = text.find(kept, text.rfind("\n", 0, k) + 1)
-                if not start <= k <= start + len(kept) - len(name) or k != start and _word(text[k - 1]):
-                    continue
-            elif _word(text[k - 1]):
-                continue
-            yield i
-
-
-def _distinct(statements) -> list[int]:
-    """The distinct statements of an ordered stream of them, HOT + 1 at most (then the name is followed to its
-    declaration only, and the rest of the search is not needed)."""
-    out: list[int] = []
-    for i in statements:
-        if not out or out[-1] != i:
-            out.append(i)
-            if len(out) > HOT:
-                break
-    return out
-
-
-def _hits(name: str, text: str, start: int, end: int):
-    """Where ``name`` starts in ``text[start:end]`` with no word character after it (the caller asks about the one
-    before), found by the regex engine: a name such as buf1 is a substring of buf10, buf100, buf1_handle …
-    thousands of times in a 20,000-kernel wrapper, and a Python loop over every substring hit cost seconds a slice."""
-    for m in re.compile(re.escape(name) + r"(?!\w)").finditer(text, start, end):  # the literal first: a fast search
-        yield m.start()
-
-
-def _word(c: str) -> bool:
-    return c.isalnum() or c == "_"
-
-
-class ModelIndex:
+class ModelIndex(TypedTier):
     """``key``: the index cache key (None: no cache).  With a key, what the scan found (kernels, assert sites,
     calls, the interface) and every kernel and slice parsed are kept as parts under ``<cache>/<key>.lazy/``:
     a later process answers from them without reading the wrapper at all, and scans it only to parse a
@@ -443,135 +315,6 @@ class ModelIndex:
         return self._scan_part("sites")
 
     # -- the typed statement tier (`inspector.index.records`) -----------------------------------
-    @property
-    def dialect(self):
-        """The wrapper's `Dialect` (from the scan, or by the name a cached interface recorded)."""
-        if self._wmap is not None:
-            return self._wmap.dialect
-        from ..dialects import by_name
-
-        return by_name(self.eager().dialect)
-
-    def statements(self) -> list:
-        """run_impl's statements as typed records, in order (`records.run_records`: allocations with their sizes,
-        views, releases, outputs, calls, size locals, runtime assertions); made once, on first use."""
-        if self._records is None:
-            run = self.wmap.run
-            calls = self.calls() if self._scan_parts.get("calls") is not None else self._calls()
-            at = self._line_index()
-            self._records = run_records(run, self.wmap.dialect, {at[c.line]: c for c in calls if c.line in at})
-        return self._records
-
-    def _declared_before(self, name: str, line: int, reach: int | None = None) -> int | None:
-        """The run_impl index of ``name``'s last declaration above wrapper line ``line`` (within ``reach`` lines
-        above it, when given), None when there is none."""
-        decls = self._name_tables()[0].get(name)
-        if not decls:
-            return None
-        at, best = self.wmap.run.line, None
-        for i in decls:
-            if at[i] >= line:
-                break
-            if reach is None or at[i] >= line - reach:
-                best = i
-        return best
-
-    def array_items(self, name: str, line: int, reach: int | None = None) -> tuple[Expr, ...] | None:
-        """The items of size array ``name`` (``int64_t int_array_0[] = {s77, 64L};``) as last declared above wrapper
-        line ``line`` (within ``reach`` lines, when given); None when no such declaration is there."""
-        i = self._declared_before(name, line, reach)
-        if i is None:
-            return None
-        for n, items in int_arrays(self.wmap.dialect, self.wmap.run.text[i]):
-            if n == name:
-                return tuple(map(lexed_expr, items))
-        return None
-
-    def view_sizes(self, name: str, line: int, reach: int | None = None) -> tuple[Expr, ...] | None:
-        """The sizes of the view ``name`` is (``auto tmp_tensor_handle_0 = reinterpret_tensor_wrapper(buf0, 2,
-        int_array_0, …);`` declared above wrapper line ``line``, within ``reach`` lines when given), as its size
-        array holds them (within ``reach`` lines above the view); None when it is no such view."""
-        i = self._declared_before(name, line, reach)
-        if i is None:
-            return None
-        v = view_of(self.wmap.run.text[i])
-        return self.array_items(v.sizes, self.wmap.run.line[i], reach) if v is not None and v.sizes else None
-
-    def allocation_sizes(self, buf: str, line: int, reach: int = ARRAY_REACH) -> tuple[Expr, ...] | None:
-        """The sizes buffer ``buf``, allocated at wrapper line ``line`` (the allocation may sit up to two lines
-        below it), is made with, as written; None when no allocation of it is there or its size array is not
-        declared within ``reach`` lines above it (`ARRAY_REACH`: Inductor declares it just before)."""
-        at = self._line_index()
-        texts, d = self.wmap.run.text, self.wmap.dialect
-        for ln in range(line, line - 3, -1):
-            i = at.get(ln)
-            al = allocation(d, texts[i]) if i is not None else None
-            if al and al.buffer == buf:
-                return self.array_items(al.sizes, ln, reach)
-        return None
-
-    def _line_index(self) -> dict[int, int]:
-        """Wrapper line -> its run_impl statement's index (built once)."""
-        if self._at_line is None:
-            self._at_line = dict(zip(self.wmap.run.line, count()))
-        return self._at_line
-
-    def suspect_kernels(self) -> list[str]:
-        """The kernels (wrapper order) whose raw text, as the scan holds it, may hold an unchecked indirect access:
-        every CPU kernel with an indirect-looking address, the Triton kernels with an address made from a tmp no
-        assert certainly checks (`inspector.parse.access`).  No kernel is parsed."""
-        out = []
-        for name in self.kernel_names():
-            if self.kernel_backend(name) == "triton":
-                r = self.wmap.launchers.get(name)
-                if r is None or r.triton is None:
-                    continue
-                start, end = r.triton
-                if triton_may_index_unchecked(self.wmap.lines[start:end], [j - start for j in r.asserts]):
-                    out.append(name)
-            else:
-                start, end, _ = self.cpp_regions[name]
-                if cpp_may_index_indirectly(" ".join(self.cpp_lines[start:end])):
-                    out.append(name)
-        return out
-
-    def kernels_writing_nan(self) -> list[str]:
-        """The Triton kernels (wrapper order) whose source holds a NaN literal (the dialect's `nan_literals`), by
-        plain search of the scan's lines: nothing parsed."""
-        wm = self.wmap
-        return [name for name, r in wm.launchers.items() if r.triton is not None and any(
-            n in line for line in wm.lines[r.triton[0]: r.triton[1]] for n in wm.dialect.nan_literals)]
-
-    def launcher_parameter_names(self, kernel: str) -> list[str] | None:
-        """The parameter names of a Triton kernel's launcher (``const int64_t xnumel,`` -> ``xnumel``; "" for a line
-        that names none), from the scan's lines; None for a kernel with no launcher."""
-        r = self.wmap.launchers.get(kernel)
-        if r is None:
-            return None
-        return launcher_param_names(self.wmap.lines[r.start + 1: r.params_end])
-
-    def first_pointer_types(self) -> dict[str, str]:
-        """kernel -> Triton's element type (``fp32``) of its first pointer parameter, from the ``'signature'`` of the
-        decorator lines the scan located (kernels whose decorator names none are left out)."""
-        out = {}
-        wm = self.wmap
-        for name, r in wm.launchers.items():
-            if r.triton is None:
-                continue
-            t = first_pointer_type(wm.dialect, wm.lines[r.triton[0]: min(r.triton[1], r.triton[0] + 20)])
-            if t is not None:
-                out[name] = t
-        return out
-
-    def call_comments(self) -> dict[int, CallComment]:
-        """Wrapper line of each call -> what the comments above it say (its Source Nodes' FX nodes and ATen ops,
-        its provenance key): the last of each between the call before it and it.  Made once, on first use."""
-        if self._call_comments is None:
-            run = self.wmap.run
-            idx = [i for i, _t, _k in self._call_index()]
-            at = run.line
-            self._call_comments = {at[i]: c for i, c in call_comments(run, self.wmap.dialect, idx).items()}
-        return self._call_comments
 
     @property
     def parsed_whole(self) -> bool:

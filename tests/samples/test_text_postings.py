@@ -10,8 +10,9 @@ import pytest
 from _samples import PACKAGES
 
 import inspector
-from inspector.index import model_index
-from inspector.index.model_index import TOKEN, _Postings, _TextPostings
+from inspector.index import postings
+from inspector.index.postings import _Postings, _TextPostings
+from inspector.parse.regions import TOKEN
 from inspector.parse.regions import WrapperLines, scan_wrapper
 
 
@@ -23,7 +24,7 @@ def _views(text: str, member: str):
 
 @pytest.mark.parametrize("pkg", PACKAGES, ids=lambda p: str(p.relative_to(p.parents[2])))
 def test_text_postings_equal_the_joined_ones(pkg, monkeypatch):
-    monkeypatch.setattr(model_index, "TEXT_NAMES", 10**9)  # every name from the text (not the joined copy after a few)
+    monkeypatch.setattr(postings, "TEXT_NAMES", 10**9)  # every name from the text (not the joined copy after a few)
     asked = 0
     with inspector.open_package(pkg, cache=False) as p:
         for name in p.model_names:

@@ -3,8 +3,8 @@ character, a name in a comment, in an unread line, before and after the statemen
 
 from array import array
 
-from inspector.index import model_index
-from inspector.index.model_index import _Postings, _TextPostings
+from inspector.index import postings
+from inspector.index.postings import _Postings, _TextPostings
 from inspector.parse.regions import RunColumns, WrapperLines
 
 LINES = [
@@ -37,7 +37,7 @@ def _both():
 
 
 def test_the_edges_agree(monkeypatch):
-    monkeypatch.setattr(model_index, "TEXT_NAMES", 10**9)
+    monkeypatch.setattr(postings, "TEXT_NAMES", 10**9)
     joined, text = _both()
     for name in ("buf0", "assert_size_stride", "assert", "size_stride", "g", "zassert_size_stride", "1L", "call",
                  "xbuf0", "buf0x", "auto", "before", "after", "comment", "tailword"):
@@ -51,4 +51,4 @@ def test_after_a_few_names_the_joined_copy_answers():
     joined, text = _both()
     names = ["buf0", "assert_size_stride", "g", "call", "xbuf0", "auto", "tailword"]
     assert [text[n] for n in names] == [joined[n] for n in names]
-    assert text.joined is not None and len(text.memo) == model_index.TEXT_NAMES
+    assert text.joined is not None and len(text.memo) == postings.TEXT_NAMES

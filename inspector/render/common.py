@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import re
 
 from rich.console import Console
 from rich.text import Text
@@ -25,7 +24,18 @@ def _row(t: Table, *cells) -> None:
     t.add_row(*(c if isinstance(c, Text) else Text(str(c)) for c in cells))
 
 
-_EMOJI = re.compile(r":\S*?:")  # what rich's markup may read as an emoji code (`:smile:`)
+def _emoji_like(text: str) -> bool:
+    """Whether ``text`` holds what rich's markup may read as an emoji code (``:smile:``: two colons with no space
+    between them)."""
+    at = text.find(":")
+    while at >= 0:
+        nxt = text.find(":", at + 1)
+        if nxt < 0:
+            return False
+        if not any(c.isspace() for c in text[at + 1:nxt]):
+            return True
+        at = nxt
+    return False
 
 
 class _Table:
@@ -54,7 +64,7 @@ class _Table:
         for r in self.rows:
             cells += r
         if not all(isinstance(c, str) and c.isascii() and c.isprintable() for c in cells) or \
-                any("[" in c or _EMOJI.search(c) for c in cells[: 1 + len(self.columns)]):  # rich reads titles and
+                any("[" in c or _emoji_like(c) for c in cells[: 1 + len(self.columns)]):  # rich reads titles and
             return None                                                                   # headers as markup
         widths = [max(len(h), self.min_widths.get(i, 0), *(len(r[i]) for r in self.rows)) + 2
                   for i, h in enumerate(self.columns)]

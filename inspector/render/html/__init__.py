@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from functools import lru_cache
 from importlib import resources
 
@@ -21,7 +20,17 @@ def esc(s) -> str:
     return html.escape(str(s), quote=True)
 
 
-_SLOT = re.compile(r"\{\{(\w+)\}\}")
+def _slots(text: str):
+    """(start, end, name) of each ``{{name}}`` slot in ``text`` (a name: letters, digits, ``_``), in order."""
+    at = text.find("{{")
+    while at >= 0:
+        end = text.find("}}", at + 2)
+        name = text[at + 2:end] if end >= 0 else ""
+        if name and all(c.isalnum() or c == "_" for c in name):
+            yield at, end + 2, name
+            at = text.find("{{", end + 2)
+        else:
+            at = text.find("{{", at + 1)
 
 
 @lru_cache(maxsize=None)
@@ -32,10 +41,15 @@ def load(name: str) -> str:
 def fill(template: str, **slots: str) -> str:
     """``template`` (a file name in ``templates/``) with each ``{{name}}`` replaced by ``slots[name]``."""
     text = load(template)
-    missing = set(_SLOT.findall(text)) - set(slots)
+    found = list(_slots(text))
+    missing = {name for _, _, name in found} - set(slots)
     if missing:
         raise KeyError(f"{template}: no value for {sorted(missing)}")
-    return _SLOT.sub(lambda m: str(slots[m.group(1)]), text)
+    out, at = [], 0
+    for start, end, name in found:
+        out += [text[at:start], str(slots[name])]
+        at = end
+    return "".join(out) + text[at:]
 
 
 def json_island(id_: str, data) -> str:

@@ -70,6 +70,15 @@ CONV_OP_PREFIX = "cudnn_convolution"
 EFFICIENT_ATTENTION = "aoti_torch_cuda__scaled_dot_product_efficient_attention"  # no _out overload in the shim
 
 
+# C-shim calls (name prefixes: `aoti_torch_empty_strided`, `aoti_torch_clone_preserve_strides`, `aoti_torch_copy_`)
+# that allocate or copy a tensor: Inductor wraps no error check around them and they never fail on bad data, so
+# none is "an extern op run unchecked" nor the op that failed.
+ALLOC_OR_COPY_SHIMS = ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")
+# Those and `aoti_torch_assign_tensors` (one handle made to alias another's tensor): the C-shim calls that run no
+# ATen kernel, so none divides by a size or checks one.
+NO_KERNEL_SHIMS = (*ALLOC_OR_COPY_SHIMS, "aoti_torch_assign_tensors")
+
+
 def calls_cublas(target: str) -> bool:
     """Whether a run_impl call is a CUDA extern op that calls cuBLAS (``aoti_torch_cuda_mm_out``)."""
     return extern_op(target, "cuda") in CUBLAS_OPS

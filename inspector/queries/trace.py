@@ -28,6 +28,7 @@ from ..logs.patterns import FRAMING, SAYS_FAILURE
 from ..parse.names import numbering_shape
 from ..parse.metadata import DEVICE_KEY
 from ..model import Assertion, CallSite, Kernel, Model
+from ..naming import ALLOC_OR_COPY_SHIMS
 from ..package import Package
 # The per-assertion explanation lives in its own module, so `candidates` can use it without importing this one.
 from .explanation import (ExternCheck, Hypothesis, TraceMatch, assertion_dict, explain, explain_extern,  # noqa: F401
@@ -301,7 +302,7 @@ def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model,
         how = say.how_swallowed(report.mentions("aborted"))
         for name in [model] if model else pkg.model_names:
             m, sites = extern_calls(pkg, name, lambda st, target: st.kind != "checked_call" and not target.startswith(
-                ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")))
+                ALLOC_OR_COPY_SHIMS))
             for site in sites:
                 if getattr(site, "checked", None) is not True and index_args(site)[1]:
                     out.append((m, site, how, msg))

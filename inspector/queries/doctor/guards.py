@@ -4,14 +4,13 @@ constant.  ``custom_op``: ops called through the proxy executor and what the ser
 
 from __future__ import annotations
 
+from ...naming import ALLOC_OR_COPY_SHIMS
 from .base import Check, Here, Subject
 
 # the C-shim calls whose presence in the wrapper says a check or the printer was compiled in
 NAN_CHECK = "aoti_torch_check_inf_and_nan"
 PRINTER_CALLS = ("aoti_torch_print_tensor_handle", "aoti_torch_save_tensor_handle")
 PROXY_CALL = "aoti_torch_proxy_executor_call_function"
-# extern calls that allocate or copy, never checked by Inductor and never failing on bad data
-NOT_OPS = ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")
 
 
 class CompiledChecks(Check):
@@ -49,7 +48,7 @@ class Unchecked(Check):
             out.append(m.finding("checks", "warn", "unchecked_indirect", count=len(sus),
                                  sites=[(x["kernel"], x["line"]) for x in sus]))
         bare = [(target, st.line) for st, target, kind in m.pkg.index(m.name).calls()
-                if kind == "extern" and st.kind != "checked_call" and not target.startswith(NOT_OPS)]
+                if kind == "extern" and st.kind != "checked_call" and not target.startswith(ALLOC_OR_COPY_SHIMS)]
         m.readings["unchecked_extern"] = len(bare)
         if bare:
             out.append(m.finding("checks", "info", "unchecked_extern", count=len(bare), calls=bare))

@@ -5,8 +5,9 @@ from __future__ import annotations
 from ....explain import diagnose as say
 from ....logs import patterns as P
 from ....model import Model
+from ....naming import ALLOC_OR_COPY_SHIMS
 from ..results import Diagnosis, Evidence, Step, step
-from .base import Observations, Rule, _NOT_OPS, _ev
+from .base import Observations, Rule, _ev
 
 
 class Unknown(Rule):
@@ -29,7 +30,7 @@ class Unknown(Rule):
         d.verdict = say.UNKNOWN_VERDICT
         for m in obs.models:
             bare = [(target, st.line) for st, target, kind in obs.pkg.index(m.name).calls()
-                    if kind == "extern" and st.kind != "checked_call" and not target.startswith(_NOT_OPS)]
+                    if kind == "extern" and st.kind != "checked_call" and not target.startswith(ALLOC_OR_COPY_SHIMS)]
             if bare:
                 d.notes.append(say.bare_extern_note(m.name, bare))
         d.evidence = [Evidence(ln, P.ERROR_LINE.name) for ln in obs.rep.lines_saying(P.ERROR_LINE.name)[:5]]

@@ -17,7 +17,8 @@ import itertools
 import operator
 
 from ..model import Model
-from ..parse.regions import TOKEN, consumes_comments, declared_name
+from ..parse.regions import consumes_comments, declared_name
+from ..parse.tokens import NAME
 from .name_closure import grow
 
 
@@ -40,7 +41,7 @@ def _naming(ix, postings, name: str) -> list[int]:
         return hit
     run = ix.wmap.run
     return [i for i, (text, kind) in enumerate(zip(run.text, run.kind))
-            if kind is not None and kind != "comment" and name in text and name in TOKEN.findall(text)]
+            if kind is not None and kind != "comment" and name in text and name in NAME.findall(text)]
 
 
 def statements_naming(ix, names) -> set[int]:

@@ -45,6 +45,7 @@ from .statements import (  # InputSlot … View: re-exported, the names the test
     Assign, CallStmt, ConstantSlot, CType, Decl, GuardDim, GuardNames, HandleDecl, InputSlot, LauncherParam, LoadKernel,
     Moved, RaiiDecl, SizeOf, Tail, View,
 )
+from .tokens import IDENTIFIER
 from .triton import kernel_heuristic, parse_triton_source
 
 STARTS = GRAMMAR_STARTS["wrapper"]
@@ -152,8 +153,8 @@ _TRANSFORMER = _WrapperTransformer()
 # name, or a brace of unsigned numbers), else by Lark in a fixed frame (`_[0]._ = VALUE;`), where the same value
 # text (the same static_cast in every constant) is parsed once.  tests/unit/test_grammar.py checks the result equals
 # the plain parse on every such statement of every sample.
-_INDEXED_ASSIGNMENT = re.compile(r"^(?P<target>[A-Za-z_]\w*)\[(?P<idx>\d+)\]\.(?P<attr>[A-Za-z_]\w*) = (?P<value>.+);$")
-_LITERAL = re.compile(r'(?:(?P<string>"(?:\\.|[^"\\])*")|(?P<number>\d+L?)|(?P<name>[A-Za-z_]\w*)|'
+_INDEXED_ASSIGNMENT = re.compile(rf"^(?P<target>{IDENTIFIER})\[(?P<idx>\d+)\]\.(?P<attr>{IDENTIFIER}) = (?P<value>.+);$")
+_LITERAL = re.compile(rf'(?:(?P<string>"(?:\\.|[^"\\])*")|(?P<number>\d+L?)|(?P<name>{IDENTIFIER})|'
                       r'\{(?P<brace>\d+L?(?:, \d+L?)*)?\})')
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ..logs import PrinterBlock
 from ..parse.buffers import storage_share
+from ..parse.tokens import identifiers
 
 STATS = ("Mean value", "Min value", "Max value")
 
@@ -129,12 +130,10 @@ class _Run:
     def call_of(self, kernel: str, call: int, args: list[str], launch: int) -> PrintedCall:
         sts = self.by_kernel.get(kernel, [])
         pc = PrintedCall(kernel, call, len(sts), launch, None, args)
-        names = self.ix.wmap.dialect.names_in
-
         lines = self.ix.wmap.lines
 
         def fits(st) -> bool:  # the statement's text from the wrapper (a cached call keeps only its line)
-            return set(args) <= names(lines[st.line - 1])
+            return set(args) <= set(identifiers(lines[st.line - 1]))
 
         if 0 < call <= len(sts) and fits(sts[call - 1]):
             pc.wrapper_line = sts[call - 1].line

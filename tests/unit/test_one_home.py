@@ -33,3 +33,22 @@ def test_the_two_sets_say_what_they_hold():
     for op in ("aoti_torch_cuda_index_put_out", "aoti_torch_cpu_gather_out", "aoti_torch_proxy_executor_call_function"):
         assert not op.startswith(no_kernel)
     assert set(alloc) < set(no_kernel)
+
+
+def test_the_identifier_is_spelled_once_in_parse_tokens():
+    spelled = r"[A-Za-z_]\w*"
+    # logs/patterns.py is the home of every pattern over users' logs (a C++ frame's function name there)
+    assert _holders(spelled) == ["inspector/logs/patterns.py", "inspector/parse/tokens.py"]
+
+
+def test_the_two_readings_of_an_identifier():
+    from inspector.parse import tokens
+
+    assert tokens.identifiers("tmp3 < 64L + ks0") == ["tmp3", "ks0"]
+    assert tokens.identifiers_and_suffixes("tmp3 < 64L + ks0") == ["tmp3", "L", "ks0"]
+    assert tokens.NAME.pattern == r"\b" + tokens.IDENTIFIER
+
+
+def test_graph_build_applies_no_pattern():
+    text = (ROOT / "inspector/graph/build.py").read_text()
+    assert not re.search(r"^\s*(import re\b|from re )", text, re.M) and not re.search(r"\bre\.\w", text)

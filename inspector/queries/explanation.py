@@ -249,7 +249,7 @@ def _table(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> Table
     from .suspects import copies
 
     users = [u for c in copies(g, start) for u, _, d in g.in_edges(c, data=True)
-             if d.get("kind") == "uses" and u.startswith("tmp:")]
+             if d.get("kind") == "uses" and ids.kind_of(u) == ids.TMP]
     for u in users:
         for p, d2 in edges(g, u, "loads"):
             bind = next(edges(g, p, "binds", call_node), None)

@@ -36,7 +36,7 @@ def _data_dependent(g, node: str) -> bool:
         for _, v, d in g.out_edges(n, data=True):
             if d.get("kind") == "loads":
                 return True
-            if d.get("kind") == "uses" and v.startswith("tmp:") and v not in seen:
+            if d.get("kind") == "uses" and ids.kind_of(v) == ids.TMP and v not in seen:
                 seen.add(v)
                 queue.append(v)
     return False
@@ -49,14 +49,14 @@ def copies(g, v: str, k: Kernel | None = None) -> list[str]:
     while True:
         nxt = [w for _, w, d in g.out_edges(v, data=True) if d.get("kind") in ("uses", "loads")
                and g.nodes[w].get("role") not in ("size", "other")]  # a tail count (ks1 …) is no data
-        if not nxt and k is not None and v.startswith("tmp:"):
+        if not nxt and k is not None and ids.kind_of(v) == ids.TMP:
             line = g.nodes[v].get("line")
             t = next((x for x in k.tmps if x.line == line), None)
             names = {n for n in tmp_names(_body(k, line)) if t is None or n != t.name}
             if t is not None and len(names) == 1 and not names_a_pointer(_body(k, line)):
                 d = resolve_tmp(k, names.pop(), line, t.scope)
                 nxt = [ids.tmp(k.name, d.line)] if d is not None else []
-        if len(nxt) != 1 or not nxt[0].startswith("tmp:") or nxt[0] in out:
+        if len(nxt) != 1 or ids.kind_of(nxt[0]) != ids.TMP or nxt[0] in out:
             return out
         v = nxt[0]
         out.append(v)

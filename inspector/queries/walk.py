@@ -126,12 +126,12 @@ def _term(m: Model, g, p: str, call_node: str | None) -> BoundTerm:
     v, d = bind
     t = BoundTerm(kernel_param=pname, call_arg=d.get("arg", ""), symbol=None, input=None, min=None, max=None)
     # A local scalar (int64_t x = 8L*s59;) stands for the symbol it is made from.
-    if v.startswith("local:"):
-        sym = next((w for w, _ in edges(g, v, "uses") if w.startswith("sym:")), None)
+    if ids.kind_of(v) == ids.LOCAL:
+        sym = next((w for w, _ in edges(g, v, "uses") if ids.kind_of(w) == ids.SYM), None)
         t.aliases.append(g.nodes[v]["name"])
         v = sym or v
-    if not v.startswith("sym:"):
-        if v.startswith("input:"):
+    if ids.kind_of(v) != ids.SYM:
+        if ids.kind_of(v) == ids.INPUT:
             t.input = InputRef(index=g.nodes[v]["index"], name=g.nodes[v]["name"])
         return t
     t.symbol = g.nodes[v]["name"]
@@ -312,12 +312,12 @@ def walk_kernel(m, g, k, start, site, path, out, seen, depth) -> int:
     loads = []
     while queue:
         n = queue.pop(0)
-        extra = _accumulator_edges(g, k, n) if n.startswith("store:") else []
+        extra = _accumulator_edges(g, k, n) if ids.kind_of(n) == ids.STORE else []
         for _, v, d in list(g.out_edges(n, data=True)) + extra:
             kind = d.get("kind")
             if kind not in ("uses", "loads") or v in parent:
                 continue
-            role = g.nodes[v].get("role") if v.startswith("param:") else None
+            role = g.nodes[v].get("role") if ids.kind_of(v) == ids.PARAM else None
             parent[v] = n
             if role in ("out", "inout"):
                 here = _line(g, n)
@@ -331,12 +331,12 @@ def walk_kernel(m, g, k, start, site, path, out, seen, depth) -> int:
                 continue
             if kind == "loads":
                 loads.append(v)
-            elif v.startswith("tmp:"):
+            elif ids.kind_of(v) == ids.TMP:
                 queue.append(v)
     for p in loads:
         chain, x = [], p
         while x is not None:
-            if not x.startswith("store:"):
+            if ids.kind_of(x) != ids.STORE:
                 st = node_step(g, x)
                 if x != p and st.kind == "kernel_param":  # an out/in_out pointer reached through its store
                     st = Step("store", st.name, st.node_id, st.role)

@@ -52,3 +52,16 @@ def test_the_two_readings_of_an_identifier():
 def test_graph_build_applies_no_pattern():
     text = (ROOT / "inspector/graph/build.py").read_text()
     assert not re.search(r"^\s*(import re\b|from re )", text, re.M) and not re.search(r"\bre\.\w", text)
+
+
+def test_node_kinds_are_asked_of_ids_only():
+    from inspector.graph import ids
+
+    assert ids.kind_of(ids.tmp("k", 12)) == ids.TMP and ids.kind_of(ids.input_(0)) == ids.INPUT
+    assert ids.kind_of(ids.assertion_at("k:38")) == ids.ASSERT and ids.assertion_at("k:38") == ids.assertion("k", 38)
+    assert ids.kind_of("buf3") == "" and ids.kind_of("tmpx:1") != ids.TMP
+    assert ids.names_in("param:k0:ks0") == {"k0", "ks0"} and ids.numbers_in("call:1011") == {1011}
+    words = "|".join(sorted(ids.PREFIXES))
+    tested = re.compile(rf"""(startswith|==)\(?\s*\(?f?["']({words}):""")
+    outside = [str(p.relative_to(ROOT)) for p in SOURCES if p.name != "ids.py" and tested.search(p.read_text())]
+    assert outside == []

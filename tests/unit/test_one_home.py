@@ -65,3 +65,44 @@ def test_node_kinds_are_asked_of_ids_only():
     tested = re.compile(rf"""(startswith|==)\(?\s*\(?f?["']({words}):""")
     outside = [str(p.relative_to(ROOT)) for p in SOURCES if p.name != "ids.py" and tested.search(p.read_text())]
     assert outside == []
+
+
+def test_the_two_dtype_numberings_disagree_and_each_is_read_by_its_name():
+    c10, export = naming.C10_SCALAR_TYPES, naming.EXPORT_SCALAR_TYPES
+    # the same code, two dtypes: what a generic SCALAR_TYPES would have mixed up
+    assert (c10[0], export[0]) == ("uint8", "unknown")
+    assert (c10[4], export[4]) == ("int64", "int32")
+    assert (c10[5], export[5]) == ("float16", "int64")
+    assert (c10[15], export[13]) == ("bfloat16", "bfloat16") and 15 not in export
+    assert (c10[27], export[28]) == ("uint16", "uint16") and (c10[28], c10[29]) == ("uint32", "uint64")
+    assert (c10[24], export[29]) == ("float8_e4m3fn", "float8_e4m3fn")
+    assert not _holders("SCALAR_TYPES as ") and not _holders("SCALAR_TYPES = C10") and not _holders("SCALAR_TYPES = EXPORT")
+
+
+_C10_WORDS = {"Byte": "uint8", "Char": "int8", "Short": "int16", "Int": "int32", "Long": "int64", "Half": "float16",
+              "Float": "float32", "Double": "float64", "ComplexHalf": "complex32", "ComplexFloat": "complex64",
+              "ComplexDouble": "complex128"}
+_EXPORT_WORDS = {"UNKNOWN": "unknown", **{k.upper(): v for k, v in _C10_WORDS.items()}}
+
+
+def _torch_source(rel: str) -> str | None:
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch")  # finds the package, imports nothing
+    path = Path(spec.origin).parent / rel if spec and spec.origin else None
+    return path.read_text() if path and path.exists() else None
+
+
+def test_the_dtype_tables_are_torchs():
+    header = _torch_source("include/torch/headeronly/core/ScalarType.h") or _torch_source("include/c10/core/ScalarType.h")
+    schema = _torch_source("_export/serde/schema.py")
+    if header is None or schema is None:
+        import pytest
+
+        pytest.skip("no torch sources to compare with (the pinned codes above still hold)")
+    c10 = {int(n): _C10_WORDS.get(w, w.lower()) for w, n in re.findall(r"_\([^()]+?, (\w+)\) /\* (\d+) \*/", header)}
+    assert len(c10) >= 30 and c10 == naming.C10_SCALAR_TYPES
+    block = schema.split("class ScalarType(IntEnum):", 1)[1].split("\n\n", 1)[0]
+    export = {int(n): _EXPORT_WORDS.get(w, w.lower().replace("float8e", "float8_e"))
+              for w, n in re.findall(r"^\s+(\w+) = (\d+)$", block, re.M)}
+    assert len(export) >= 14 and export == naming.EXPORT_SCALAR_TYPES

@@ -7,7 +7,7 @@ from ....explain import diagnose as say
 from ....logs import LogEvent
 from ....logs import patterns as P
 from ....model import Model
-from ....naming import C10_SCALAR_TYPES as SCALAR_TYPES
+from ....naming import C10_SCALAR_TYPES
 from ..results import Diagnosis, Evidence, InputCheck, step
 from .base import Observations, Rule
 
@@ -60,7 +60,7 @@ def _answer_runtime_check(obs: Observations, d: Diagnosis, ev: LogEvent, kind: s
     elif kind == "dtype":
         mm = P.INPUT_DTYPE.search(what)
         exp, got = int(mm.group("exp")), int(mm.group("got"))
-        ic.expected, ic.got = SCALAR_TYPES.get(exp, str(exp)), SCALAR_TYPES.get(got, str(got))
+        ic.expected, ic.got = C10_SCALAR_TYPES.get(exp, str(exp)), C10_SCALAR_TYPES.get(got, str(got))
         ic.fix = say.dtype_fix(ic.expected)
         d.verdict = say.dtype_verdict(label, ic.got, got, ic.expected, exp)
     elif kind == "device":

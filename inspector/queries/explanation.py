@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import inspector.explain as words
 import inspector.graph.ids as ids
+from ..errors import InspectorError
 from ..model import Assertion, CallSite, Kernel, Model
 from ..naming import root_symbol
 from ..package import Package
@@ -109,7 +110,7 @@ def _wrapper_lines(pkg, m: Model) -> list[str] | None:
     """The wrapper's lines as the index holds them (None for a model the index does not know)."""
     try:
         return pkg.index(m.name).wmap.lines
-    except Exception:  # noqa: BLE001 - a hand-made Model in a test: no lines, no buffer sizes
+    except InspectorError:  # a Model the package does not hold (hand-made, in a test): no lines, no buffer sizes
         return None
 
 

@@ -4,6 +4,7 @@ constant.  ``custom_op``: ops called through the proxy executor and what the ser
 
 from __future__ import annotations
 
+from ...errors import InspectorError
 from ...naming import ALLOC_OR_COPY_SHIMS
 from .base import Check, Here, Subject
 
@@ -70,7 +71,7 @@ class CustomOps(Check):
         for member in jsons:
             try:
                 doc = m.pkg.archive.read_json(member)
-            except Exception:  # noqa: BLE001 - unreadable: the loader will say so; not our finding
+            except InspectorError:  # not JSON, not UTF-8: the loader will say so; not our finding
                 continue
             for n in (doc or {}).get("nodes", []):
                 node = n.get("node") or {}
@@ -95,7 +96,7 @@ class ConstantNan(Check):
 
         try:
             hits = constant_nan_kernels(m.pkg, m.name)
-        except Exception:  # noqa: BLE001 - no answer is a missing fact, not a failed doctor
+        except InspectorError:  # a kernel member unreadable: no answer is a missing fact, not a failed doctor
             return []
         if hits:
             m.readings["constant_nan_kernels"] = [k for k, _ in hits]

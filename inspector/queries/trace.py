@@ -26,7 +26,7 @@ from ..errors import UsageError
 from ..logs.parse import LogReport, parse_log
 from ..logs.patterns import FRAMING, SAYS_FAILURE
 from ..parse.names import numbering_shape
-from ..parse.metadata import DEVICE_KEY
+from ..dialects.metadata import DEVICE_KEY
 from ..model import Assertion, CallSite, Kernel, Model
 from ..naming import ALLOC_OR_COPY_SHIMS
 from ..package import Package

@@ -194,7 +194,7 @@ def _contract(ix, name: str):
 
 
 def bounds_model(ix, kernels) -> Model | None:
-    """A model for the bound chains of ``kernels``' assertions (`inspector.queries.walk.bound_chain`): the
+    """A model for the bound chains of ``kernels``' assertions (`inspector.queries.bound_walk.bound_chain`): the
     interface, the launches of the kernels whose bound is not a constant with the scalar declarations they
     pass, and each Triton kernel read for its parameters and assertions only (`parse_triton_contract`);
     CPU kernels and kernels parsed already are whole.  Buffers are left out: a caller whose bound reads one

@@ -328,7 +328,8 @@ def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list
     package names) where these sizes make that length larger than the check's bound: the shapes alone let the
     index run past the table.  Whether it does depends on the values (which positions top-k picks), so "may"."""
     from .positions import _op_name, index_position, reduction_position
-    from .walk import bound_chain, index_origins
+    from .bound_walk import bound_chain
+    from .index_walk import index_origins
 
     ix = pkg.index(name)
     if not any(kind == "extern" and _op_name(target) for _, target, kind in ix.calls()) and not any(
@@ -372,10 +373,10 @@ def _may_fail(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list
 def loop_checks(pkg: Package, name: str) -> list[tuple]:
     """(kernel, assertion, `PositionBound`, static bound) of every check of model ``name`` whose index is one of
     its kernel's own loop positions (an arange: GPT-2's position ids; a CPU loop variable or a Triton grid index,
-    ``queries.walk.loop_position``), in launch order, one per kernel and message.  The loop visits every position 0 … L-1, so the check fails for
+    ``queries.bound_walk.loop_position``), in launch order, one per kernel and message.  The loop visits every position 0 … L-1, so the check fails for
     every L past its bound, whatever the values."""
     from ..parse.message import parse_check_message
-    from .walk import loop_position
+    from .bound_walk import loop_position
 
     ix = pkg.index(name)
     # Only a one-sided check against a number can be one: Inductor drops the lower side where it proved the index
@@ -472,7 +473,7 @@ def _predict(pkg: Package, m: Model, sym_values: dict[str, int], dims: dict[tupl
     loads need every kernel, so the whole model is parsed only when a given dim is 0."""
     from ..index.closure import bounds_model
     from .suspects import model_suspects
-    from .walk import bound_chain
+    from .bound_walk import bound_chain
 
     ix = pkg.index(m.name)
     asserting = list(dict.fromkeys(s.kernel for s in ix.assert_sites()))

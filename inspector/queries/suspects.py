@@ -12,7 +12,8 @@ from ..model import Kernel, Model
 from ..parse import expr_tree as E
 from ..parse.access import accesses_in, definition_text, kernel_accesses
 from ..parse.names import is_tmp, names_a_pointer, tmp_names, tmps_assigned
-from .walk import Step, dedupe, edges, path_names, value_table, walk_kernel
+from .index_walk import dedupe, value_table, walk_kernel
+from .walk import Step, edges, path_names
 
 _body = definition_text  # a tmp definition's whole text (a vectorized one spans a lambda over several lines)
 

@@ -1,6 +1,6 @@
 """trace-assert: from a failing check to its kernel, size parameter, symbol, model input and FX nodes.
 
-The debugging guide's six greps, as graph walks (inspector.queries.walk):
+The debugging guide's six greps, as graph walks (inspector.queries.bound_walk, index_walk):
 
 1. the assertion (kernel, line, index var, bound) — inspector.queries.match;
 2. each size parameter ``ksM`` of the bound -> the call-site argument ``sN`` -> its
@@ -36,7 +36,8 @@ from .explanation import (ExternCheck, Hypothesis, TraceMatch, assertion_dict, e
 from .positions import PositionBound, reduction_position
 from .match import (CANDIDATES, assertions_where, extern_calls, extern_sites_for_aten, find_for_report, index_args, message_in,
                     norm_msg, site_for_noticed)
-from .walk import path_names, value_table
+from .index_walk import value_table
+from .walk import path_names
 
 GUARD_NOTE = words.GUARD_NOTE
 _value_table = value_table  # its old name (it moved to `walk`, which `suspects` imports without a circle)

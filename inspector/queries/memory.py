@@ -22,7 +22,7 @@ from ..naming import DTYPE_BYTES, EFFICIENT_ATTENTION, TRITON_DTYPES, calls_cubl
 from ..parse.buffers import (allocation, extern_outputs, first_pointer_type, handed_out, int_arrays, launcher_param_names,
                              numel_local, releases, storage_share, view_of)
 from ..parse.tokens import call_args, identifiers, without_int_suffix
-from .check import ARITH, evaluate
+from .arith import ARITH, evaluate
 
 ROUND = 512  # the CUDA caching allocator's block granularity
 # cuBLAS's workspace (torch's default on sm_90: CUBLAS_WORKSPACE_CONFIG :4096:8 = 32 MiB), allocated through the

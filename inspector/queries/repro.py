@@ -21,7 +21,8 @@ from ..naming import root_symbol
 from ..package import Package
 from ..parse import expr_tree as E
 from ..parse.specs import InputSpec, device_type
-from .check import check, evaluate
+from .arith import evaluate
+from .check import check
 from .wraps import wrap_in
 
 BASE_SIZE = 4  # a dynamic dim's value when a case does not set it (clamped into the symbol's range)

@@ -26,7 +26,8 @@ from ..errors import UsageError
 from ..naming import root_symbol
 from ..package import Package
 from ..parse.specs import InputSpec
-from .check import check, loop_limits
+from .check import check
+from .loop_checks import loop_limits
 from .repro import (Case, BoundsCheck, _device, expect_assert, bounds_checks, input_specs, loader_of, model_name, shapes,
                     sizes)
 

@@ -26,13 +26,15 @@ PKG = ROOT / "inspector"
 SAMPLES = ROOT / "sample_packages"
 
 # the modules whose sentences moved to inspector/explain/ (one word or two may stay: names, kinds, keys)
-NO_SENTENCE = ("queries/check.py", "queries/locate.py", "queries/report.py")
+NO_SENTENCE = ("queries/check.py", "queries/arith.py", "queries/size_failures.py", "queries/loop_checks.py",
+               "queries/locate.py", "queries/report.py")
 # the modules that hold no word a person reads at all, not even a label's ("bounded by", f"param {p}"): codes,
 # keys and generated code's tokens only (their words: explain/report.py)
 NO_WORDS = ("queries/report.py",)
 # the modules of queries/ this round emptied of `re` (the lead's allowlist in tests/unit/test_queries_no_regex.py
 # shrinks by these)
-NO_REGEX = ("queries/check.py", "queries/memory.py", "queries/locate.py", "queries/kernels.py",
+NO_REGEX = ("queries/check.py", "queries/arith.py", "queries/size_failures.py", "queries/loop_checks.py",
+            "queries/memory.py", "queries/locate.py", "queries/kernels.py",
             "queries/kernel_binaries.py", "queries/printer.py", "queries/candidates.py", "queries/repro.py",
             "queries/sweep.py", "queries/show.py", "queries/scan.py", "queries/source.py", "queries/extract.py",
             "queries/nan_constants.py")
@@ -220,7 +222,7 @@ def test_ptx_target_and_embedded_symbols_on_real_packages():
 
 def test_check_evaluates_through_the_typed_tree():
     from inspector.parse import expr_tree as E
-    from inspector.queries.check import evaluate
+    from inspector.queries.arith import evaluate
     from inspector.queries.memory import Allocation
 
     v = {"ks0": 10, "ks1": 3, "s70": 4}

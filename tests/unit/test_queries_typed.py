@@ -36,6 +36,7 @@ NO_WORDS = ("queries/report.py",)
 NO_REGEX = ("queries/check.py", "queries/arith.py", "queries/size_failures.py", "queries/loop_checks.py",
             "queries/memory.py", "queries/locate.py", "queries/kernels.py",
             "queries/kernel_binaries.py", "queries/printer.py", "queries/candidates.py", "queries/repro.py",
+            "queries/repro_checks.py", "queries/repro_case.py",
             "queries/sweep.py", "queries/show.py", "queries/scan.py", "queries/source.py", "queries/extract.py",
             "queries/nan_constants.py")
 
@@ -245,7 +246,7 @@ def test_repro_reads_tmp_definitions_by_their_tree():
     """Texts as Inductor writes them (taken from the samples' kernels), read by the tree, not by substrings."""
     from inspector.model import Expr, TmpDef
     from inspector.parse import expr_tree as E
-    from inspector.queries import repro as R
+    from inspector.queries import repro_checks as R
     from inspector.queries import wraps as W
 
     def defs(**texts):

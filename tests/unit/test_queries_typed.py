@@ -27,10 +27,10 @@ SAMPLES = ROOT / "sample_packages"
 
 # the modules whose sentences moved to inspector/explain/ (one word or two may stay: names, kinds, keys)
 NO_SENTENCE = ("queries/check.py", "queries/arith.py", "queries/size_failures.py", "queries/loop_checks.py",
-               "queries/locate.py", "queries/report.py")
+               "queries/locate.py", "queries/report.py", "queries/report_chain.py", "queries/report_panels.py")
 # the modules that hold no word a person reads at all, not even a label's ("bounded by", f"param {p}"): codes,
 # keys and generated code's tokens only (their words: explain/report.py)
-NO_WORDS = ("queries/report.py",)
+NO_WORDS = ("queries/report.py", "queries/report_chain.py", "queries/report_panels.py")
 # the modules of queries/ this round emptied of `re` (the lead's allowlist in tests/unit/test_queries_no_regex.py
 # shrinks by these)
 NO_REGEX = ("queries/check.py", "queries/arith.py", "queries/size_failures.py", "queries/loop_checks.py",

@@ -161,7 +161,7 @@ _SCALAR_DECL = ("int64_t ", "int32_t ", "const int64_t ", "const int32_t ", "dou
 
 @functools.lru_cache(maxsize=4096)
 def _launcher_param(text: str):
-    from ..parse.wrapper import parse_statement
+    from ..parse.wrapper_statements import parse_statement
 
     return parse_statement(text, "launcher_param")
 

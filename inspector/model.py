@@ -9,23 +9,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from .dialects.metadata import DEVICE_KEY, WrapperMetadata
 
-from .parse.metadata import DEVICE_KEY, WrapperMetadata
-
-if TYPE_CHECKING:
-    from .parse.expr_tree import Node
+# `Node` in the annotations is `inspector.parse.expr_tree.Node`: this module, the vocabulary every stage shares,
+# imports no stage (parse/ imports it).
 
 
-def parse_expr(text: str) -> Node:
-    """`inspector.parse.expr_tree.parse_expr`, imported on the first tree asked for: a command that reads no tree
-    (a cached `show`) never builds that module's 20 node classes (dataclasses cost ~1 ms each to create).  The
-    first call puts the real function in this name's place."""
-    global parse_expr
-    from .parse.expr_tree import parse_expr as real
-
-    parse_expr = real
-    return real(text)
+def parse_expr(text: str) -> Node:  # noqa: F821
+    """An expression's text -> its typed tree: `inspector.parse.expr_tree.parse_expr`, which `inspector.parse`
+    (the stage that reads expressions, imported by whatever made a model) puts in this name's place, importing
+    expr_tree only on the first tree asked for (`inspector.parse.install_tree_parser`)."""
+    raise RuntimeError("an expression's tree is read by inspector.parse: import it first")
 
 
 @dataclass(frozen=True)

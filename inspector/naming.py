@@ -70,6 +70,15 @@ CONV_OP_PREFIX = "cudnn_convolution"
 EFFICIENT_ATTENTION = "aoti_torch_cuda__scaled_dot_product_efficient_attention"  # no _out overload in the shim
 
 
+# C-shim calls (name prefixes: `aoti_torch_empty_strided`, `aoti_torch_clone_preserve_strides`, `aoti_torch_copy_`)
+# that allocate or copy a tensor: Inductor wraps no error check around them and they never fail on bad data, so
+# none is "an extern op run unchecked" nor the op that failed.
+ALLOC_OR_COPY_SHIMS = ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")
+# Those and `aoti_torch_assign_tensors` (one handle made to alias another's tensor): the C-shim calls that run no
+# ATen kernel, so none divides by a size or checks one.
+NO_KERNEL_SHIMS = (*ALLOC_OR_COPY_SHIMS, "aoti_torch_assign_tensors")
+
+
 def calls_cublas(target: str) -> bool:
     """Whether a run_impl call is a CUDA extern op that calls cuBLAS (``aoti_torch_cuda_mm_out``)."""
     return extern_op(target, "cuda") in CUBLAS_OPS
@@ -132,18 +141,24 @@ def kernel_ops(name: str) -> list[str]:
     return out
 
 
-# Every other spelling of a dtype that pt2-inspect reads, -> torch's name.  One table per writer:
-# c10::ScalarType codes, as AOTI_RUNTIME_CHECK_INPUTS prints them (c10/core/ScalarType.h's order).
+# Every other spelling of a dtype that pt2-inspect reads, -> torch's name.  One table per writer, and the two
+# numberings disagree (4 is int64 in c10's and int32 in the exported program's): a code is read with its writer's
+# table, by that table's name, never through a generic alias.
+# c10::ScalarType codes, as AOTI_RUNTIME_CHECK_INPUTS prints them (c10/core/ScalarType.h's order, torch 2.13; the
+# sub-byte uint1..7 / int1..7 are torch's dummy dtypes).
 C10_SCALAR_TYPES = {0: "uint8", 1: "int8", 2: "int16", 3: "int32", 4: "int64", 5: "float16", 6: "float32",
                     7: "float64", 8: "complex32", 9: "complex64", 10: "complex128", 11: "bool", 12: "qint8",
                     13: "quint8", 14: "qint32", 15: "bfloat16", 16: "quint4x2", 17: "quint2x4", 18: "bits1x8",
                     19: "bits2x4", 20: "bits4x2", 21: "bits8", 22: "bits16", 23: "float8_e5m2", 24: "float8_e4m3fn",
-                    25: "float8_e5m2fnuz", 26: "float8_e4m3fnuz", 27: "uint16", 28: "uint32", 29: "uint64"}
-# The exported program's serialized ScalarType (torch/_export/serde/schema.py): another numbering.
+                    25: "float8_e5m2fnuz", 26: "float8_e4m3fnuz", 27: "uint16", 28: "uint32", 29: "uint64",
+                    **{29 + n: f"uint{n}" for n in range(1, 8)}, **{36 + n: f"int{n}" for n in range(1, 8)},
+                    44: "float8_e8m0fnu", 45: "float4_e2m1fn_x2"}
+# The exported program's serialized ScalarType (torch/_export/serde/schema.py, torch 2.13): another numbering,
+# with a gap after bfloat16 (the codes from 28 on were added later).
 EXPORT_SCALAR_TYPES = {0: "unknown", 1: "uint8", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "float16",
                        7: "float32", 8: "float64", 9: "complex32", 10: "complex64", 11: "complex128", 12: "bool",
-                       13: "bfloat16", 14: "uint16", 15: "float8_e4m3fn", 16: "float8_e5m2", 17: "float8_e4m3fnuz",
-                       18: "float8_e5m2fnuz"}
+                       13: "bfloat16", 28: "uint16", 29: "float8_e4m3fn", 30: "float8_e5m2", 31: "float8_e4m3fnuz",
+                       32: "float8_e5m2fnuz", 33: "float8_e8m0fnu", 34: "uint32", 35: "uint64"}
 # safetensors' header dtypes.
 SAFETENSORS_DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64",
                       "I32": "int32", "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool",

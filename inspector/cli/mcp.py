@@ -1,4 +1,4 @@
-"""`pt2-inspect mcp`: the commands as MCP tools for coding agents (inspector.mcp_server)."""
+"""`pt2-inspect mcp`: the commands as MCP tools for coding agents (inspector.cli._mcp_server)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def run(a) -> int:
     import os
 
     from ..errors import UsageError
-    from ..mcp_server import MAX_CHARS, serve
+    from ._mcp_server import MAX_CHARS, serve
 
     for r in a.root:
         if not os.path.isdir(r):

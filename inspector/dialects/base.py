@@ -16,7 +16,6 @@ _HANDLE_TYPES = ("AtenTensorHandle ", "RAIIAtenTensorHandle ")
 _NAMED_END = "} // AOTInductorModel"  # run_impl's end line, for any model class name
 _CALL_HEAD = re.compile(r"\w+\(")
 _BINDS = re.compile(r"^\w+\s+\w+\s*=")
-_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
 @dataclass(frozen=True)
@@ -155,11 +154,6 @@ class Dialect:
         if callee.startswith("aoti_"):
             return callee, "extern"
         return None
-
-    @staticmethod
-    def names_in(text: str) -> set[str]:
-        """The identifiers a statement names."""
-        return set(_NAME.findall(text))
 
     def written_args(self, text: str) -> set[str]:
         """The arguments a call statement writes, where its text says so (empty when it does not)."""

@@ -1,4 +1,4 @@
-"""Sentences of the MCP server (inspector.mcp_server) and of remote reads (inspector.remote) a person reads."""
+"""Sentences of the MCP server (inspector.cli._mcp_server) and of remote reads (inspector.remote) a person reads."""
 
 from __future__ import annotations
 

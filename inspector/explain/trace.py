@@ -1,12 +1,13 @@
-"""The words of trace-assert's walks and matching (inspector.queries.walk, trace, match, suspects): why a walk
-stopped, what a computed index runs over, what the log's thread lines say, why nothing here matched the log.
+"""The words of trace-assert's walks and matching (inspector.queries.bound_walk, index_walk, trace, match,
+suspects): why a walk stopped, what a computed index runs over, what the log's thread lines say, why nothing here
+matched the log.
 
 Facts in, plain strings out (as the rest of inspector.explain); the queries hold no sentence."""
 
 from __future__ import annotations
 
 # ---------------------------------------------------------------------------
-# Index origins (queries/walk.py): what the walk found instead of an input or constant
+# Index origins (queries/index_walk.py): what the walk found instead of an input or constant
 # ---------------------------------------------------------------------------
 
 
@@ -185,7 +186,7 @@ HOW_MESSAGE = "message match"
 
 
 # ---------------------------------------------------------------------------
-# A bound in words (queries/walk.py): ``ks0 + ks1`` -> ``input 0's dim 0 + input 1's dim 0``
+# A bound in words (queries/bound_walk.py): ``ks0 + ks1`` -> ``input 0's dim 0 + input 1's dim 0``
 # ---------------------------------------------------------------------------
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import inspector.graph.ids as ids
 from .minigraph import MultiDiGraph
 from ..model import CallSite, Kernel, Model, TmpDef
+from ..parse.tokens import identifiers_and_suffixes
 
 
 def value_node(m: Model, name: str | None) -> str | None:
@@ -144,7 +145,7 @@ def _add_kernel(g: MultiDiGraph, k: Kernel):
                 g.add_edge(an, ids.tmp(k.name, t.line), kind="asserts_on")
             elif a.index_var in params:
                 g.add_edge(an, ids.param(k.name, a.index_var), kind="asserts_on")
-        for n in _names(a.bound_expr or ""):
+        for n in identifiers_and_suffixes(a.bound_expr):
             if n in params:
                 g.add_edge(an, ids.param(k.name, n), kind="bounded_by")
 
@@ -178,9 +179,3 @@ def _add_call(g: MultiDiGraph, m: Model, site: CallSite):
             g.add_edge(v, cn, kind="reads", line=site.line)
         if role in ("out", "inout"):
             g.add_edge(cn, v, kind="writes", line=site.line, param=pname)
-
-
-def _names(text: str) -> list[str]:
-    import re
-
-    return re.findall(r"[A-Za-z_]\w*", text)

@@ -68,7 +68,7 @@ def resolve_node(g: MultiDiGraph, thing: str) -> str:
     if thing in g:
         return thing
     tries = [ids.kernel(thing), ids.sym(thing), ids.buf(thing), ids.const(thing), ids.fx(thing), ids.local(thing),
-             f"assert:{thing}"]  # (KERNEL:LINE as typed)
+             ids.assertion_at(thing)]  # (KERNEL:LINE as typed)
     if thing.isdigit():
         tries.insert(0, ids.input_(thing))
     for t in tries:
@@ -86,7 +86,7 @@ def resolve_node(g: MultiDiGraph, thing: str) -> str:
         elif d.get("type") == "assertion":
             names[f"{d['kernel']}:{d['line']}"] = n
     close = difflib.get_close_matches(thing, list(names), n=5, cutoff=0.5)
-    asserts = [k for k, n in names.items() if n.startswith("assert:")]
+    asserts = [k for k, n in names.items() if ids.kind_of(n) == ids.ASSERT]
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise UsageError(f"--around {thing}: no such kernel, assertion, input, symbol, buffer or FX node in model "
                      f"{g.graph.get('model')!r}{hint} (assertions: {', '.join(asserts[:10]) or 'none'})")
@@ -155,7 +155,6 @@ def neighbourhood_of(pkg, model: str | None, thing: str, depth: int = 2, max_nod
     from ..errors import UsageError
     from .build import build_graph
     from ..index import closure
-    from ..parse.regions import TOKEN
 
     name = pkg._name(model)
     if name in pkg._models:  # parsed already (or read from the index cache): nothing to save
@@ -163,12 +162,11 @@ def neighbourhood_of(pkg, model: str | None, thing: str, depth: int = 2, max_nod
     ix = pkg.index(name)
     if ix.parsed_whole:
         return neighbourhood(pkg.graph_of(ix.full()), thing, depth, max_nodes)
-    parts = thing.split(":")
-    tokens = set(TOKEN.findall(thing)) - ids.PREFIXES
+    tokens = ids.names_in(thing)
     seed_kernels = {t for t in tokens if ix.kernel_backend(t)}
     seeds = (closure.statements_naming(ix, tokens) | closure.calls_of(ix, seed_kernels)
              | closure.calls_below_comments_naming(ix, tokens - seed_kernels)  # (`kernel:` resolves first)
-             | closure.calls_at(ix, {int(p) for p in parts if p.isdigit()}))
+             | closure.calls_at(ix, ids.numbers_in(thing)))
     kernels, names, fx = set(seed_kernels), set(tokens), set(tokens)
     for _ in range(64):
         m = closure.model_naming(ix, seeds, sorted(kernels, key=ix.kernel_names().index) if kernels else ())

@@ -17,7 +17,8 @@ import itertools
 import operator
 
 from ..model import Model
-from ..parse.regions import TOKEN, consumes_comments, declared_name
+from ..parse.regions import consumes_comments, declared_name
+from ..parse.tokens import NAME
 from .name_closure import grow
 
 
@@ -40,7 +41,7 @@ def _naming(ix, postings, name: str) -> list[int]:
         return hit
     run = ix.wmap.run
     return [i for i, (text, kind) in enumerate(zip(run.text, run.kind))
-            if kind is not None and kind != "comment" and name in text and name in TOKEN.findall(text)]
+            if kind is not None and kind != "comment" and name in text and name in NAME.findall(text)]
 
 
 def statements_naming(ix, names) -> set[int]:
@@ -160,7 +161,7 @@ _SCALAR_DECL = ("int64_t ", "int32_t ", "const int64_t ", "const int32_t ", "dou
 
 @functools.lru_cache(maxsize=4096)
 def _launcher_param(text: str):
-    from ..parse.wrapper import parse_statement
+    from ..parse.wrapper_statements import parse_statement
 
     return parse_statement(text, "launcher_param")
 
@@ -193,7 +194,7 @@ def _contract(ix, name: str):
 
 
 def bounds_model(ix, kernels) -> Model | None:
-    """A model for the bound chains of ``kernels``' assertions (`inspector.queries.walk.bound_chain`): the
+    """A model for the bound chains of ``kernels``' assertions (`inspector.queries.bound_walk.bound_chain`): the
     interface, the launches of the kernels whose bound is not a constant with the scalar declarations they
     pass, and each Triton kernel read for its parameters and assertions only (`parse_triton_contract`);
     CPU kernels and kernels parsed already are whole.  Buffers are left out: a caller whose bound reads one

@@ -34,7 +34,7 @@ import os
 
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
-from ..parse.metadata import WrapperMetadata
+from ..dialects.metadata import WrapperMetadata
 from ..parse.regions import (TOKEN, WrapperMap, check_statement, constant_totals, declared_names, kernel_heuristic,
                              scan_kernel_cpp, scan_warnings, scan_wrapper)
 from .name_closure import grow

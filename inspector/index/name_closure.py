@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from ..parse.regions import TOKEN
+from ..parse.tokens import NAME
 
 
 def grow(texts: list[str], seeds: Iterable[int], earlier: Callable[[str], Iterable[int]]) -> set[int]:
@@ -19,7 +19,7 @@ def grow(texts: list[str], seeds: Iterable[int], earlier: Callable[[str], Iterab
     work = list(included)
     while work:
         i = work.pop()
-        for name in set(TOKEN.findall(texts[i])):
+        for name in set(NAME.findall(texts[i])):
             for j in earlier(name):
                 if j < i and j not in included:
                     included.add(j)

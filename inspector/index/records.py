@@ -27,7 +27,7 @@ from ..parse.buffers import (allocation, extern_outputs, handed_out, int_arrays,
                              view_of)
 from ..parse.comments import provenance_key, source_nodes_and_ops
 from ..parse.names import text_key
-from ..parse.tokens import call_args, last_string, lexed_expr as _expr
+from ..parse.tokens import NAME, call_args, last_string, lexed_expr as _expr
 
 _NO_NAMES: frozenset[str] = frozenset()
 
@@ -56,7 +56,7 @@ class Call:
     def names(self) -> frozenset[str]:
         """Every identifier the statement names (its callee, arguments, the names it writes)."""
         if self._names is None:
-            self._names = frozenset(self._dialect.names_in(self._statement)) if self._statement else _NO_NAMES
+            self._names = frozenset(NAME.findall(self._statement)) if self._statement else _NO_NAMES
         return self._names
 
     def mentions(self, name: str) -> bool:

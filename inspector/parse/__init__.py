@@ -9,6 +9,26 @@ STATEMENTS: dict = {}
 INLINE_PARSERS: dict = {}
 
 
+def install_tree_parser() -> None:
+    """Give `inspector.model` its expression parser (`model.parse_expr`, what `Expr.tree` calls), without an
+    import of parse/ from model.py: here, a stand-in that imports `expr_tree` on the first tree asked for and
+    puts the real function in its place, so that a command reading no tree (a cached `show`) never builds
+    that module's 20 node classes (dataclasses cost ~1 ms each to create)."""
+    import inspector.model as model
+
+    def first_tree(text: str):
+        from .expr_tree import parse_expr
+
+        model.parse_expr = parse_expr
+        return parse_expr(text)
+
+    if model.parse_expr.__module__ == model.__name__:  # not installed yet
+        model.parse_expr = first_tree
+
+
+install_tree_parser()
+
+
 def forget_statements() -> None:
     """Empty the statement memo: each package opened starts afresh (and a patched transformer is seen)."""
     STATEMENTS.clear()

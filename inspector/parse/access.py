@@ -17,12 +17,12 @@ import re
 
 from ..model import Access, Expr, Kernel
 from .names import is_tmp, names_a_pointer, tmp_names, tmps_assigned
+from .tokens import NAME_OR_SUFFIX
 
 _PTR = re.compile(r"\b((?:in_out_ptr|in_ptr|out_ptr)\d+)\b")
 _WS = re.compile(r"\s*")
 _PLUS = re.compile(r"\s*\+\s*(static_cast<[\w:]+>\s*)?")
 _WORD = re.compile(r"[\w.]+")
-_IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 def _balanced(text: str, i: int, open_: str, close: str) -> tuple[str, bool]:
@@ -68,7 +68,7 @@ def definition_text(k: Kernel, line: int) -> str:
 
 
 def _address(text: str) -> Expr:
-    return Expr(text, tuple(dict.fromkeys(_IDENT.findall(text))))
+    return Expr(text, tuple(dict.fromkeys(NAME_OR_SUFFIX.findall(text))))
 
 
 def kernel_accesses(k: Kernel) -> list[Access]:

@@ -17,6 +17,7 @@ from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .message import parse_check_message
 from .regions import scan_kernel_cpp
 from .statements import AccAssign, CppCheck, CppParam, CppSignature, CppTmp, ScalarStore, VecStore
+from .tokens import NAME_OR_SUFFIX
 
 STARTS = GRAMMAR_STARTS["cpp_kernel"]
 # `tmp_acc0 = …;` / `tmp_acc0_vec = …;` (not `tmp_acc0_arr[i] = …`, not `==`): an accumulator's update
@@ -155,7 +156,7 @@ def parse_kernel_region(lines: list[str], start: int, end: int, member: str, cov
             # The value is what the lambda returns, but it reads every tmp its body names
             # (`tmpbuf[i] = static_cast<int64_t>(tmp1[i]);` before `return …loadu(tmpbuf…)`).
             value = _lambda_value(body)
-            expr = Expr(value, tuple(dict.fromkeys(re.findall(r"[A-Za-z_]\w*", " ".join(body)))))
+            expr = Expr(value, tuple(dict.fromkeys(NAME_OR_SUFFIX.findall(" ".join(body)))))
             cur.tmps.append(TmpDef(name=name, expr=expr, line=line, scope=scope))
             i = j + 1
             continue

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from ..model import Expr, Kernel
 from .expr_tree import has_opaque, names as tree_names, parse_expr
+from .tokens import NAME_OR_SUFFIX
 
-_IDENT = re.compile(r"[A-Za-z_]\w*")
 _LOOP = re.compile(r"for\s*\(\s*int64_t\s+(\w+)\s*=[^;]*;\s*(\w+)\s*<\s*([^;]+?)\s*;")
 
 
@@ -27,7 +27,7 @@ class LoopHeader:
 def _expr(text: str) -> Expr:
     """``text`` as an `Expr`: its names from its tree (from its words when the grammar does not read it)."""
     tree = parse_expr(text)
-    return Expr(text, tuple(dict.fromkeys(_IDENT.findall(text))) if has_opaque(tree) else tree_names(tree))
+    return Expr(text, tuple(dict.fromkeys(NAME_OR_SUFFIX.findall(text))) if has_opaque(tree) else tree_names(tree))
 
 
 def kernel_span(k: Kernel) -> range:

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from .tokens import IDENTIFIER
+
 
 class Node:
     """Any node of an expression tree."""
@@ -270,7 +272,7 @@ def has_opaque(node: Node) -> bool:
     return any(isinstance(n, Opaque) for n in walk(node))
 
 
-_TOKEN = re.compile(r"[A-Za-z_]\w*|\d+|<<=|>>=|<=|>=|==|!=|&&|\|\||<<|>>|->|::|\*\*|//|\S")
+_TOKEN = re.compile(IDENTIFIER + r"|\d+|<<=|>>=|<=|>=|==|!=|&&|\|\||<<|>>|->|::|\*\*|//|\S")
 _WORD = re.compile(r"[A-Za-z_0-9]")
 
 

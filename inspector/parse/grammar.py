@@ -22,6 +22,7 @@ from .lark_loader import (  # noqa: F401 - re-exported: the loader's names as th
     _SOURCE_TREE, _STANDALONE, STARTS, _all_parsers, _full_text, _shipped, _shipped_doc, _tables_key, grammar_text,
     parser, shipped_tables,
 )
+from .tokens import IDENTIFIER
 
 if __name__ == "__main__":  # python -m inspector.parse.grammar: rewrite grammars/tables.json
     import json
@@ -46,7 +47,7 @@ def parse_plain(grammar: str, starts: tuple[str, ...], transformer: Transformer,
         return None
 
 
-_NUMBERED = re.compile(r"\b[A-Za-z_]\w*\d\w*")  # a name with a digit anywhere (buf12_handle, int_array_3, x0)
+_NUMBERED = re.compile(rf"\b{IDENTIFIER}\d\w*")  # a name with a digit anywhere (buf12_handle, int_array_3, x0)
 _DIGITS = re.compile(r"\d+")
 _HAS_DIGIT = re.compile(r"\d").search
 # Names with digits that are words of the languages, not generated names: C types and dtypes.
@@ -102,7 +103,7 @@ def canonical(text: str) -> tuple[str, dict[str, str]]:
     return shape, ({c: d for d, c in digits.items()} if shape != text else {})
 
 
-_NAME_SPLIT = re.compile(r"\b([A-Za-z_]\w*\d\w*)").split  # `_NUMBERED`, kept by the split
+_NAME_SPLIT = re.compile(rf"\b({IDENTIFIER}\d\w*)").split  # `_NUMBERED`, kept by the split
 _DIGIT_SPLIT = re.compile(r"(\d+)").split
 # A generated name's digit split (None: a word of the language, `int64_t`): read once per name, not per statement
 # that names it (a whole parse of the dense 20k package met ~1.3 million names in 480,000 statements)

@@ -42,7 +42,7 @@ def parser(name: str, starts: tuple[str, ...]) -> Lark:
     cache), keyed by the grammar text, the start
     rules and the Lark version, and rebuilt when missing or unusable."""
     from ..options import current
-    from . import tables
+    import inspector.parse.tables as tables
 
     text = _full_text(name)
     key = tables.tables_key(["lark-tables", lark.__version__, text, *starts]) if current().cache else None

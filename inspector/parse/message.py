@@ -6,6 +6,8 @@ import functools
 import re
 from dataclasses import dataclass
 
+from .tokens import IDENTIFIER
+
 
 
 @dataclass(frozen=True)
@@ -27,8 +29,8 @@ def static_bound(bound: str) -> int | None:
 
 # Triton wrappers Inductor puts around the index in a check's text (torch_geometric's EdgeConv: `0 <=
 # tl.broadcast_to(tmp19, [YBLOCK, XBLOCK]) < ks1`); the value checked is the name inside.
-_WRAPPED = re.compile(r"tl\.(?:broadcast_to|reshape)\(\s*([A-Za-z_]\w*)\s*,\s*\[[^\]]*\]\s*\)"
-                      r"|\(?\b([A-Za-z_]\w*)\)?\.to\(tl\.\w+\)")
+_WRAPPED = re.compile(rf"tl\.(?:broadcast_to|reshape)\(\s*({IDENTIFIER})\s*,\s*\[[^\]]*\]\s*\)"
+                      rf"|\(?\b({IDENTIFIER})\)?\.to\(tl\.\w+\)")
 
 
 def unwrap_index(text: str) -> str:
@@ -85,8 +87,8 @@ def _transformer():
 # A user-defined kernel's own check (`tl.device_assert((idx >= 0) & (idx < rows), "…")`): its message is the
 # user's words, so the index and its bound are read from the condition.  Forms: `X < B`, `(X >= 0) & (X < B)`,
 # `(0 <= X) & (X < B)`, either order of the two halves.
-_NAME = r"([A-Za-z_]\w*)"
-_BOUND = r"([A-Za-z_]\w*|\d+)"
+_NAME = rf"({IDENTIFIER})"
+_BOUND = rf"({IDENTIFIER}|\d+)"
 _UPPER = re.compile(rf"^\(?\s*{_NAME}\s*<\s*{_BOUND}\s*\)?$")
 _LOWER = re.compile(rf"^\(?\s*(?:{_NAME}\s*>=\s*0|0\s*<=\s*{_NAME})\s*\)?$")
 
@@ -113,7 +115,7 @@ def parse_check_condition(condition: str) -> CheckMessage | None:
     return CheckMessage(index_var=upper.group(1), bound=upper.group(2), lower="0" if lower else None)
 
 
-_FINITE = re.compile(r"^\(\s*([A-Za-z_]\w*)\s*==\s*\1\s*\)")
+_FINITE = re.compile(rf"^\(\s*({IDENTIFIER})\s*==\s*\1\s*\)")
 
 
 def parse_value_check(condition: str) -> str | None:

@@ -20,6 +20,7 @@ from itertools import accumulate, compress, count, islice, repeat
 from operator import add
 
 from ..dialects import FALLBACK, Dialect, sniff
+from .tokens import IDENTIFIER, NAME
 
 _DECORATOR = re.compile(r"@triton_heuristics\.(\w+)\(")
 
@@ -591,8 +592,8 @@ def _run_statements(wm: WrapperMap, lines: list[str], line_no: int) -> None:
             callees(None)
 
 
-_DECLARED = re.compile(r"\b([A-Za-z_]\w*)\s*(?:\[\])?\s*(?:=|;|\()")
-TOKEN = re.compile(r"\b[A-Za-z_]\w*")
+_DECLARED = re.compile(rf"\b({IDENTIFIER})\s*(?:\[\])?\s*(?:=|;|\()")
+TOKEN = NAME  # a whole identifier (`inspector.parse.tokens`)
 
 
 def declared_name(st: RunStatement) -> str | None:
@@ -613,7 +614,7 @@ def declared_name(st: RunStatement) -> str | None:
 # A handle declaration's name: the type's word is followed by a space, so `_DECLARED` cannot match in it and
 # its first match is this name (anchored here instead of searched for)
 _NAME_END = re.compile(r"[=;(]")  # what ends a declared name, the first of them
-_HANDLE_DECL = re.compile(r"(?:RAII)?AtenTensorHandle ([A-Za-z_]\w*)\s*(?:\[\])?\s*(?:=|;|\()")
+_HANDLE_DECL = re.compile(rf"(?:RAII)?AtenTensorHandle ({IDENTIFIER})\s*(?:\[\])?\s*(?:=|;|\()")
 
 
 def declared_names(texts: list[str]) -> list[str | None]:

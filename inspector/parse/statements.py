@@ -1,7 +1,7 @@
 """What each grammar rule reads a statement into: one frozen dataclass a rule (issue 21 §1).
 
-The transformers of `inspector.parse.wrapper`, `.triton` and `.cpp_kernel` return these (never tagged tuples), and
-the scanners dispatch on their type.  They are parse results, shared between statements of the same text (the
+The transformers of `inspector.parse.wrapper_statements`, `.triton` and `.cpp_kernel` return these (never tagged
+tuples), and the scanners dispatch on their type.  They are parse results, shared between statements of the same text (the
 memo in `inspector.parse.grammar.parse_one`): nobody mutates them, hence frozen; slots, because a 20k-kernel
 package holds hundreds of thousands.  What the index keeps (`inspector.model`) is built from them.
 """

@@ -14,10 +14,16 @@ import re
 
 from ..model import Expr
 
+# An identifier of C++, Python and Triton alike: the one spelling every pattern over generated code builds on
+# (`rf"(?P<buf>{IDENTIFIER})"`).
+IDENTIFIER = r"[A-Za-z_]\w*"
+# A name: not the suffix of a number (`64L` holds none)
+NAME = re.compile(r"\b" + IDENTIFIER)
+# An identifier anywhere, the suffix of a number too (`64L` -> `L`, `1e5` -> `e5`): what the names of a kernel's
+# expressions have always been read with (harmless: no param or tmp is called `L`), kept so that they stay the same
+NAME_OR_SUFFIX = re.compile(IDENTIFIER)
 # A string literal of either quote (C++ "…", Python/Triton '…' or "…"), escapes kept as written
 _STRING = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
-# A name: not the suffix of a number (`64L` holds none)
-_NAME = re.compile(r"\b[A-Za-z_]\w*")
 
 
 # C++'s `L` suffix of an integer literal as Inductor writes it (`64L`)
@@ -32,13 +38,18 @@ def without_int_suffix(text: str) -> str:
 
 def identifiers(text: str) -> list[str]:
     """Every name ``text`` mentions, in order, repeats kept (``64L``, ``0.5`` are no names)."""
-    return _NAME.findall(text or "")
+    return NAME.findall(text or "")
+
+
+def identifiers_and_suffixes(text: str) -> list[str]:
+    """`identifiers`, and the identifier-like suffixes of numbers (``64L`` -> ``L``): `NAME_OR_SUFFIX`'s reading."""
+    return NAME_OR_SUFFIX.findall(text or "")
 
 
 def lexed_expr(text: str) -> Expr:
     """An expression as written, its names read by the lexer (in order, each once): for an expression a statement
     holds that no grammar reads (an array's items, a call's arguments the scan cut out)."""
-    return Expr(text, tuple(dict.fromkeys(_NAME.findall(text))))
+    return Expr(text, tuple(dict.fromkeys(NAME.findall(text))))
 
 
 def mentions(text: str, name: str) -> bool:

@@ -18,6 +18,7 @@ from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .message import parse_check_condition, parse_check_message, parse_value_check
 from .regions import _DECORATOR, kernel_heuristic
 from .statements import Annotation, Control, TritonAssign, TritonCall, TritonDef, TritonParam
+from .tokens import NAME_OR_SUFFIX
 
 STARTS = GRAMMAR_STARTS["triton"]
 _CONTROL = ("if ", "elif ", "else:", "for ", "while ", "return", "pass", "break", "continue")
@@ -203,7 +204,7 @@ def _load_address_names(text: str) -> set[str]:
             elif text[i] in ")]":
                 depth -= 1
             i += 1
-        out.update(re.findall(r"[A-Za-z_]\w*", text[m.end():i]))
+        out.update(NAME_OR_SUFFIX.findall(text[m.end():i]))
     return out
 
 

@@ -16,7 +16,7 @@ from ..naming import strip_overload
 from ..package import Package
 from .fused import extern_op_name
 from .match import INDEXING_OPS, index_args, site_for_noticed
-from .walk import index_span, shape_reachable
+from .bound_walk import index_span, shape_reachable
 
 
 class JsonKeys:

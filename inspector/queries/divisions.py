@@ -7,12 +7,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from ..naming import root_symbol
+from ..naming import NO_KERNEL_SHIMS, root_symbol
 from ..parse import expr_tree as E
-from .doctor.guards import NOT_OPS
-
-# extern calls that copy, alias or allocate: no ATen kernel of theirs divides by a size or checks one
-_NOT_OPS = (*NOT_OPS, "aoti_torch_assign_tensors")
 
 _DIVIDING = ("/", "%", "//")
 _DIV_CALLS = ("c10::div_floor_integer", "div_floor_integer", "c10::div_mod", "tl.math.div_rn", "triton_helpers.div_floor_integer")
@@ -92,7 +88,7 @@ def extern_sites(pkg, m) -> list[FaultSite]:
     ix = pkg.index(m.name)
     out = []
     for c in m.calls:
-        if c.kind != "extern" or c.target.startswith(_NOT_OPS):
+        if c.kind != "extern" or c.target.startswith(NO_KERNEL_SHIMS):
             continue
         names: list[str] = []
         for a in c.args:
@@ -180,7 +176,7 @@ MAX_UNVOUCHED = 8
 def unvouched_externs_read(pkg, name: str, sizes: dict[str, int]) -> tuple[list[FaultSite], int | None]:
     """`unvouched_externs`, and the wrapper line after which no call was read (None: every call was)."""
     ix = pkg.index(name)
-    lines = sorted(c.line for c in ix.calls() if c.kind == "extern" and not c.target.startswith(_NOT_OPS))
+    lines = sorted(c.line for c in ix.calls() if c.kind == "extern" and not c.target.startswith(NO_KERNEL_SHIMS))
     if not lines or not sizes:
         return [], None
     step = len(lines) if len(lines) <= EXTERN_ALL else EXTERN_CHUNK

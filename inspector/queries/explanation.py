@@ -2,7 +2,7 @@
 
 `trace_assert` (inspector.queries.trace) finds which assertions a failure names and calls these; `assert_candidates`
 (inspector.queries.candidates) explains its candidates with them.  Both import this module, and it imports
-neither: the walks (inspector.queries.walk), the match helpers and the words are below it.
+neither: the walks (inspector.queries.bound_walk, index_walk), the match helpers and the words are below it.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import inspector.explain as words
 import inspector.graph.ids as ids
+from ..errors import InspectorError
 from ..model import Assertion, CallSite, Kernel, Model
 from ..naming import root_symbol
 from ..package import Package
@@ -21,8 +22,9 @@ from .fused import extern_op_name, source_nodes
 from .match import index_args
 from .positions import PositionBound, index_position
 from .wraps import wrap_in
-from .walk import (loop_position, BoundChain, BoundTerm, IndexOrigin, InputRef, TableRef, bound_chain, edges, index_origins,
-                   literal_bound, value_origins, value_table)
+from .bound_walk import bound_chain, literal_bound, loop_position
+from .index_walk import index_origins, value_origins, value_table
+from .walk import BoundChain, BoundTerm, IndexOrigin, InputRef, TableRef, edges
 
 
 CERTAINTY = ("certain", "likely", "possible")
@@ -109,7 +111,7 @@ def _allocation_sizes(pkg, m: Model):
     def sizes(buf: str, line: int):
         try:
             ix = pkg.index(m.name)
-        except Exception:  # noqa: BLE001 - a hand-made Model in a test: no lines, no buffer sizes
+        except InspectorError:  # a Model the package does not hold (hand-made, in a test): no buffer sizes
             return None
         return ix.allocation_sizes(buf, line)
 
@@ -157,7 +159,7 @@ def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
         for r in refs:
             r.user_name = ep.user_name(r.index)
         if match.bound:
-            from .walk import limit_words
+            from .bound_walk import limit_words
 
             match.bound.input = match.bound.terms[0].input if match.bound.terms else match.bound.input
             match.bound.limit = limit_words(match.assertion.bound_expr or "", match.bound.terms)
@@ -242,7 +244,7 @@ def _table(m: Model, g, k: Kernel, a: Assertion, call_node: str | None) -> Table
     from .suspects import copies
 
     users = [u for c in copies(g, start) for u, _, d in g.in_edges(c, data=True)
-             if d.get("kind") == "uses" and u.startswith("tmp:")]
+             if d.get("kind") == "uses" and ids.kind_of(u) == ids.TMP]
     for u in users:
         for p, d2 in edges(g, u, "loads"):
             bind = next(edges(g, p, "binds", call_node), None)
@@ -261,7 +263,7 @@ def _extern_bound(m: Model, table: TableRef | None, site: CallSite) -> BoundChai
     """The size an extern op checks its index against: the indexed dim of its table, when that table is an
     input (or a buffer made from exactly one input, taken to share its shape) and the dim is symbolic."""
     from .match import indexed_dim
-    from .walk import term_words
+    from .bound_walk import term_words
 
     if not table:
         return None

@@ -24,7 +24,7 @@ from ..naming import DTYPE_BYTES, EFFICIENT_ATTENTION, TRITON_DTYPES, calls_cubl
 from ..parse import expr_tree as E
 from ..parse.buffers import VIEW_FUNCTION
 from ..parse.tokens import lexed_expr, without_int_suffix
-from .check import ARITH, evaluate
+from .arith import ARITH, evaluate
 
 ROUND = 512  # the CUDA caching allocator's block granularity
 # cuBLAS's workspace (torch's default on sm_90: CUBLAS_WORKSPACE_CONFIG :4096:8 = 32 MiB), allocated through the

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import InspectorError
 from ..index.records import Alias
 from ..logs import PrinterBlock
 from ..parse import expr_tree as E
@@ -143,7 +144,8 @@ class _Run:
 
         try:
             found = locate(self.pkg, kernel=pc.kernel, model=self.model).found
-        except Exception:  # noqa: BLE001 - FX nodes and user lines are a bonus; the call stands without them
+        except InspectorError:  # nothing located, a member unreadable: FX nodes and user lines are a bonus; the call
+            # stands without them
             return
         mine = [x for x in found if x.wrapper_lines == [pc.wrapper_line]]
         if not mine and len(found) == 1 and pc.calls == 1:

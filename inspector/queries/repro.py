@@ -1,16 +1,15 @@
 """repro: one standalone script that reproduces a failure with the smallest inputs the package's contract allows.
 
 From the contract (inputs, guards, symbols: the eager index) and the traces of the package's assertions
-(`trace_assert`, which knows each bound and where each index comes from), a `Case` is planned: every
-input's dtype, shape, stride and device, each index input filled with values inside its table, and one
-violation (an index equal to its bound, the empty dim of a table, or positions that reach a static bound).
-`inspector.explain.repro_script` turns a case into the script; nothing here imports torch.  `sweep`
+(`trace_assert`, which knows each bound and where each index comes from: `repro_checks`), a `Case` is planned
+(`repro_case`): every input's dtype, shape, stride and device, each index input filled with values inside its
+table, and one violation (an index equal to its bound, the empty dim of a table, or positions that reach a static
+bound).  `inspector.explain.repro_script` turns a case into the script; nothing here imports torch.  `sweep`
 (inspector.queries.sweep) plans many cases with the same helpers.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import asdict, dataclass, field
 
@@ -19,57 +18,10 @@ from ..host import torch_python  # noqa: F401 - the host's torch, a host probe (
 from ..model import Model
 from ..naming import root_symbol
 from ..package import Package
-from ..parse import expr_tree as E
 from ..parse.specs import InputSpec, device_type
-from .check import check, evaluate
-from .wraps import wrap_in
-
-BASE_SIZE = 4  # a dynamic dim's value when a case does not set it (clamped into the symbol's range)
-FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64"}
-ARITH_OPS = ("+", "-", "*", "/", "//", "%", "**")  # the operators that change an index on its way from the load
-
-
-@dataclass
-class BoundsCheck:
-    """One assertion of the package, as its trace explains it: what a case needs to fill or violate it."""
-
-    model: str
-    kernel: str
-    kernel_backend: str  # TraceMatch.kernel_kind: "triton" | "cpp" | "extern"
-    line: int
-    message: str
-    bound_expr: str | None
-    static_bound: int | None
-    terms: list[tuple[str, int, int]]  # (kernel param, input, dim) of a bound made of input dims
-    direct_input: int | None  # the input the index values are read from, unchanged (None: computed, or unknown)
-    computed_input: int | None  # the input a computed index (top-k, argmax, cumsum…) is made from
-    wraps_negative: bool | None  # the kernel adds the bound to negative values first (Python indexing)
-
-    def bound(self, dims: dict[tuple[int, int], int]) -> int | None:
-        if self.static_bound is not None:
-            return self.static_bound
-        if not self.bound_expr or not self.terms:
-            return None
-        return evaluate(self.bound_expr, {p: dims[(i, d)] for p, i, d in self.terms if (i, d) in dims})
-
-
-@dataclass
-class Case:
-    """What one run of the package is: the JSON the scripts read (``to_json``)."""
-
-    title: str
-    device: str
-    model: str | None
-    loader: dict
-    inputs: list[dict]
-    env: dict
-    unset_env: list[str]
-    expect: dict | None  # None: the call is expected to return
-    expect_words: str
-    timeout: int = 300
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=1, sort_keys=True)
+from .check import check
+from .repro_case import Case, expect_assert, make_case, sizes, violate
+from .repro_checks import bounds_check_of, bounds_checks
 
 
 @dataclass
@@ -92,143 +44,11 @@ class ReproResult:
         return d
 
 
-# ---------------------------------------------------------------------------------------------------
-# The contract and the bounds checks
-# ---------------------------------------------------------------------------------------------------
-
-
 def model_name(pkg: Package, model: str | None) -> str:
     if model is not None:
         pkg.files(model)  # raises a UsageError naming the models when it is not there
         return model
     return pkg.index(None).eager().name
-
-
-def _tmps(defs, t) -> list[str]:
-    return [n for n in t.expr.names if n in defs and n.startswith("tmp")]
-
-
-def _func(n) -> str:
-    """The name a call calls (``tl.full``, ``at::vec::Vectorized<int64_t>::loadu``); "" for any other node."""
-    return (E.dotted(n.func) or "") if isinstance(n, E.Call) else ""
-
-
-def _loads(tree) -> bool:
-    """A load: ``in_ptr0[x0]``, ``tl.load(in_ptr0 + x0, xmask)``, ``Vectorized<int64_t>::loadu(in_ptr0 + x0, 16)``
-    (a constant such as ``tl.full([1], 4, tl.int64)`` is none)."""
-    return any(isinstance(n, E.Index) or "load" in _func(n) for n in E.walk(tree))
-
-
-def _computes(tree) -> bool:
-    """Arithmetic on the way (a binary or unary arithmetic operator; a string's "-inf" is none)."""
-    return any((isinstance(n, E.BinOp) and n.op in ARITH_OPS) or (isinstance(n, E.UnaryOp) and n.op in ("+", "-"))
-               for n in E.walk(tree))
-
-
-def _unwrap(defs, t) -> tuple[bool, str | None]:
-    """(whether ``t`` is the wrap of negatives ``c ? x + N : x`` / ``tl.where(c, x + N, x)`` / ``blendv(x, x + N, c)``
-    with a cast mask, in every form `inspector.queries.wraps` reads, the unwrapped ``x``)."""
-    raw = wrap_in(defs, t.expr.tree)
-    if raw is None:
-        return False, None
-    return True, raw.id if isinstance(raw, E.Name) else next((n for n in E.names(raw) if n in defs), None)
-
-
-def _defs(k, a) -> dict:
-    """The tmp definitions the assertion ``a`` sees: in its scope (or an enclosing one), the last before it."""
-    out = {}
-    for t in sorted(k.tmps, key=lambda t: t.line):
-        if a is not None and (t.line > a.line or tuple(a.scope[:len(t.scope)]) != tuple(t.scope)):
-            continue
-        out[t.name] = t
-    return out
-
-
-def _wraps(k, var: str | None, a=None) -> bool | None:
-    """Whether the index variable wraps negative values (``x < 0 ? x + N : x``) on its way from the load."""
-    if k is None or not var:
-        return None
-    defs = _defs(k, a)
-    seen, todo = set(), [var]
-    while todo:
-        v = todo.pop()
-        if v in seen or v not in defs:
-            continue
-        seen.add(v)
-        wrapped, _ = _unwrap(defs, defs[v])
-        if wrapped:
-            return True
-        todo += _tmps(defs, defs[v])
-    return False
-
-
-def _unchanged(k, var: str | None, a=None) -> bool | None:
-    """Whether the index variable holds the loaded input values themselves (casts, copies and the wrap of
-    negatives on the way, no arithmetic): then a value of the input equal to the bound reaches the check."""
-    if k is None or not var:
-        return None
-    defs = _defs(k, a)
-    v, seen = var, set()
-    while v in defs and v not in seen:
-        seen.add(v)
-        t = defs[v]
-        tmps = _tmps(defs, t)
-        if not tmps:  # the load (in_ptr0[...], tl.load(in_ptr0 + ...), loadu(in_ptr0 + ...)): reached
-            return _loads(t.expr.tree)
-        wrapped, inner = _unwrap(defs, t)
-        if wrapped:
-            v = inner
-            continue
-        if len(tmps) == 1 and not _computes(t.expr.tree):
-            v = tmps[0]
-            continue
-        return False
-    return None
-
-
-def bounds_checks(pkg: Package, name: str) -> list[BoundsCheck]:
-    """Every range assertion of model ``name``, traced (bound, index origin, wrap-around)."""
-    from .trace import trace_assert
-
-    ix = pkg.index(name)
-    out = []
-    seen = set()
-    for s in ix.assert_sites():
-        if (s.kernel, s.line) in seen:
-            continue
-        seen.add((s.kernel, s.line))
-        r = trace_assert(pkg, kernel=s.kernel, line=s.line, model=name)
-        for mt in r.matches:
-            if mt.assertion.checks != "index" or (mt.kernel, mt.file_line) in {(f.kernel, f.line) for f in out}:
-                continue
-            out.append(bounds_check_of(pkg, mt))
-    return out
-
-
-def bounds_check_of(pkg: Package, mt) -> BoundsCheck:
-    terms = []
-    if mt.bound is not None:
-        for t in mt.bound.terms or [mt.bound]:
-            if t.input is not None and t.input.dim is not None:
-                terms.append((t.kernel_param, t.input.index, t.input.dim))
-    direct = computed = None
-    for o in mt.index_origin:
-        if o.input is None:
-            continue
-        if o.through_buffer:
-            computed = o.input.index if computed is None else computed
-        elif direct is None:
-            direct = o.input.index
-    k = a = None
-    if mt.kernel_kind != "extern":
-        k = pkg.index(mt.model).slice(kernels=[mt.kernel]).kernels.get(mt.kernel)
-        a = next((x for x in (k.assertions if k else []) if x.line == mt.file_line), None)
-        if direct is not None and _unchanged(k, mt.assertion.index_var, a) is not True:
-            computed, direct = direct, None  # read from the input, then changed (key // 4): a computed index
-    return BoundsCheck(model=mt.model, kernel=mt.kernel, kernel_backend=mt.kernel_kind, line=mt.file_line,
-                     message=(mt.assertion.message or ""), bound_expr=mt.assertion.bound_expr,
-                     static_bound=mt.static_bound, terms=terms, direct_input=direct, computed_input=computed,
-                     wraps_negative=_wraps(k, mt.assertion.index_var, a))
 
 
 def loader_of(pkg: Package, name: str, weights: str | None) -> tuple[dict, list[str]]:
@@ -266,136 +86,6 @@ def _device(m: Model, device: str | None) -> str:
     if base != want:
         raise UsageError(f"--device {dev}: model {m.name!r} was compiled for {want}")
     return dev if ":" in dev or base == "cpu" else "cuda:0"
-
-
-def sizes(m: Model, fixed: dict[str, int] | None = None) -> dict[str, int]:
-    """A value for every root symbol: ``fixed`` where given, else BASE_SIZE clamped into its range."""
-    out = {}
-    for s in m.symbols.values():
-        r = root_symbol(m.symbols, s.name)
-        if r is None or r.name in out:
-            continue
-        lo = r.min if r.min is not None else 0
-        hi = r.max if r.max is not None else max(lo, BASE_SIZE)
-        out[r.name] = min(max(BASE_SIZE, lo), hi)
-    for k, v in (fixed or {}).items():
-        out[k] = v
-    return out
-
-
-def _value(m: Model, want, syms: dict[str, int]) -> int | None:
-    if isinstance(want, int):
-        return want
-    w = str(want)
-    if w.lstrip("-").isdigit():
-        return int(w)
-    r = root_symbol(m.symbols, w)
-    if r is not None:
-        return syms.get(r.name)
-    vals = dict(syms)
-    for s in m.symbols.values():
-        rr = root_symbol(m.symbols, s.name)
-        if rr is not None and rr.name in syms:
-            vals[s.name] = syms[rr.name]
-    return evaluate(w, vals)
-
-
-def _guarded_dim(inp, d: int) -> int | None:
-    lo = next((int(g.value) for g in inp.guards if g.kind == "min" and g.dim == d), None)
-    return min(max(BASE_SIZE, lo or 0), next((int(g.value) for g in inp.guards if g.kind == "max" and g.dim == d), 1 << 30))
-
-
-def shapes(m: Model, syms: dict[str, int]) -> dict[tuple[int, int], int]:
-    out = {}
-    for inp in m.inputs:
-        for d, want in enumerate(inp.shape):
-            v = _value(m, want, syms) if str(want) != "?" else _guarded_dim(inp, d)
-            if v is None:
-                raise UsageError(f"input {inp.index} ({inp.name}) dim {d} is `{want}`: its size cannot be computed from "
-                                 "the package; give the inputs with --input SPEC")
-            out[(inp.index, d)] = v
-    return out
-
-
-def input_specs(m: Model, dims: dict[tuple[int, int], int], asserts: list[BoundsCheck], syms: dict[str, int]) -> list[dict]:
-    """Every input as a case describes it; index inputs hold values inside every table they feed."""
-    out = []
-    for inp in m.inputs:
-        shape = [dims[(inp.index, d)] for d in range(len(inp.shape))]
-        dtype = inp.dtype or ("int64" if any(f.direct_input == inp.index for f in asserts) else "float32")
-        spec = {"dtype": dtype, "shape": shape, "fill": "randn" if dtype in FLOAT_DTYPES else "zeros"}
-        bounds = [b for f in asserts if f.direct_input == inp.index for b in [f.bound(dims)] if b is not None]
-        if bounds and dtype not in FLOAT_DTYPES:
-            spec["fill"], spec["bound"] = "range", max(1, min(bounds))
-        if inp.stride:
-            stride = [_value(m, s, syms) for s in inp.stride]
-            contiguous = [1] * len(shape)
-            for d in range(len(shape) - 2, -1, -1):
-                contiguous[d] = contiguous[d + 1] * max(shape[d + 1], 1)
-            if None not in stride and stride != contiguous and all(x > 1 for x in shape):
-                spec["stride"] = stride
-        out.append(spec)
-    return out
-
-
-# ---------------------------------------------------------------------------------------------------
-# The violation a trace names
-# ---------------------------------------------------------------------------------------------------
-
-
-def expect_assert(f: BoundsCheck, device: str) -> tuple[dict, str]:
-    from ..explain import repro_script as say
-
-    if f.kernel_backend == "extern":
-        return ({"kind": "extern", "all_of": [], "any_of": [f.kernel, f.kernel.replace("aoti_torch_", "")]},
-                say.expect_words("extern", op=f.kernel, message=f.message or "its check"))
-    need = [f.message]
-    if device == "cpu" and f.kernel_backend == "cpp":
-        need.append(f.kernel)
-    return {"kind": "assert", "all_of": need, "kernel": f.kernel}, say.expect_words("assert", message=f.message, kernel=f.kernel)
-
-
-def violate(m: Model, f: BoundsCheck, device: str) -> tuple[dict, dict[str, int], dict]:
-    """(violation, symbol values, per-input changes) that make ``f`` fail and keep every other check."""
-    syms = sizes(m)
-    dims = shapes(m, syms)
-    if f.direct_input is not None:
-        b = f.bound(dims)
-        if b is not None:
-            return {"kind": "value", "input": f.direct_input, "value": b, "bound": b}, syms, {
-                f.direct_input: {"set": [[0, b]]}}
-    if f.terms:
-        _, i, d = f.terms[0]
-        sym = root_symbol(m.symbols, m.inputs[i].shape[d])
-        if sym is not None:
-            syms[sym.name] = 0
-            return {"kind": "empty", "input": i, "dim": d, "symbol": sym.name}, syms, {}
-    origin = f.computed_input if f.computed_input is not None else f.direct_input
-    if f.static_bound is not None and origin is not None and m.inputs[origin].shape:
-        last = m.inputs[origin].shape[-1]
-        sym = root_symbol(m.symbols, last)
-        size = f.static_bound + 1
-        if sym is not None and (sym.max is None or sym.max >= size):
-            syms[sym.name] = max(size, sym.min or 0)
-            return {"kind": "ramp", "input": origin, "size": syms[sym.name], "bound": f.static_bound}, syms, {
-                origin: {"fill": "ramp"}}
-    raise UsageError(f"{f.kernel} line {f.line}: no input of the contract reaches this assertion's index or bound, so "
-                     "no violation can be planned; give the inputs with --input SPEC")
-
-
-def make_case(pkg: Package, m: Model, f: BoundsCheck | None, device: str, loader: dict, *, syms=None, changes=None,
-              violation=None, expect=None, words="", title="", asserts=None, env=None, unset=None) -> Case:
-    dims = shapes(m, syms)
-    specs = input_specs(m, dims, asserts or ([f] if f else []), syms)
-    for i, ch in (changes or {}).items():
-        specs[i].update(ch)
-    env = dict(env or {})
-    if device == "cpu":
-        env.setdefault("OMP_NUM_THREADS", "1")
-    else:
-        env.setdefault("CUDA_LAUNCH_BLOCKING", "1")
-    return Case(title=title, device=device, model=m.name if len(pkg.model_names) > 1 else None, loader=loader,
-                inputs=specs, env=env, unset_env=list(unset or []), expect=expect, expect_words=words)
 
 
 def repro(pkg: Package, *, log: str | None = None, line: int | None = None, kernel: str | None = None,

@@ -8,7 +8,8 @@ import inspector.graph.ids as ids
 from ..graph.build import resolve_tmp
 from ..model import Kernel, Model
 from ..parse.access import definition_reads_pointer, definition_tmps, expr_tmps, kernel_accesses
-from .walk import Step, dedupe, edges, path_names, value_table, walk_kernel
+from .index_walk import dedupe, value_table, walk_kernel
+from .walk import Step, edges, path_names
 
 
 def _data_dependent(g, node: str) -> bool:
@@ -18,7 +19,7 @@ def _data_dependent(g, node: str) -> bool:
         for _, v, d in g.out_edges(n, data=True):
             if d.get("kind") == "loads":
                 return True
-            if d.get("kind") == "uses" and v.startswith("tmp:") and v not in seen:
+            if d.get("kind") == "uses" and ids.kind_of(v) == ids.TMP and v not in seen:
                 seen.add(v)
                 queue.append(v)
     return False
@@ -31,14 +32,14 @@ def copies(g, v: str, k: Kernel | None = None) -> list[str]:
     while True:
         nxt = [w for _, w, d in g.out_edges(v, data=True) if d.get("kind") in ("uses", "loads")
                and g.nodes[w].get("role") not in ("size", "other")]  # a tail count (ks1 …) is no data
-        if not nxt and k is not None and v.startswith("tmp:"):
+        if not nxt and k is not None and ids.kind_of(v) == ids.TMP:
             line = g.nodes[v].get("line")
             t = next((x for x in k.tmps if x.line == line), None)
             names = {n for n in definition_tmps(k, line) if t is None or n != t.name}
             if t is not None and len(names) == 1 and not definition_reads_pointer(k, line):
                 d = resolve_tmp(k, names.pop(), line, t.scope)
                 nxt = [ids.tmp(k.name, d.line)] if d is not None else []
-        if len(nxt) != 1 or not nxt[0].startswith("tmp:") or nxt[0] in out:
+        if len(nxt) != 1 or ids.kind_of(nxt[0]) != ids.TMP or nxt[0] in out:
             return out
         v = nxt[0]
         out.append(v)

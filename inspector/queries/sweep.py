@@ -3,7 +3,7 @@ child process and diagnosed, so that prediction, observation and diagnosis can b
 
 Cases (each with and without AOTI_RUNTIME_CHECK_INPUTS=1):
 - every dynamic dim (root symbol) at 0, 1, its guard minimum and its guard maximum (capped so that every
-  input stays under ``MAX_ELEMENTS``; the row says so), the other dims at ``repro.BASE_SIZE``;
+  input stays under ``MAX_ELEMENTS``; the row says so), the other dims at ``repro_case.BASE_SIZE``;
 - every input an index is read from unchanged at its largest valid value, at the bound, at -1 and below -N.
 
 A dim case is predicted by `check` (guards, and bounds that become 0); a value case by the trace of the
@@ -26,9 +26,11 @@ from ..errors import UsageError
 from ..naming import root_symbol
 from ..package import Package
 from ..parse.specs import InputSpec
-from .check import check, loop_limits
-from .repro import (Case, BoundsCheck, _device, expect_assert, bounds_checks, input_specs, loader_of, model_name, shapes,
-                    sizes)
+from .check import check
+from .loop_checks import loop_limits
+from .repro import _device, loader_of, model_name
+from .repro_case import Case, input_specs, shapes, sizes
+from .repro_checks import bounds_checks
 
 MAX_ELEMENTS = 1 << 22  # a guard maximum is capped so that no input of a case holds more elements
 CHECKS_ENV = "AOTI_RUNTIME_CHECK_INPUTS"

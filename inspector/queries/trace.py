@@ -1,6 +1,6 @@
 """trace-assert: from a failing check to its kernel, size parameter, symbol, model input and FX nodes.
 
-The debugging guide's six greps, as graph walks (inspector.queries.walk):
+The debugging guide's six greps, as graph walks (inspector.queries.bound_walk, index_walk):
 
 1. the assertion (kernel, line, index var, bound) — inspector.queries.match;
 2. each size parameter ``ksM`` of the bound -> the call-site argument ``sN`` -> its
@@ -25,8 +25,9 @@ import inspector.explain.trace as say
 from ..errors import UsageError
 from ..logs import LogReport, OpError, parse_log, stated_failure
 from ..parse.names import numbering_shape
-from ..parse.metadata import DEVICE_KEY
+from ..dialects.metadata import DEVICE_KEY
 from ..model import Assertion, CallSite, Kernel, Model
+from ..naming import ALLOC_OR_COPY_SHIMS
 from ..package import Package
 # The per-assertion explanation lives in its own module, so `candidates` can use it without importing this one.
 from .explanation import (ExternCheck, Hypothesis, TraceMatch, assertion_dict, explain, explain_extern,  # noqa: F401
@@ -34,7 +35,8 @@ from .explanation import (ExternCheck, Hypothesis, TraceMatch, assertion_dict, e
 from .positions import PositionBound, reduction_position
 from .match import (CANDIDATES, assertions_where, extern_calls, extern_sites_for_aten, find_for_report, index_args, message_in,
                     norm_msg, site_for_noticed)
-from .walk import path_names, value_table
+from .index_walk import value_table
+from .walk import path_names
 
 GUARD_NOTE = words.GUARD_NOTE
 _value_table = value_table  # its old name (it moved to `walk`, which `suspects` imports without a circle)
@@ -298,7 +300,7 @@ def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model,
         how = say.how_swallowed(report.mentions("aborted"))
         for name in [model] if model else pkg.model_names:
             m, sites = extern_calls(pkg, name, lambda c: not c.checked and not c.target.startswith(
-                ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")))
+                ALLOC_OR_COPY_SHIMS))
             for site in sites:
                 if getattr(site, "checked", None) is not True and index_args(site)[1]:
                     out.append((m, site, how, said))

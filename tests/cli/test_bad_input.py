@@ -482,12 +482,12 @@ def test_strict_turns_a_skip_into_exit_1(tmp_path, capsys):
 
 
 def _break_transformer(monkeypatch):
-    from inspector.parse import grammar, wrapper
+    from inspector.parse import grammar, wrapper_statements
 
     def boom(self, c):
         raise KeyError("a bug")
 
-    monkeypatch.setattr(wrapper._WrapperTransformer, "declaration", boom)
+    monkeypatch.setattr(wrapper_statements._WrapperTransformer, "declaration", boom)
     # The inline parsers bind the transformer's methods when built: the ones built with `boom` go with this
     # test's own table, so a later test in this process (under xdist, one that parses without opening a
     # package first) never gets a parser that still raises.

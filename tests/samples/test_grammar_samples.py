@@ -84,12 +84,12 @@ def test_shape_shared_parses_equal_the_plain_parse_on_every_statement():
 
 @pytest.mark.slow
 def test_indexed_assignments_read_in_two_parts_equal_the_plain_parse():
-    """`parse.wrapper.indexed_assignment` reads `target[i].attr = value;` (the constructor's thousands of facts)
+    """`wrapper_statements.indexed_assignment` reads `target[i].attr = value;` (the constructor's thousands of facts)
     as a target and a value, the value as a literal or in a fixed frame: on every constructor statement of
     every sample and harvested package, and on the multi-model benchmark package, that equals the grammar's
     plain parse of the whole statement."""
     import inspector
-    from inspector.parse import grammar, wrapper
+    from inspector.parse import grammar, wrapper_statements as wrapper
     from tests._samples import PACKAGES
 
     checked = literal = 0
@@ -108,10 +108,10 @@ def test_indexed_assignments_read_in_two_parts_equal_the_plain_parse():
 
 
 def test_load_kernel_lines_read_in_a_frame_equal_the_plain_parse():
-    """`parse.wrapper.load_kernel` parses a launcher's ``loadKernel(`` line with its string literals framed (one
+    """`wrapper_statements.load_kernel` parses a launcher's ``loadKernel(`` line with its string literals framed (one
     shape for every launcher): on every launcher of every real CUDA package that equals the plain parse."""
     import inspector
-    from inspector.parse import grammar, wrapper
+    from inspector.parse import grammar, wrapper_statements as wrapper
     from tests._samples import PACKAGES
 
     checked = 0

@@ -24,7 +24,7 @@ from _samples import S
 
 import inspector
 from inspector.explain import diagnose as diagnose_words
-from inspector.queries.check import loop_limits
+from inspector.queries.loop_checks import loop_limits
 from inspector import diagnose
 
 pytestmark = pytest.mark.samples

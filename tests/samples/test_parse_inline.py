@@ -9,7 +9,7 @@ from lark.exceptions import UnexpectedInput
 import inspector.parse.cpp_kernel
 import inspector.parse.grammar as grammar
 import inspector.parse.triton
-import inspector.parse.wrapper
+import inspector.parse.wrapper_statements
 from inspector.package import open_package
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +40,7 @@ def test_inline_transform_equals_tree_then_transform(rel, monkeypatch):
         seen.append(name)
         return real(name, starts, transformer, text, start, cov, line, remember)
 
-    for mod in (inspector.parse.wrapper, inspector.parse.triton, inspector.parse.cpp_kernel):
+    for mod in (inspector.parse.wrapper_statements, inspector.parse.triton, inspector.parse.cpp_kernel):
         monkeypatch.setattr(mod, "parse_one", both)
     grammar.STATEMENTS.clear()
     with open_package(path, cache=False) as pkg:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import inspector
-from inspector.queries.report import trace_chain
+from inspector.queries.report_chain import trace_chain
 from inspector import trace_assert
 
 from _samples import SAMPLES

@@ -10,7 +10,7 @@ import pytest
 
 import inspector
 from inspector.cli import main
-from inspector.queries.report import trace_chain
+from inspector.queries.report_chain import trace_chain
 from inspector.render.html.layout import layout
 from inspector import trace_assert
 

@@ -14,7 +14,7 @@ from inspector.package import Package
 from inspector.index.records import AssertSite
 from inspector.queries.kernels import kernel_rows
 from inspector.cli.report import build_report
-from inspector.queries.report import trace_chain
+from inspector.queries.report_chain import trace_chain
 
 ROOT = Path(__file__).resolve().parents[2]
 from _samples import PACKAGES  # noqa: E402  (every AOTI package, the harvest's included)

@@ -192,7 +192,7 @@ def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch, reque
     """Lark tables kept as JSON (shipped in grammars/tables.json, or built and cached when those are stale):
     the loaded parsers give the same trees on every statement of a real wrapper; a damaged file is rebuilt."""
     from inspector.parse import grammar, lark_loader
-    from inspector.parse.wrapper import STARTS
+    from inspector.parse.wrapper_statements import STARTS
 
     from inspector.options import Options, using
 

@@ -11,7 +11,8 @@ import pytest
 import inspector
 from inspector.cli import main
 from inspector.errors import UsageError
-from inspector.queries.check import check, evaluate, parse_spec
+from inspector.queries.arith import evaluate
+from inspector.queries.check import check, parse_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_packages"

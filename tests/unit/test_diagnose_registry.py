@@ -112,7 +112,8 @@ def _prose(rel: str) -> list[str]:
 
 
 # The trace queries' strings are names and data too; their sentences live in inspector/explain/trace.py.
-TRACE_MODULES = ["queries/trace.py", "queries/walk.py", "queries/suspects.py", "queries/match.py"]
+TRACE_MODULES = ["queries/trace.py", "queries/walk.py", "queries/bound_walk.py", "queries/index_walk.py",
+                 "queries/suspects.py", "queries/match.py"]
 
 
 @pytest.mark.parametrize("rel", RULE_MODULES + DOCTOR_MODULES + TRACE_MODULES)

@@ -18,7 +18,8 @@ from inspector.parse.triton import parse_triton_source, parse_triton_statement
 from inspector.parse.statements import (
     CallStmt, CppCheck, CppSignature, CppTmp, Decl, GuardDim, HandleDecl, LoadKernel, RaiiDecl, VecStore,
 )
-from inspector.parse.wrapper import ConstantSlot, InputSlot, Moved, SizeOf, parse_statement
+from inspector.parse.statements import ConstantSlot, InputSlot, Moved, SizeOf
+from inspector.parse.wrapper_statements import parse_statement
 
 from _members import texts as member_texts
 

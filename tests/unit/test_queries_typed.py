@@ -26,14 +26,17 @@ PKG = ROOT / "inspector"
 SAMPLES = ROOT / "sample_packages"
 
 # the modules whose sentences moved to inspector/explain/ (one word or two may stay: names, kinds, keys)
-NO_SENTENCE = ("queries/check.py", "queries/locate.py", "queries/report.py")
+NO_SENTENCE = ("queries/check.py", "queries/arith.py", "queries/size_failures.py", "queries/loop_checks.py",
+               "queries/locate.py", "queries/report.py", "queries/report_chain.py", "queries/report_panels.py")
 # the modules that hold no word a person reads at all, not even a label's ("bounded by", f"param {p}"): codes,
 # keys and generated code's tokens only (their words: explain/report.py)
-NO_WORDS = ("queries/report.py",)
+NO_WORDS = ("queries/report.py", "queries/report_chain.py", "queries/report_panels.py")
 # the modules of queries/ this round emptied of `re` (the lead's allowlist in tests/unit/test_queries_no_regex.py
 # shrinks by these)
-NO_REGEX = ("queries/check.py", "queries/memory.py", "queries/locate.py", "queries/kernels.py",
+NO_REGEX = ("queries/check.py", "queries/arith.py", "queries/size_failures.py", "queries/loop_checks.py",
+            "queries/memory.py", "queries/locate.py", "queries/kernels.py",
             "queries/kernel_binaries.py", "queries/printer.py", "queries/candidates.py", "queries/repro.py",
+            "queries/repro_checks.py", "queries/repro_case.py",
             "queries/sweep.py", "queries/show.py", "queries/scan.py", "queries/source.py", "queries/extract.py",
             "queries/nan_constants.py")
 
@@ -220,7 +223,7 @@ def test_ptx_target_and_embedded_symbols_on_real_packages():
 
 def test_check_evaluates_through_the_typed_tree():
     from inspector.parse import expr_tree as E
-    from inspector.queries.check import evaluate
+    from inspector.queries.arith import evaluate
     from inspector.parse.tokens import lexed_expr
     from inspector.queries.memory import Allocation
 
@@ -247,7 +250,7 @@ def test_repro_reads_tmp_definitions_by_their_tree():
     """Texts as Inductor writes them (taken from the samples' kernels), read by the tree, not by substrings."""
     from inspector.model import Expr, TmpDef
     from inspector.parse import expr_tree as E
-    from inspector.queries import repro as R
+    from inspector.queries import repro_checks as R
     from inspector.queries import wraps as W
 
     def defs(**texts):

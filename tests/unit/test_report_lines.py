@@ -10,7 +10,7 @@ import pytest
 from inspector.archive import Archive
 import inspector
 from inspector.cli.report import build_report
-from inspector.queries.report import _Lines
+from inspector.queries.report_panels import _Lines
 
 ROOT = Path(__file__).resolve().parents[2]
 CUDA_T5 = ROOT / "sample_packages/cuda/hf_t5_encoder"

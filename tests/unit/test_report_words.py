@@ -1,4 +1,4 @@
-"""The report's chains are typed (queries/report.py: a node's code and facts, an edge's code, a source `Panel`) and
+"""The report's chains are typed (queries/report_chain.py: a node's code and facts, an edge's code, a source `Panel`) and
 worded in one place (explain/report.py): every code the query makes has its words there, and the words are what
 the page drew before they moved (the snapshot of every sample's report.html is byte-identical)."""
 
@@ -10,15 +10,17 @@ from pathlib import Path
 import pytest
 
 from inspector.explain import report as say
-from inspector.queries.report import Chain, Node, Panel
+from inspector.queries.report_chain import Chain, Node
+from inspector.queries.report_panels import Panel
 
 PKG = Path(__file__).resolve().parents[2] / "inspector"
+REPORT_MODULES = ("queries/report.py", "queries/report_chain.py", "queries/report_panels.py")
 
 
 def _made(kind: str) -> set[str]:
-    """The codes queries/report.py makes: ``Node(key, kind, CODE, …)``'s, ``c.link(a, b, CODE)``'s, ``Panel(file,
+    """The codes the report's modules make: ``Node(key, kind, CODE, …)``'s, ``c.link(a, b, CODE)``'s, ``Panel(file,
     VIEW, …)``'s (string literals only; a code held in a variable is each literal assigned to it)."""
-    tree = ast.parse((PKG / "queries/report.py").read_text())
+    tree = ast.Module([s for rel in REPORT_MODULES for s in ast.parse((PKG / rel).read_text()).body], [])
     out: set[str] = set()
     at = {"node": ("Node", 2), "edge": ("link", 2), "panel": ("Panel", 1)}[kind]
     for n in ast.walk(tree):

@@ -10,7 +10,8 @@ from _samples import S
 
 import inspector
 from inspector.cli import main
-from inspector.queries.walk import BoundTerm, InputRef, limit_words
+from inspector.queries.bound_walk import limit_words
+from inspector.queries.walk import BoundTerm, InputRef
 from inspector import trace_assert
 
 CPU = S / "cpu"

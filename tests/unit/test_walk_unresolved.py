@@ -9,7 +9,7 @@ from pathlib import Path
 
 import inspector
 from inspector.graph.minigraph import MultiDiGraph
-from inspector.queries.walk import index_origins
+from inspector.queries.index_walk import index_origins
 
 ROOT = Path(__file__).resolve().parents[2]
 JAGGED = ROOT / "sample_packages/cuda/jagged/jagged.pt2"

@@ -84,7 +84,7 @@ def _subject(pkg, name: str, members: set[str]) -> Subject:
             pkg.archive.read_json(files.wrapper_metadata)
         except Exception:  # noqa: BLE001 - an unreadable metadata member is a finding, not a crash
             unreadable = True
-    # the one record of the metadata, with the index's one device fallback (inspector.parse.metadata)
+    # the one record of the metadata, with the index's one device fallback (inspector.dialects.metadata)
     metadata = pkg.index(name).eager().wrapper_metadata
     m = Subject(pkg, name, files, members, wrapper, sniff(wrapper, files.wrapper) if wrapper else None, metadata,
                 unreadable)

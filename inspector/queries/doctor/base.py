@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...parse.metadata import WrapperMetadata
+from ...dialects.metadata import WrapperMetadata
 from .results import Finding
 
 

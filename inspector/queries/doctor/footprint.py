@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from ...errors import InspectorError
 from .base import Check, Here, Subject
 
 UNGIVEN_SIZE = 64  # what a dynamic size is taken as when --input does not give it
@@ -18,7 +19,7 @@ class Memory(Check):
         pkg, name, device = m.pkg, m.name, m.device
         try:
             plan = memory_plan(pkg, name)
-        except Exception:  # noqa: BLE001 - no estimate is a missing fact, not a failed doctor
+        except InspectorError:  # a member unreadable: no estimate is a missing fact, not a failed doctor
             return []
         consts = pkg.index(name).constant_totals()
         by_dev: dict[str, int] = {}

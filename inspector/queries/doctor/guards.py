@@ -4,14 +4,14 @@ constant.  ``custom_op``: ops called through the proxy executor and what the ser
 
 from __future__ import annotations
 
+from ...errors import InspectorError
+from ...naming import ALLOC_OR_COPY_SHIMS
 from .base import Check, Here, Subject
 
 # the C-shim calls whose presence in the wrapper says a check or the printer was compiled in
 NAN_CHECK = "aoti_torch_check_inf_and_nan"
 PRINTER_CALLS = ("aoti_torch_print_tensor_handle", "aoti_torch_save_tensor_handle")
 PROXY_CALL = "aoti_torch_proxy_executor_call_function"
-# extern calls that allocate or copy, never checked by Inductor and never failing on bad data
-NOT_OPS = ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")
 
 
 class CompiledChecks(Check):
@@ -49,7 +49,7 @@ class Unchecked(Check):
             out.append(m.finding("checks", "warn", "unchecked_indirect", count=len(sus),
                                  sites=[(x["kernel"], x["line"]) for x in sus]))
         bare = [(c.target, c.line) for c in m.pkg.index(m.name).calls()
-                if c.kind == "extern" and not c.checked and not c.target.startswith(NOT_OPS)]
+                if c.kind == "extern" and not c.checked and not c.target.startswith(ALLOC_OR_COPY_SHIMS)]
         m.readings["unchecked_extern"] = len(bare)
         if bare:
             out.append(m.finding("checks", "info", "unchecked_extern", count=len(bare), calls=bare))
@@ -71,7 +71,7 @@ class CustomOps(Check):
         for member in jsons:
             try:
                 doc = m.pkg.archive.read_json(member)
-            except Exception:  # noqa: BLE001 - unreadable: the loader will say so; not our finding
+            except InspectorError:  # not JSON, not UTF-8: the loader will say so; not our finding
                 continue
             for n in (doc or {}).get("nodes", []):
                 node = n.get("node") or {}
@@ -96,7 +96,7 @@ class ConstantNan(Check):
 
         try:
             hits = constant_nan_kernels(m.pkg, m.name)
-        except Exception:  # noqa: BLE001 - no answer is a missing fact, not a failed doctor
+        except InspectorError:  # a kernel member unreadable: no answer is a missing fact, not a failed doctor
             return []
         if hits:
             m.readings["constant_nan_kernels"] = [k for k, _ in hits]

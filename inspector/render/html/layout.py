@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ...queries.report import Chain
+    from ...queries.report_chain import Chain
 
 NODE_H = 30
 ROW_GAP = 22

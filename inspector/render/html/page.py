@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...explain import report as say
-from ...queries.report import MAX_TRACES, Panel, ReportResult, TracedFailure
+from ...queries.report import MAX_TRACES, ReportResult, TracedFailure
+from ...queries.report_panels import Panel
 from ...queries.show import ShowResult
 from ...queries.trace import TraceResult
 from . import esc as _e, fill, json_island, load

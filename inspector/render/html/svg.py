@@ -9,7 +9,7 @@ from . import esc as _e
 from .layout import COL_W, NODE_H, ROW_GAP, layout
 
 if TYPE_CHECKING:
-    from ...queries.report import Chain
+    from ...queries.report_chain import Chain
 
 MAX_LABEL = 40
 

@@ -8,7 +8,6 @@ from functools import cached_property
 from ....logs import LogReport, facts as logged
 from ....model import Model
 from ....package import Package
-from ...doctor.guards import NOT_OPS as _NOT_OPS  # extern calls that copy or allocate: never the failing op
 from ..results import Diagnosis, Evidence, IsaFinding
 from .cpu_isa import _with_tile_code, isa_findings
 

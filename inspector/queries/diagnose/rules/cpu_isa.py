@@ -7,7 +7,7 @@ from ....cpu_isa import isa_words_missing, isa_words_with_implied
 from ....logs import LogReport
 from ....model import Model
 from ....package import Package
-from ....parse.metadata import CPU_ISA
+from ....dialects.metadata import CPU_ISA
 from ..results import IsaFinding
 
 

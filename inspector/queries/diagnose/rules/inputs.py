@@ -7,7 +7,7 @@ from ....explain import diagnose as say
 from ....index.records import RuntimeAssert
 from ....logs import facts as logged
 from ....model import Model
-from ....naming import C10_SCALAR_TYPES as SCALAR_TYPES
+from ....naming import C10_SCALAR_TYPES
 from ..results import Diagnosis, Evidence, InputCheck, step
 from .base import Observations, Rule
 
@@ -49,7 +49,7 @@ def _answer_runtime_check(obs: Observations, d: Diagnosis, ev: logged.InputCheck
         d.verdict = say.range_verdict(label, dim, ic.symbol, got, rng)
     elif kind == "dtype":
         exp, got = ev.expected, ev.got
-        ic.expected, ic.got = SCALAR_TYPES.get(exp, str(exp)), SCALAR_TYPES.get(got, str(got))
+        ic.expected, ic.got = C10_SCALAR_TYPES.get(exp, str(exp)), C10_SCALAR_TYPES.get(got, str(got))
         ic.fix = say.dtype_fix(ic.expected)
         d.verdict = say.dtype_verdict(label, ic.got, got, ic.expected, exp)
     elif kind == "device":

@@ -26,7 +26,7 @@ class Load(Rule):
         d.evidence = _ev(ev, 4)
         m = obs.models[0]
         dev = m.device or "?"
-        wmeta = m.wrapper_metadata  # the one record of the metadata member (inspector.parse.metadata)
+        wmeta = m.wrapper_metadata  # the one record of the metadata member (inspector.dialects.metadata)
         cc, isa = wmeta.compute_capability, " ".join(wmeta.cpu_isa) or None
         lacking = [x for x in obs.isa if x.kind in ("cpuinfo_lacks", "host_lacks") and not x.harmless]
         if rep.has("sigill"):  # SIGILL: the ISA the package needs and the host lacks comes first (issue 22 §2)

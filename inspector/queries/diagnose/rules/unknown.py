@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from ....explain import diagnose as say
 from ....model import Model
+from ....naming import ALLOC_OR_COPY_SHIMS
 from ..results import Diagnosis, Evidence, Step, step
-from .base import Observations, Rule, _NOT_OPS, _ev
+from .base import Observations, Rule, _ev
 
 
 class Unknown(Rule):
@@ -27,7 +28,7 @@ class Unknown(Rule):
         d.verdict = say.UNKNOWN_VERDICT
         for m in obs.models:
             bare = [(c.target, c.line) for c in obs.pkg.index(m.name).calls()
-                    if c.kind == "extern" and not c.checked and not c.target.startswith(_NOT_OPS)]
+                    if c.kind == "extern" and not c.checked and not c.target.startswith(ALLOC_OR_COPY_SHIMS)]
             if bare:
                 d.notes.append(say.bare_extern_note(m.name, bare))
         d.evidence = [Evidence(ln.text, ln.pattern) for ln in obs.rep.failure_lines[:5]]

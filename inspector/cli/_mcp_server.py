@@ -15,8 +15,6 @@ The SDK is the ``[mcp]`` extra, imported only by `serve`.
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import json
 import os
 import subprocess
@@ -24,6 +22,16 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+
+import inspector.cli.check as check
+import inspector.cli.diagnose as diagnose
+import inspector.cli.doctor as doctor
+import inspector.cli.locate as locate
+import inspector.cli.repro as repro
+import inspector.cli.show as show
+import inspector.cli.source as source
+import inspector.cli.trace_assert as trace_assert
 
 INSTALL = "pip install 'pt2-inspect[mcp]'"
 MAX_CHARS = 100_000  # a tool answer longer than this is cut (the note says how to ask for the rest)
@@ -34,34 +42,30 @@ CALL_TIMEOUT_S = 300
 class Tool:
     name: str  # the MCP tool's name
     command: str  # the CLI command
-    module: str  # its module under inspector.cli
+    module: ModuleType  # its module of inspector.cli (whose parser makes the input schema)
     schema: str | None  # inspector/schemas/<schema>.schema.json: the output schema
     description: str
-    needs: str | None = None  # enabled only when this module exists under inspector.cli
     hidden: tuple[str, ...] = ()  # more arguments never offered (repro's --run: a tool never runs anything)
     writes: str | None = None  # an output-file argument: pointed into a temporary folder, its text returned
 
-    def enabled(self) -> bool:
-        return self.needs is None or importlib.util.find_spec(f"inspector.cli.{self.needs}") is not None
-
 
 TOOLS = (
-    Tool("show", "show", "show", "show", "What the package is: models, inputs and their symbolic shapes, symbols "
+    Tool("show", "show", show, "show", "What the package is: models, inputs and their symbolic shapes, symbols "
          "and the ranges their guards allow, outputs, constants, kernels and their assertions. Start here: the contract."),
-    Tool("check", "check", "check", "check", "Check concrete inputs (input=DTYPE[d0,...]@DEVICE) against the "
+    Tool("check", "check", check, "check", "Check concrete inputs (input=DTYPE[d0,...]@DEVICE) against the "
          "package's contract, and list the assertions they would make fail."),
-    Tool("diagnose", "diagnose", "diagnose", "diagnose", "Any failure log (give log_text inline, or log as a "
+    Tool("diagnose", "diagnose", diagnose, "diagnose", "Any failure log (give log_text inline, or log as a "
          "path): its category, a verdict and next steps that fit this package."),
-    Tool("trace_assert", "trace-assert", "trace_assert", "trace", "The chain from a failing device or CPU "
+    Tool("trace_assert", "trace-assert", trace_assert, "trace", "The chain from a failing device or CPU "
          "assertion (log_text, message or line) to the model input that feeds it, and what to do about it."),
-    Tool("locate", "locate", "locate", "locate", "The reverse of a trace: which kernels and extern calls came "
+    Tool("locate", "locate", locate, "locate", "The reverse of a trace: which kernels and extern calls came "
          "from a line of user code (source=FILE:LINE), an FX node, a module path or a kernel."),
-    Tool("source", "source", "source", "source", "Generated lines by range: a kernel's (kernel, numbered as its "
+    Tool("source", "source", source, "source", "Generated lines by range: a kernel's (kernel, numbered as its "
          "errors count) or wrapper.cpp's (wrapper=true), centred on line with context lines either side."),
-    Tool("doctor", "doctor", "doctor", "doctor", "Before it runs: will the package run here (GPU architecture, "
+    Tool("doctor", "doctor", doctor, "doctor", "Before it runs: will the package run here (GPU architecture, "
          "CPU ISA, torch C-shim symbols, GLIBC, weights, missing members, peak memory at given input shapes)."),
-    Tool("repro", "repro", "repro", "repro", "Write a script that reproduces the failure with the failing shapes "
-         "(its text comes back after the JSON answer; it is never run).", needs="repro", hidden=("run_it",),
+    Tool("repro", "repro", repro, "repro", "Write a script that reproduces the failure with the failing shapes "
+         "(its text comes back after the JSON answer; it is never run).", hidden=("run_it",),
          writes="output"),
 )
 
@@ -77,10 +81,9 @@ class ToolError(Exception):
 
 
 def _parser(tool: Tool) -> argparse.ArgumentParser:
-    mod = importlib.import_module(f"inspector.cli.{tool.module}")
     top = argparse.ArgumentParser(prog="pt2-inspect", add_help=False)
     sub = top.add_subparsers(dest="command")
-    return mod.add_parser(sub)
+    return tool.module.add_parser(sub)
 
 
 def _actions(tool: Tool, offered: bool = True):
@@ -121,7 +124,7 @@ def input_schema(tool: Tool) -> dict:
 def output_schema(tool: Tool) -> dict | None:
     if tool.schema is None:
         return None
-    path = Path(__file__).parent / "schemas" / f"{tool.schema}.schema.json"
+    path = Path(__file__).parents[1] / "schemas" / f"{tool.schema}.schema.json"
     if not path.is_file():
         return None
     return json.loads(path.read_text(encoding="utf-8"))
@@ -136,7 +139,7 @@ class Roots:
 
     def check(self, arg: str, value: str) -> str:
         """The path to pass on (made absolute), or a `ToolError` saying why it is not read."""
-        from .remote import is_url
+        from ..remote import is_url
 
         if "://" in value:
             if not is_url(value):
@@ -262,7 +265,7 @@ def cap(answer: dict, max_chars: int = MAX_CHARS, offset: int = 0) -> tuple[dict
 
 def call(tool: Tool, args: dict, roots: Roots, max_chars: int = MAX_CHARS) -> tuple[dict, str]:
     """Run one tool call: (the --json answer, possibly cut; the text for the model: the note and the JSON)."""
-    from .explain.agents import cut_note, written_note
+    from ..explain.agents import cut_note, written_note
 
     offset = (args or {}).get("offset") or 0
     if not isinstance(offset, int) or offset < 0:
@@ -303,13 +306,13 @@ def serve(roots: list[str], allow_remote: bool = False, max_chars: int = MAX_CHA
         from mcp.server.lowlevel import Server
         from mcp.server.stdio import stdio_server
     except ImportError:
-        from .errors import UsageError
+        from ..errors import UsageError
 
         raise UsageError(f"pt2-inspect mcp needs the MCP SDK: {INSTALL}") from None
-    from ._version import __version__
+    from .._version import __version__
 
     r = Roots(roots, allow_remote)
-    tools = {t.name: t for t in TOOLS if t.enabled()}
+    tools = {t.name: t for t in TOOLS}
     listed = [types.Tool(name=t.name, description=t.description, input_schema=input_schema(t),
                          output_schema=output_schema(t),
                          annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False,

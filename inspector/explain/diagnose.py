@@ -61,7 +61,7 @@ def isa_note(f) -> str:
         return (f"the package was compiled for CPU ISA {need}; this host has {' '.join(f.host)} "
                 f"and lacks {' '.join(f.missing)}: kernels using it may crash with 'Illegal instruction' "
                 "(recompile on this host or with a lower ISA)")
-    return (f"torch warned about a CPU ISA difference ({f.text[:160]}); the host has every ISA the "
+    return (f"torch warned about a CPU ISA difference ({f.warning[:160]}); the host has every ISA the "
             "package needs")
 
 

@@ -50,7 +50,7 @@ class DeviceAssert:
     message: str
     block: str  # "0,0,0": as printed, spaces dropped
     thread: str
-    text: str  # the line, stripped
+    printed: str  # the line as printed, stripped
     line_no: int
     pattern: str = P.CUDA_ASSERT.name
 
@@ -63,7 +63,7 @@ class AtenAssert:
     line: int
     kernel: str
     message: str
-    text: str
+    printed: str  # the line as printed, stripped
     line_no: int
     op_error: OpError | None = None
     pattern: str = P.ATEN_ASSERT.name
@@ -79,7 +79,7 @@ class CheckFailure:
     line: int
     message: str
     message_line_no: int
-    text: str
+    printed: str  # the line as printed, stripped
     line_no: int
     pattern: str = P.CPU_FROM.name
     message_pattern: str = P.CPU_MSG.name
@@ -126,7 +126,7 @@ class FailedCall:
     call: str
     file: str
     line: int  # in the wrapper
-    text: str
+    printed: str  # the line as printed, stripped
     line_no: int
     error: str | None = None
     error_line_no: int = 0
@@ -151,7 +151,7 @@ class LogEvent:
 
     pattern: str  # the pattern's name
     category: str  # the failure category it points to
-    text: str  # the line as printed, stripped
+    printed: str  # the line as printed, stripped
     line_no: int  # 1-based line in the log
     fields: dict = field(default_factory=dict)  # a plain event's: the pattern's named groups
 
@@ -390,7 +390,7 @@ class NativeFrame:
     line: int | None
     function: str | None
     shim: str | None
-    text: str  # the line, stripped
+    printed: str  # the line as printed, stripped
     line_no: int
 
 
@@ -399,7 +399,7 @@ class FailureLine:
     """A line that says something failed (``Error``, ``error:``, ``Exception``, ``failed``), as printed (not
     stripped): the evidence of a log no rule claims."""
 
-    text: str
+    printed: str  # the line as printed, stripped
     line_no: int
     pattern: str = P.ERROR_LINE.name
 
@@ -409,7 +409,7 @@ class ExceptionLine:
     """A raised exception's line (``RuntimeError: …``), stripped; ``missing_member``: it says an archive member is
     missing (``File not found``)."""
 
-    text: str
+    printed: str  # the line as printed, stripped
     line_no: int
     missing_member: bool = False
     pattern: str = P.EXCEPTION_LINE.name

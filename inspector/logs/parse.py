@@ -187,7 +187,7 @@ def _out_of_memory(base: dict, m) -> OutOfMemory:
 
 
 def _device_mismatch(base: dict, m) -> DeviceMismatch:
-    mm = P.DEVICE_PAIR.search(base["text"])
+    mm = P.DEVICE_PAIR.search(base["printed"])
     if not mm:
         return DeviceMismatch(**base)
     g = mm.groupdict()
@@ -243,7 +243,7 @@ def _native_frame(m, text: str, line_no: int) -> NativeFrame:
                        line=int(m.group("line")) if m.group("line") else None,
                        function=name.group("name") if name else None,
                        shim=f"aoti_torch_{shim.group('device')}_{shim.group('op')}" if shim else None,
-                       text=text, line_no=line_no)
+                       printed=text, line_no=line_no)
 
 
 def _indent(line: str) -> int:
@@ -411,7 +411,7 @@ def parse_log(text: str) -> LogReport:
         for p, search in patterns:
             mm = search(line)
             if mm:
-                base = {"pattern": p.name, "category": p.category, "text": stripped, "line_no": no}
+                base = {"pattern": p.name, "category": p.category, "printed": stripped, "line_no": no}
                 make = _TYPED.get(p.name)
                 if make is not None:
                     ev = make(base, mm)
@@ -429,7 +429,7 @@ def parse_log(text: str) -> LogReport:
     facts.sort(key=lambda f: f.line_no)  # (stable: the facts of one line keep the order they were read in)
     rep.facts = facts
     rep.mentioned = frozenset(mentioned)
-    texts = {e.text for e in rep.events}
+    texts = {e.printed for e in rep.events}
     rep.events_said = frozenset(p.name for p in P.EVENT_DETAILS if any(p.search(t) for t in texts))
     rep.line_count = n
     unread = [i for i in range(n) if not read[i] and lines[i].strip()]

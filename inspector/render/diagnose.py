@@ -17,7 +17,7 @@ def render_diagnosis(console: Console, d) -> None:
     if d.evidence:
         ev = root.add(Text("evidence (from the log)", style="bold"))
         for e in d.evidence:
-            ev.add(Text(e.text))
+            ev.add(Text(e.quote))
     if d.input_check:
         ic = d.input_check
         t = root.add(Text("input check", style="bold"))

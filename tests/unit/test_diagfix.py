@@ -33,7 +33,7 @@ def test_another_programs_log_is_said_to_be_that():
     assert d.category == "unknown" and "no line torch" in d.verdict
     assert any("looked for" in n and "AOTInductor" in n for n in d.notes)
     assert not d.suspects and not any("exactly this" in s.do for s in d.steps)
-    assert any("Segmentation fault" in e.text for e in d.evidence)
+    assert any("Segmentation fault" in e.quote for e in d.evidence)
 
 
 def test_an_illegal_access_step_quotes_only_what_the_log_holds():

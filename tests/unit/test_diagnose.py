@@ -237,7 +237,7 @@ def test_aten_cuda_embedding_bag_assert_is_an_extern_op_failure():
     assert (m["kernel"], m["kernel_kind"]) == ("aoti_torch_cuda__embedding_bag", "extern")
     assert [o["input"]["index"] for o in m["index_origin"]] == [0]
     assert m["table"]["fqn"] == "bag.weight" and m["static_bound"] == 300
-    assert "EmbeddingBag.cu" in d.evidence[0].text and d.evidence[0].pattern == "aten_cuda_assert"
+    assert "EmbeddingBag.cu" in d.evidence[0].quote and d.evidence[0].pattern == "aten_cuda_assert"
 
 
 def test_device_side_assert_without_its_line_names_aten_ops_too():

@@ -53,7 +53,7 @@ def test_the_first_nan_is_the_masked_mean_written_through_a_view():
     assert pf.arg == "buf3" and pf.view_of == "buf4 at offset 32"  # the view, not the buffer it views
     assert pf.call.nodes and set(pf.call.nodes) <= {"sum_1", "sum_2", "unsqueeze", "mul_6", "div"}
     assert pf.call.frames and "hist_mean = (hist * m).sum(1) / m.sum(1)" in pf.call.frames[0]
-    ev = [e.text for e in d.evidence]
+    ev = [e.quote for e in d.evidence]
     assert ev[0] == "[  after_launch - cpp_fused_div_mul_sum_unsqueeze_0 - buf3  ]:"
     assert "Mean value: -nan" in ev and not any("aoti_model_inputs" in e for e in ev)
     assert "aoti_torch_cpu_addmm_out" not in d.verdict and "hist_mean" in d.verdict
@@ -69,7 +69,7 @@ def test_against_a_good_run_the_fourth_addmm_is_named_by_position():
     assert c.wrapper_line == _line_of("aoti_torch_cpu_addmm_out(buf8, item_bias, arg11_1")
     assert c.nodes == ["addmm_1"]  # this call's only (before: the FX nodes of every addmm call)
     assert len(c.frames) >= 1 and "it = self.item(item_feat)" in c.frames[0]
-    ev = [e.text for e in d.evidence]
+    ev = [e.quote for e in d.evidence]
     assert ev[:2] == ["[  after_launch - aoti_torch_cpu_addmm_out - buf8  ]:", "Mean value: 3.17401"]
     assert "(good run) Mean value: 0.030287" in ev
     assert f"line {c.wrapper_line}" in d.verdict and "self.item(item_feat)" in d.verdict
@@ -81,7 +81,7 @@ def test_against_a_good_run_with_another_input_says_the_inputs_differ():
     pf = d.printer
     assert pf.kind == "diff" and pf.call.call == 4 and pf.input_differs.arg == "arg11_1"
     assert "the runs' inputs differ too: arg11_1" in d.verdict
-    assert "[  aoti_model_inputs - arg11_1  ]:" in [e.text for e in d.evidence]
+    assert "[  aoti_model_inputs - arg11_1  ]:" in [e.quote for e in d.evidence]
 
 
 def test_the_same_answer_from_the_index_cache(cache_dir, capsys):

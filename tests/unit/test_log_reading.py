@@ -34,7 +34,7 @@ def _holds(f, line: str) -> bool:
     """Whether ``line`` (the log's line ``f.line_no``) holds what the fact says."""
     s = line.strip()
     if isinstance(f, (LogEvent, DeviceAssert, AtenAssert, CheckFailure, FailedCall, NativeFrame)):
-        if f.text != s:
+        if f.printed != s:
             return False
     if isinstance(f, DeviceAssert):
         return f"{f.file}:{f.line}" in s and f.message in s and f"[{f.thread}]" in s.replace(" ", "")
@@ -77,9 +77,9 @@ def test_every_sample_log_is_read_with_the_lines_its_facts_came_from():
         for r in rep.asserts:
             assert r.first_text in lines[r.line_no - 1], (path, r)
         for f in rep.failure_lines:
-            assert lines[f.line_no - 1] == f.text, (path, f)
+            assert lines[f.line_no - 1] == f.printed, (path, f)
         for f in rep.exception_lines:
-            assert lines[f.line_no - 1].strip() == f.text, (path, f)
+            assert lines[f.line_no - 1].strip() == f.printed, (path, f)
         for no, s in rep.unread_lines:
             assert s and lines[no - 1].strip() == s, (path, no)
     assert n > 5000

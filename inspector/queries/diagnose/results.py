@@ -34,14 +34,14 @@ def step(do: str, env: dict | None = None, when: str | None = None) -> Step:
 class Evidence:
     """A line of the log, as printed (stripped), that the verdict rests on; ``pattern``: what recognised it."""
 
-    text: str
+    quote: str
     pattern: str | None = None
 
     def to_dict(self) -> str:
-        return self.text
+        return self.quote
 
     def __str__(self) -> str:
-        return self.text
+        return self.quote
 
 
 @dataclass
@@ -75,7 +75,7 @@ class IsaFinding:
     need: tuple[str, ...]
     missing: tuple[str, ...] = ()
     host: tuple[str, ...] = ()
-    text: str = ""  # the warning, as printed
+    warning: str = ""  # torch's warning, as printed
     harmless: bool = False  # every missing feature is AMX and no kernel has AMX tile code: the package runs
 
 

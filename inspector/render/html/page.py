@@ -157,7 +157,7 @@ def render_report(res: ReportResult) -> ReportPage:
     d = res.diagnosis
     if d is not None:  # no single trace: say what diagnose says, with its candidates / suspects
         verdict = f"✗ {d.category}: {d.verdict}"
-        notes += "".join(f'<p class="note"><b>evidence:</b> <code>{_e(e.text)}</code></p>' for e in d.evidence[:6])
+        notes += "".join(f'<p class="note"><b>evidence:</b> <code>{_e(e.quote)}</code></p>' for e in d.evidence[:6])
         notes += "".join(f'<p class="note"><b>candidate:</b> {_e(c.kernel)} line {c.line}: {_e(c.message)}'
                          f'{" — " + _e(c.reason) if getattr(c, "reason", None) else ""}</p>' for c in d.candidates[:25])
         notes += "".join(f'<p class="warn"><b>unchecked indirect access:</b> {_e(x.get("kernel"))} line '

@@ -30,7 +30,7 @@ def _backtrace(frames: list[NativeFrame]) -> Backtrace:
     """What the log's native frames (as read: ``LogReport.native_frames``) name, innermost first."""
     bt = Backtrace()
     for f in frames:
-        bt.frames.append(f.text)
+        bt.frames.append(f.printed)
         if bt.function is None and f.function:
             bt.function = f.function
         if bt.shim is None and f.shim:

@@ -90,7 +90,7 @@ class Observations:
 
 
 def _ev(events, limit: int | None = None) -> list[Evidence]:
-    return [Evidence(e.text, e.pattern) for e in events][:limit]
+    return [Evidence(e.printed, e.pattern) for e in events][:limit]
 
 
 class Rule:

@@ -35,7 +35,7 @@ def isa_findings(rep: LogReport, models: list[Model]) -> list[IsaFinding]:
             have = isa_words_with_implied(host)  # a host torch calls AVX512 runs AVX2 code too
             missing = tuple(x for x in pkg_isa if x not in have)
             out.append(IsaFinding("host_lacks" if missing else "host_covers", m.name, tuple(pkg_isa), missing,
-                                  tuple(host), e.text))
+                                  tuple(host), e.printed))
             break
     return out
 

@@ -102,7 +102,7 @@ class IllegalMemoryAccess(Rule):
         steps: list[Step] = []
         if key == "cuda":
             said = obs.rep.first("illegal_memory_access")  # quote only a text the log holds
-            steps.append(step(say.ima_on_cuda(key, said.text.strip() if said else None),
+            steps.append(step(say.ima_on_cuda(key, said.printed.strip() if said else None),
                               {"AOTI_RUNTIME_CHECK_INPUTS": "1"}))
             steps.append(step(say.IMA_DETERMINISTIC, {"CUDA_LAUNCH_BLOCKING": "1", "PYTORCH_NO_CUDA_MEMORY_CACHING": "1"},
                               "run"))
@@ -141,7 +141,7 @@ class DeviceAssert(Rule):
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         rep = obs.rep
         d.evidence = _ev([e for e in rep.events if e.pattern in ("device_side_assert", "cublas_error")], 3)
-        d.evidence += [Evidence(n.text, n.pattern) for n in rep.noticed][:2]
+        d.evidence += [Evidence(n.printed, n.pattern) for n in rep.noticed][:2]
         d.candidates = assert_candidates(obs.pkg, rep, obs.model)
         symptom = ("cublas_error" if rep.has("cublas_error") else
                    "device_side_assert" if rep.has("device_side_assert") else "noticed")

@@ -33,7 +33,7 @@ def _answer_runtime_check(obs: Observations, d: Diagnosis, ev: logged.InputCheck
         m = next((x for x in models if idx < len(x.inputs)), models[0])
     inp = next((i for i in m.inputs if i.index == idx), None)
     ic = InputCheck(input=idx, wrapper_name=inp.name if inp else None, message=what, kind=kind)
-    d.evidence = [Evidence(ev.text, ev.pattern)]
+    d.evidence = [Evidence(ev.printed, ev.pattern)]
     ep = _ep_for(obs, m)
     if ep is not None:
         ic.user_name = ep.user_name(idx)
@@ -84,13 +84,13 @@ def _answer_size_assert(obs: Observations, d: Diagnosis, ev: logged.SizeAssert) 
                 cands.append((inp, sym))
             elif isinstance(s, int) and s == exp:
                 cands.append((inp, None))
-    d.evidence = [Evidence(ev.text, ev.pattern)]
+    d.evidence = [Evidence(ev.printed, ev.pattern)]
     if cands:
         inp, sym = cands[0]
         other = say.equal_other(sym.input if sym else None, sym.dim if sym else None)
         d.input_check = InputCheck(
             input=inp.index, wrapper_name=inp.name, kind="equal", dim=dim, symbol=sym.name if sym else None,
-            min=sym.min if sym else None, max=sym.max if sym else None, expected=exp, got=got, message=ev.text,
+            min=sym.min if sym else None, max=sym.max if sym else None, expected=exp, got=got, message=ev.printed,
             fix=say.equal_fix(inp.index, dim, other, exp))
         d.verdict = say.equal_verdict(inp.index, inp.name, dim, got, other, exp, sym.name if sym else None)
     else:
@@ -137,7 +137,7 @@ class SymbolicAssert(Rule):
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         ev: logged.SymbolicAssert = obs.rep.first("symbolic_assert")
         cond, got = ev.cond, ev.got
-        d.evidence = [Evidence(ev.text, ev.pattern)]
+        d.evidence = [Evidence(ev.printed, ev.pattern)]
         line = _runtime_assert_line(obs, cond)
         symbol = ev.symbols[0] if ev.symbols else None
         origin = None

@@ -43,26 +43,26 @@ class Load(Rule):
                        step(say.SIGILL_REBUILD_ON_HOST), step(say.SIGILL_DOCTOR)]
             return
         if any(e.pattern == "no_kernel_image" for e in ev):
-            d.verdict = say.no_device_verdict(dev, cc, next(e.text for e in ev if e.pattern == "no_kernel_image"))
+            d.verdict = say.no_device_verdict(dev, cc, next(e.printed for e in ev if e.pattern == "no_kernel_image"))
             d.steps = [step(say.no_device_step(dev, cc))]
         elif (any(e.pattern == "isa_mismatch" for e in ev) or any(x.kind == "cpuinfo_lacks" for x in obs.isa)) \
                 and not any(e.pattern in ("load_failure", "segfault") for e in ev) \
                 and any(x.kind in ("cpuinfo_lacks", "host_lacks") and not x.harmless for x in obs.isa):
             d.verdict = say.isa_verdict(isa)
-            d.evidence += [Evidence(e.text[:200], e.pattern) for e in rep.events
+            d.evidence += [Evidence(e.printed[:200], e.pattern) for e in rep.events
                            if e.pattern in ("isa_mismatch", "cpuinfo_flags")][:2]
             d.steps = [step(say.RECOMPILE_ON_HOST)]
         elif (img := next((e for e in rep.events if e.pattern == "undefined_kernel_image"), None)) is not None \
                 and (build := cpp_build(obs.pkg, obs.pkg.files(m.name))) is not None:
-            d.verdict = say.cmake_package_verdict(img.symbol or img.text)
+            d.verdict = say.cmake_package_verdict(img.symbol or img.printed)
             d.evidence = _ev([img], 1)
             d.steps = [step(say.cmake_build_step(build.needs(), (build.library or "").split(" ")[0] or None))]
         else:
             err = [e for e in rep.events if e.pattern == "load_failure"]
             raised = rep.exception_lines[-1] if rep.exception_lines else None
-            last = raised.text if raised else None
-            d.verdict = say.not_loaded_verdict(last or (err[0].text if err else None))
-            if last and last not in [e.text for e in d.evidence]:
+            last = raised.printed if raised else None
+            d.verdict = say.not_loaded_verdict(last or (err[0].printed if err else None))
+            if last and last not in [e.quote for e in d.evidence]:
                 d.evidence.append(Evidence(last, raised.pattern))
             if last and raised.missing_member:
                 d.notes.append(say.MISSING_MEMBER)

@@ -20,7 +20,7 @@ class OutOfMemory(Rule):
         from ...memory import human_bytes, memory_plan
 
         ev = obs.rep.first("out_of_memory")
-        d.evidence = [Evidence(ev.text, ev.pattern)] + [Evidence(n.text, n.pattern) for n in obs.rep.noticed[:1]]
+        d.evidence = [Evidence(ev.printed, ev.pattern)] + [Evidence(n.printed, n.pattern) for n in obs.rep.noticed[:1]]
         size = ev.size or (human_bytes(ev.bytes) if ev.bytes is not None else "?")
         alloc = None
         consts = 0

@@ -24,7 +24,7 @@ class _Traced(Rule):
             if r.kind == "cpu" and r.message:
                 d.evidence.append(Evidence(r.message, r.message_pattern))
             d.evidence.append(Evidence(r.first_text, r.pattern))
-        d.evidence += [Evidence(n.text, n.pattern) for n in rep.noticed][:2]
+        d.evidence += [Evidence(n.printed, n.pattern) for n in rep.noticed][:2]
         d.evidence += [Evidence(f"{n.error}", n.error_pattern) for n in rep.noticed[:1] if n.error]
         self.more(obs, d)
         pos = t.matches[0].position if t.matches else None
@@ -58,7 +58,7 @@ class ExternOp(_Traced):
     def more(self, obs: Observations, d: Diagnosis) -> None:
         ev = obs.rep.first("exception_in_aoti_torch")
         if ev:
-            d.evidence.append(Evidence(ev.text, ev.pattern))
+            d.evidence.append(Evidence(ev.printed, ev.pattern))
         if any(m.kernel_kind == "extern" and _checked(m.assertion) is False for m in obs.trace.matches):
             d.notes.append(say.UNCHECKED_EXTERN)
 

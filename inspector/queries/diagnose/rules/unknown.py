@@ -21,7 +21,7 @@ class Unknown(Rule):
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         if obs.not_torch:
             d.verdict = say.NOT_TORCH_VERDICT
-            d.evidence = _ev(obs.rep.events, 3) + [Evidence(ln.text, ln.pattern) for ln in obs.rep.failure_lines[:3]]
+            d.evidence = _ev(obs.rep.events, 3) + [Evidence(ln.printed, ln.pattern) for ln in obs.rep.failure_lines[:3]]
             d.notes.append(say.not_torch_note(say.TORCH_SAID_WORDS))
             d.steps = [step(say.NOT_TORCH_STEP)] + general_steps(obs.models)
             return
@@ -31,7 +31,7 @@ class Unknown(Rule):
                     if c.kind == "extern" and not c.checked and not c.target.startswith(ALLOC_OR_COPY_SHIMS)]
             if bare:
                 d.notes.append(say.bare_extern_note(m.name, bare))
-        d.evidence = [Evidence(ln.text, ln.pattern) for ln in obs.rep.failure_lines[:5]]
+        d.evidence = [Evidence(ln.printed, ln.pattern) for ln in obs.rep.failure_lines[:5]]
         d.steps = general_steps(obs.models)
 
 

@@ -12,7 +12,8 @@ import zipfile
 from functools import cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from _paths import ROOT
+
 SAMPLE_PT2S = sorted(ROOT.glob("sample_packages/*/*/*.pt2"))
 READELF = shutil.which("readelf")
 

@@ -25,10 +25,10 @@ from pathlib import Path
 import pytest
 
 from _browser import browser  # noqa: F401  (registered here: the report tests' chromium, tests/_browser.py)
+from _paths import TESTS
 from _samples import LOGS, PACKAGES, SAMPLES, Sample, sample_of
 
 
-TESTS = Path(__file__).resolve().parent
 FOLDERS = ("unit", "samples", "cli")
 
 

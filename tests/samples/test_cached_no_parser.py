@@ -16,8 +16,8 @@ import pytest
 
 from inspector.parse import expr_tree as E
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
+from _paths import ROOT, S
+
 
 # the largest sample (whose cached trace walks three tmps through `negative_wrap`), a CPU reduction whose
 # position reads its loop headers' trees, a CPU and a CUDA (Triton) kernel that wrap a negative index

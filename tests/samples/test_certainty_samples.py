@@ -15,7 +15,6 @@ from inspector.queries.trace import trace_assert
 
 from _samples import TRACED_MANIFESTS, sample_of
 
-ROOT = Path(__file__).resolve().parents[2]
 CERTAINTY = {"certain", "likely", "possible"}
 
 

@@ -10,8 +10,8 @@ import pytest
 import inspector
 from inspector.queries.diagnose import diagnose
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
+from _paths import S
+
 H = S / "harvest"
 
 # (package, log, category, what the verdict must say)

@@ -13,9 +13,8 @@ import inspector
 from inspector.cli import main
 from inspector.dialects import CPU_INLINE, CPU_KERNEL_CPP, CUDA_CALL_TRITON, DIALECTS, FALLBACK, by_name, sniff
 
+from _paths import ROOT, S
 from _samples import MANIFESTS
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def expected_dialect(man: dict) -> str | None:
@@ -51,7 +50,7 @@ def test_samples_were_found():
 
 
 def test_show_json_reports_the_dialect(capsys):
-    pkg = ROOT / "sample_packages/cuda/two_models/two_models.pt2"
+    pkg = S / "cuda/two_models/two_models.pt2"
     assert main(["show", str(pkg), "--json"]) == 0
     s = json.loads(capsys.readouterr().out)
     assert len(s["models"]) == 2
@@ -67,7 +66,7 @@ def test_registry_names_are_unique_and_resolvable():
 
 def test_unknown_wrapper_is_read_with_a_warning(tmp_path):
     """A real CPU wrapper whose run_impl marker was renamed by a future torch: not a known family."""
-    text = _wrappers(ROOT / "sample_packages/cpu/jagged/jagged.pt2")[0][1]
+    text = _wrappers(S / "cpu/jagged/jagged.pt2")[0][1]
     changed = text.replace("void AOTInductorModel::run_impl(", "void AOTInductorModel::run_impl_v2(")
     assert sniff(changed) is FALLBACK
     w = tmp_path / "x.wrapper.cpp"
@@ -98,7 +97,7 @@ def _as_26_layout(tmp_path: Path) -> Path:
     """The real 2.13 cpu/jagged package laid out as torch 2.6 writes one: its kernel.cpp text above its
     wrapper's in one `<hash>.cpp` (2.6 writes no kernel declarations into it), `<hash>_metadata.json`,
     `version` and `archive_format` at the top, no root folder, no `.data/`."""
-    with zipfile.ZipFile(ROOT / "sample_packages/cpu/jagged/jagged.pt2") as z:
+    with zipfile.ZipFile(S / "cpu/jagged/jagged.pt2") as z:
         names = z.namelist()
         wname = next(n for n in names if n.endswith(".wrapper.cpp"))
         kernel = z.read(next(n for n in names if n.endswith(".kernel.cpp"))).decode()

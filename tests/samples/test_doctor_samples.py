@@ -4,20 +4,18 @@ file's docstring for what the whole covers."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from _cli import run
+from _paths import ROOT, S
 from _queries import MULTI, doctor_pkg
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.samples
 def test_a_package_built_by_2_15_loads_with_2_13():
     """Checked for real: every cpu-2.15 sample loads with the torch 2.13 of the tests (aoti_load_package)."""
-    pkgs = sorted((ROOT / "sample_packages" / "cpu-2.15").glob("*/*.pt2"))
+    pkgs = sorted((S / "cpu-2.15").glob("*/*.pt2"))
     assert pkgs  # a loop over none would check nothing
     for pkg in pkgs:
         assert not [f for f in doctor_pkg(pkg, torch="2.13").errors if f.kind == "torch_abi"], pkg

@@ -14,11 +14,11 @@ import inspector
 from inspector.cli import main
 from inspector.parse.triton import parse_triton_source, parse_triton_statement
 
-H = Path(__file__).resolve().parents[2] / "sample_packages/harvest"
+from _paths import S
+
+H = S / "harvest"
 GPU = sorted((H / "aoti_tests").glob("issue22_*/*.pt2"))
 SCALAR = H / "issue22_cpu213/scalar_output_cpu/scalar_output_cpu.pt2"
-
-
 
 
 def test_the_real_packages_are_here():

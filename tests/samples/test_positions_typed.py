@@ -5,8 +5,6 @@ packages and the logs they printed."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 import inspector
@@ -14,7 +12,8 @@ from inspector.parse import expr_tree as E
 from inspector.queries.positions import _calls
 from inspector.queries.trace import trace_assert
 
-ROOT = Path(__file__).resolve().parents[2] / "sample_packages"
+from _paths import S
+
 
 # sample, (op, input, dim, static, past) of the position bound, whether the kernel wraps negative indices
 CASES = [
@@ -28,7 +27,7 @@ CASES = [
 
 @pytest.mark.parametrize("sample,want,wraps", CASES, ids=[c[0] for c in CASES])
 def test_position_bounds_from_trees(sample, want, wraps):
-    d = ROOT / sample
+    d = S / sample
     with inspector.open_package(d / f"{d.name}.pt2") as pkg:
         r = trace_assert(pkg, log=(d / "error.log").read_text())
     assert r.matches, r.verdict

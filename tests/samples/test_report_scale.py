@@ -5,7 +5,6 @@ the whole parse says, on every sample."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,11 +14,11 @@ from inspector.queries.kernels import assert_message, kernel_rows
 from inspector.cli.report import build_report
 from inspector.queries.report import trace_chain
 
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import ROOT, S
 from _samples import PACKAGES  # noqa: E402  (every AOTI package, the harvest's included)
 TRACED = sorted(p.parent for p in ROOT.glob("sample_packages/*/*/error.log") if list(p.parent.glob("*.pt2")))
 assert TRACED
-IDS = [p.relative_to(ROOT / "sample_packages").as_posix() for p in PACKAGES]
+IDS = [p.relative_to(S).as_posix() for p in PACKAGES]
 
 
 def _parsed_rows(m) -> list[tuple]:

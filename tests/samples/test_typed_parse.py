@@ -6,8 +6,6 @@ wrappers with embedded Triton); the corpus tests read every expression of every 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from inspector.model import Expr
@@ -18,8 +16,7 @@ from inspector.parse.expr_tree import (
 )
 
 from _parses import full_parse, walk
-
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import ROOT, S
 
 
 # -- trees of real expressions ------------------------------------------------------------------
@@ -333,7 +330,7 @@ def corpus_records():
 # -- new records: accumulator updates and pointer accesses ------------------------------------------------------
 
 
-ARGMAX = ROOT / "sample_packages" / "cpu" / "argmax_embedding" / "argmax_embedding.pt2"
+ARGMAX = S / "cpu" / "argmax_embedding" / "argmax_embedding.pt2"
 
 
 @pytest.fixture(scope="module")
@@ -383,7 +380,7 @@ def test_kernel_accesses_on_a_triton_kernel():
     import inspector
     from inspector.parse.access import kernel_accesses
 
-    with inspector.open_package(ROOT / "sample_packages/cuda/hf_t5_encoder/hf_t5_encoder.pt2") as pkg:
+    with inspector.open_package(S / "cuda/hf_t5_encoder/hf_t5_encoder.pt2") as pkg:
         m = pkg.index(pkg.model_names[0]).full()
     k = m.kernels["triton_poi_fused__unsafe_view_relu_6"]
     acc = kernel_accesses(k)

@@ -14,8 +14,8 @@ import inspector.archive as archive
 from inspector.archive import Archive
 from inspector.errors import UnreadablePackage
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
+from _paths import S
+
 PACKAGES = [S / "cuda/hf_t5_encoder/hf_t5_encoder.pt2", S / "cpu/jagged/jagged.pt2", S / "cuda/jagged/jagged.pt2"]
 
 

@@ -8,7 +8,6 @@ indices in `check`, `doctor` and `diagnose`."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -19,10 +18,9 @@ from inspector.errors import UsageError
 from inspector.queries.check import check, device_index, parse_device, parse_spec
 from inspector.queries.trace import trace_assert
 
+from _paths import ROOT, S
 from _samples import TRACED_MANIFESTS, sample_of
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
 SCHEMAS = ROOT / "inspector" / "schemas"
 
 

@@ -12,10 +12,9 @@ from inspector.cli import main
 from inspector.package import open_package
 from inspector.queries.diagnose import diagnose
 
+from _paths import ROOT, S
 from _queries import diagnose_pkg
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
 NOASSERT = S / "cuda/embedding_noassert/embedding_noassert.pt2"
 CPU_JAGGED = S / "cpu/jagged/jagged.pt2"
 

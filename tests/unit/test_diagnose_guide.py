@@ -4,15 +4,14 @@ the category, and what the verdict must name (the input, buffer, op, constant, s
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 import inspector
 from inspector.queries.diagnose import diagnose
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
+from _paths import S
+
 H = S / "harvest"
 
 

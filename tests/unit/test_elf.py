@@ -14,8 +14,8 @@ import pytest
 from inspector import elf
 
 from _members import extract, members
+from _paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SOS = members(".so")
 CUBINS = members(".cubin")
 

@@ -21,9 +21,7 @@ from inspector.parse.statements import (
 from inspector.parse.wrapper import ConstantSlot, InputSlot, Moved, SizeOf, parse_statement
 
 from _members import texts as member_texts
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_packages"
+from _paths import ROOT, S
 
 
 # -- assert messages ---------------------------------------------------------------
@@ -298,7 +296,7 @@ CUDA_JAGGED_KERNEL = "triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_l
 
 def _jagged_triton_lines() -> tuple[list[str], int]:
     """The kernel as the wrapper embeds it, from the `async_compile.triton(` line to `''', device_str`."""
-    [(name, text)] = member_texts(SAMPLES / "cuda" / "jagged" / "jagged.pt2", ".wrapper.cpp")
+    [(name, text)] = member_texts(S / "cuda" / "jagged" / "jagged.pt2", ".wrapper.cpp")
     lines = text.split("\n")
     start = next(i for i, l in enumerate(lines) if l.strip() == f"async_compile.triton('{CUDA_JAGGED_KERNEL}', '''")
     end = next(i for i in range(start, len(lines)) if lines[i].lstrip().startswith("''', device_str"))
@@ -499,7 +497,7 @@ def test_cpp_statements():
 
 
 def test_real_gather_dynamic_checks_resolve_in_their_nest():
-    [(name, text)] = member_texts(SAMPLES / "cpu" / "gather_dynamic" / "gather_dynamic.pt2", ".kernel.cpp")
+    [(name, text)] = member_texts(S / "cpu" / "gather_dynamic" / "gather_dynamic.pt2", ".kernel.cpp")
     [k] = parse_kernel_cpp(text, name).values()
     assert [p.role for p in k.params] == ["in", "in", "out", "size", "size", "size"]
     c1, c2 = k.assertions
@@ -521,8 +519,8 @@ def test_unchecked_extern_call_is_listed_by_show(tmp_path, capsys):
 
     from inspector.cli import main
 
-    (name, text), = member_texts(ROOT / "sample_packages/cpu/jagged/jagged.pt2", ".wrapper.cpp")
-    (kname, ktext), = member_texts(ROOT / "sample_packages/cpu/jagged/jagged.pt2", ".kernel.cpp")
+    (name, text), = member_texts(S / "cpu/jagged/jagged.pt2", ".wrapper.cpp")
+    (kname, ktext), = member_texts(S / "cpu/jagged/jagged.pt2", ".kernel.cpp")
     lines = text.split("\n")
     at = next(i for i, l in enumerate(lines) if "aoti_torch_cpu_cumsum(" in l) + 1
     lines.insert(at, '    aoti_torch_cpu_scatter_reduce_two_out(buf0, buf0,0,arg1_1,arg0_1, "sum",1);')
@@ -545,7 +543,7 @@ def test_shipped_lark_tables_are_current():
     from inspector.parse import grammar
 
     want = grammar.shipped_tables()
-    have = json.loads((Path(__file__).resolve().parents[2] / "grammars" / "tables.json").read_text())
+    have = json.loads((ROOT / "grammars" / "tables.json").read_text())
     assert len(want) == len(grammar.STARTS) == 6  # wrapper, triton, cpp_kernel, assert_message, expr, cmake
     assert set(have) == set(want), "grammars/tables.json is stale: run `python -m inspector.parse.grammar`"
     for name, starts in grammar._all_parsers():

@@ -20,10 +20,9 @@ from inspector.parse.specs import (Device, device_index, device_type, is_int, pa
 from inspector.parse.tokens import call_args, identifiers, last_string, mentions
 
 from _members import first_bytes
+from _paths import ROOT, S
 
-ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "inspector"
-SAMPLES = ROOT / "sample_packages"
 
 # the modules whose sentences moved to inspector/explain/ (one word or two may stay: names, kinds, keys)
 NO_SENTENCE = ("queries/check.py", "queries/locate.py", "queries/report.py")
@@ -190,7 +189,7 @@ CMAKE = {
 
 @pytest.mark.parametrize("name", sorted(CMAKE))
 def test_cmake_projects_read_by_their_grammar(name):
-    text = first_bytes(SAMPLES / "options" / name / f"{name}.pt2", "CMakeLists.txt").decode()
+    text = first_bytes(S / "options" / name / f"{name}.pt2", "CMakeLists.txt").decode()
     f = cmake_facts(text)
     assert f.parsed and len(f.commands) > 5
     cmake_min, packages, library, cuda, objcopy, defines, calls, gencode = CMAKE[name]
@@ -209,10 +208,10 @@ def test_cmake_grammar_refusal_is_said():
 
 
 def test_ptx_target_and_embedded_symbols_on_real_packages():
-    t = ptx_target(first_bytes(SAMPLES / "options/standalone_cuda/standalone_cuda.pt2", ".ptx")[:8192])
+    t = ptx_target(first_bytes(S / "options/standalone_cuda/standalone_cuda.pt2", ".ptx")[:8192])
     assert t is not None and (t.sm, t.suffix) == (90, "a")
     assert ptx_target(b".version 8.4\n") is None
-    wrapper = first_bytes(SAMPLES / "options/embed_kernel_cuda/embed_kernel_cuda.pt2", "wrapper.cpp").decode()
+    wrapper = first_bytes(S / "options/embed_kernel_cuda/embed_kernel_cuda.pt2", "wrapper.cpp").decode()
     syms = embedded_kernel_symbols(wrapper)
     assert syms and all(s.startswith("__") and s.endswith("_start") for s in syms)
     assert embedded_kernel_symbols('kernels_.k = loadKernel("/tmp/k.cubin", "k", 0);') == []

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from inspector.archive import Archive
@@ -12,8 +10,9 @@ import inspector
 from inspector.cli.report import build_report
 from inspector.queries.report import _Lines
 
-ROOT = Path(__file__).resolve().parents[2]
-CUDA_T5 = ROOT / "sample_packages/cuda/hf_t5_encoder"
+from _paths import S
+
+CUDA_T5 = S / "cuda/hf_t5_encoder"
 
 
 @pytest.mark.parametrize("text", ["a\nb\n", "a\nb", "", "\n", "x\n\ny\n\n", "only"])

@@ -5,14 +5,15 @@ the page drew before they moved (the snapshot of every sample's report.html is b
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
 from inspector.explain import report as say
 from inspector.queries.report import Chain, Node, Panel
 
-PKG = Path(__file__).resolve().parents[2] / "inspector"
+from _paths import ROOT
+
+PKG = ROOT / "inspector"
 
 
 def _made(kind: str) -> set[str]:

@@ -138,6 +138,11 @@ def options_pkg(name: str) -> Path:
     return d / "model" if name == "aot_compile" else d / f"{name}.pt2"
 
 
+def options_log(name: str, scenario: str) -> str:
+    """The text of ``sample_packages/options/<name>/logs/<scenario>.log``: a real run of an options case."""
+    return (S / "options" / name / "logs" / f"{scenario}.log").read_text()
+
+
 def pkg_for(log: Path) -> Path:
     """The package a real log came from: logs/index.json names it; else the sample's own package."""
     log = Path(log)

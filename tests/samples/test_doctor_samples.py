@@ -48,3 +48,25 @@ def test_doctor_json_matches_its_schema_on_every_sample(capsys):
     doc["findings"][0]["severity"] = "fatal"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
+
+
+def test_a_kernel_that_stores_a_nan_constant_is_an_error_and_no_other_package_has_one():
+    """Real (torch 2.11, H200): a user-defined Triton kernel taking TMA descriptors was dropped at export; the
+    package's relu stores relu(NaN) and its real run printed `max error nan`. Every other package: none."""
+
+    import inspector
+    from inspector.queries.doctor import doctor
+    from inspector.queries.nan_constants import constant_nan_kernels
+    from _samples import PACKAGES
+
+    folder = S / "harvest/aoti_tests/test_triton_kernel_tma_descriptor"
+    assert "max error nan" in (folder / "logs/good.log").read_text()
+    with inspector.open_package(folder / "test_triton_kernel_tma_descriptor.pt2") as pkg:
+        r = doctor(pkg)
+    f = next(x for x in r.findings if "NaN constant" in x.message)
+    assert f.severity == "error" and f.message.startswith("triton_poi_fused_relu_0") and not r.ok
+    others = [p for p in PACKAGES if p.parent != folder]
+    assert len(others) > 100
+    for p in others:
+        with inspector.open_package(p) as pkg:
+            assert all(not constant_nan_kernels(pkg, n) for n in pkg.model_names), p

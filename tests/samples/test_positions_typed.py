@@ -8,8 +8,6 @@ from __future__ import annotations
 import pytest
 
 import inspector
-from inspector.parse import expr_tree as E
-from inspector.queries.positions import _calls
 from inspector.queries.trace import trace_assert
 
 from _paths import S
@@ -38,14 +36,3 @@ def test_position_bounds_from_trees(sample, want, wraps):
     if p.input is not None:
         assert p.symbol and p.max is not None  # traced to the input dim's symbol and its guards
     assert mt.negative_wrap is wraps
-
-
-def test_a_call_with_template_arguments_is_a_call():
-    """``f<float, 1, 2, true>(a, b, x1)`` is a call of ``f`` (the expression grammar keeps the template in its name)."""
-    tree = E.parse_expr("argmax_combine_vec<float, 1, 2, true>(tmp_acc0_vec, tmp0, x1)")
-    calls = list(_calls(tree))
-    assert calls and calls[0][0] == "argmax_combine_vec"
-    assert [a.id for a in calls[0][1]] == ["tmp_acc0_vec", "tmp0", "x1"]
-    plain = list(_calls(E.parse_expr("argmax_combine(tmp_acc0, argmax_vec_reduce_all(tmp_acc0_vec))")))
-    assert [f for f, _ in plain] == ["argmax_combine", "argmax_vec_reduce_all"]
-    assert list(_calls(E.parse_expr("tmp0 < ks0"))) == []

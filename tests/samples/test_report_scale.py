@@ -10,7 +10,7 @@ import pytest
 
 import inspector
 from inspector.package import Package
-from inspector.queries.kernels import assert_message, kernel_rows
+from inspector.queries.kernels import kernel_rows
 from inspector.cli.report import build_report
 from inspector.queries.report import trace_chain
 
@@ -46,15 +46,6 @@ def test_scanned_kernel_rows_equal_the_parsed_ones(path):
         for name in pkg.model_names:
             scanned = [(r.name, r.kind, r.launches, r.assertions, r.inputs, r.fx_nodes) for r in kernel_rows(pkg, name)]
             assert scanned == _parsed_rows(pkg.model(name))
-
-
-def test_assert_message_reads_the_last_string_literal():
-    assert assert_message('tl.device_assert(((0 <= tmp9) & (tmp9 < ks0)) | ~(xmask), "index out of bounds: 0 <= tmp9 < ks0")') \
-        == "index out of bounds: 0 <= tmp9 < ks0"
-    assert assert_message('AOTI_TORCH_CHECK((0 <= tmp2) & (tmp2 < 64L), "index out of bounds: 0 <= tmp2 < 64L");') \
-        == "index out of bounds: 0 <= tmp2 < 64L"
-    assert assert_message("tl.device_assert(x < 3, 'single quotes')") == "single quotes"
-    assert assert_message("tl.device_assert(x)") == ""
 
 
 @pytest.fixture

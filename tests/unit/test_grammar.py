@@ -558,3 +558,19 @@ def test_canonical_renumbers_names_in_order_and_maps_back():
     assert shape == "tmp0 = tl.load(in_ptr1 + (x1 + 16*tmp2), xmask) + 64L + r1_index + buf3_handle"
     assert back == {"0": "12", "1": "0", "2": "3", "3": "7"}  # digit runs in names; 16 and 64L are numbers
     assert canonical("x + y") == ("x + y", {})
+
+
+def test_defaults_and_a_hash_inside_a_string():
+    # Crafted beside the real ones (a user kernel with defaults failed to build on torch 2.11: its autotuner's
+    # launcher lost an argument; issue22_gpu.py's `defaults_multiline`): defaults, a trailing comma, a string
+    # annotation; a `#` inside a string is the string's.
+    src = ["async_compile.triton('k', '''", "@triton.jit", "def k(", "    x_ptr,", "    n,", "    alpha=1.0,",
+           '    BLOCK: "tl.constexpr" = 64,', "    EVEN: tl.constexpr = False,", "):",
+           "    x = tl.load(x_ptr + tl.arange(0, BLOCK))  # the first operand",
+           '    tl.device_assert(n < 5, "no # comment here")', "    tl.store(x_ptr + tl.arange(0, BLOCK), x * alpha)",
+           "''', device_str='cuda')"]
+    k = parse_triton_source("k", src, "k.py", 1)
+    assert [(q.name, q.ctype) for q in k.params] == [("x_ptr", None), ("n", None), ("alpha", None),
+                                                     ("BLOCK", "tl.constexpr"), ("EVEN", "tl.constexpr")]
+    assert [a.message for a in k.assertions] == ["no # comment here"]
+    assert [s.ptr for s in k.stores] == ["x_ptr"]

@@ -8,6 +8,7 @@ import pytest
 from inspector.archive import Archive
 import inspector
 from inspector.cli.report import build_report
+from inspector.queries.kernels import assert_message
 from inspector.queries.report import _Lines
 
 from _paths import S
@@ -49,3 +50,12 @@ def test_report_reads_the_wrapper_once(monkeypatch):
         wrapper = pkg.index().files.wrapper
     assert "index out of bounds" in html
     assert reads.count(wrapper) == 1
+
+
+def test_assert_message_reads_the_last_string_literal():
+    assert assert_message('tl.device_assert(((0 <= tmp9) & (tmp9 < ks0)) | ~(xmask), "index out of bounds: 0 <= tmp9 < ks0")') \
+        == "index out of bounds: 0 <= tmp9 < ks0"
+    assert assert_message('AOTI_TORCH_CHECK((0 <= tmp2) & (tmp2 < 64L), "index out of bounds: 0 <= tmp2 < 64L");') \
+        == "index out of bounds: 0 <= tmp2 < 64L"
+    assert assert_message("tl.device_assert(x < 3, 'single quotes')") == "single quotes"
+    assert assert_message("tl.device_assert(x)") == ""

@@ -14,9 +14,9 @@ import zipfile
 from functools import cache
 from pathlib import Path
 
-from _paths import ROOT
+from _paths import S
 
-SAMPLE_PT2S = sorted(ROOT.glob("sample_packages/*/*/*.pt2"))
+SAMPLE_PT2S = sorted(S.glob("*/*/*.pt2"))
 READELF = shutil.which("readelf")
 
 

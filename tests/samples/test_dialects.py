@@ -13,7 +13,7 @@ import inspector
 from inspector.cli import main
 from inspector.dialects import CPU_INLINE, CPU_KERNEL_CPP, CUDA_CALL_TRITON, FALLBACK, sniff
 
-from _paths import ROOT, S
+from _paths import S
 from _samples import MANIFESTS
 
 
@@ -72,7 +72,7 @@ def test_unknown_wrapper_is_read_with_a_warning(tmp_path):
 
 # -- torch 2.6: no root folder, `version`, one <hash>.cpp with the kernels inline above run_impl -----
 
-SAMPLES_26 = sorted(ROOT.glob("sample_packages/cpu-2.6/*/manifest.json"))
+SAMPLES_26 = sorted(S.glob("cpu-2.6/*/manifest.json"))
 
 
 def _as_26_layout(tmp_path: Path) -> Path:

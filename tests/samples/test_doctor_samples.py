@@ -24,7 +24,7 @@ def test_a_package_built_by_2_15_loads_with_2_13():
 @pytest.mark.samples
 def test_every_sample_gets_an_answer_and_json():
     seen = 0
-    for pkg in sorted(ROOT.glob("sample_packages/*/*/*.pt2")):
+    for pkg in sorted(S.glob("*/*/*.pt2")):
         d = doctor_pkg(pkg).to_dict()
         json.dumps(d)
         assert d["verdict"] and d["findings"] and all(f["kind"] and f["message"] for f in d["findings"])
@@ -38,7 +38,7 @@ def test_doctor_json_matches_its_schema_on_every_sample(capsys):
     schema = json.loads((ROOT / "inspector" / "schemas" / "doctor.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     seen = 0
-    for pkg in sorted(ROOT.glob("sample_packages/*/*/*.pt2")) + [MULTI]:
+    for pkg in sorted(S.glob("*/*/*.pt2")) + [MULTI]:
         rc, out, _ = run(capsys, ["doctor", str(pkg), "--gpu", "sm_90", "--torch", "2.13", "--json"])
         doc = json.loads(out)
         jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)

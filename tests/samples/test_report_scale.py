@@ -14,9 +14,9 @@ from inspector.queries.kernels import kernel_rows
 from inspector.cli.report import build_report
 from inspector.queries.report import trace_chain
 
-from _paths import ROOT, S
+from _paths import S
 from _samples import PACKAGES  # noqa: E402  (every AOTI package, the harvest's included)
-TRACED = sorted(p.parent for p in ROOT.glob("sample_packages/*/*/error.log") if list(p.parent.glob("*.pt2")))
+TRACED = sorted(p.parent for p in S.glob("*/*/error.log") if list(p.parent.glob("*.pt2")))
 assert TRACED
 IDS = [p.relative_to(S).as_posix() for p in PACKAGES]
 

@@ -15,7 +15,7 @@ from _paths import ROOT, S
 from _samples import PACKAGES, sample_of
 
 SCHEMA = json.loads((ROOT / "inspector/schemas/show.schema.json").read_text())
-SAMPLES = sorted(ROOT.glob("sample_packages/*/*/*.pt2"))
+SAMPLES = sorted(S.glob("*/*/*.pt2"))
 
 
 def test_schema_is_valid():

@@ -11,9 +11,9 @@ import pytest
 import inspector
 from inspector.cli import main
 
-from _paths import ROOT, S
+from _paths import S
 
-PACKAGES = sorted(ROOT.glob("sample_packages/*/*/*.pt2"))
+PACKAGES = sorted(S.glob("*/*/*.pt2"))
 
 
 @pytest.mark.parametrize("pkg", PACKAGES, ids=[f"{p.parent.parent.name}-{p.parent.name}" for p in PACKAGES])

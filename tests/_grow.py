@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from _paths import ROOT
 
 
 def grow(sample: Path, variants: int, out: Path) -> int:

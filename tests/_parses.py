@@ -1,6 +1,8 @@
 """Every package of the samples parsed whole, once a process, with the statement recorder on (``grammar.RECORD``):
 the grammar and typed-parse tests check the same records (one home: each file parsed every package again).
 
+``typed(r)``: what a transformer's method may return (the typed-parse tests hold every method to it).
+
 ``full_parse()`` returns ``(records, kinds)``.  ``records``: each ``(grammar, starts, transformer, text, start,
 result)`` that ``parse_one`` returned while every package of ``_samples.PACKAGES`` was parsed whole
 (``ModelIndex.full()``).  ``kinds``: the expression texts of those parses by kind (conditions, bounds, launch
@@ -28,6 +30,16 @@ def walk(r):
         yield r
         for f in dataclasses.fields(r):
             yield from walk(getattr(r, f.name))
+
+
+def typed(r) -> bool:
+    """What every grammar transformer's method may return: a dataclass record, a list of them (an argument list), or
+    None (a shape the method declines, counted as skipped); never a tuple or a bare string."""
+    if r is None:
+        return True
+    if isinstance(r, list):
+        return all(dataclasses.is_dataclass(x) and not isinstance(x, type) for x in r)
+    return dataclasses.is_dataclass(r) and not isinstance(r, type)
 
 
 def exprs_in(r):

@@ -10,7 +10,8 @@ from inspector.explain import ENV_WHEN
 from inspector import diagnose
 from inspector.queries.doctor import doctor
 
-ROOT = Path(__file__).resolve().parents[1]
+from _paths import ROOT
+
 # bench/multi_model.pt2: two models, built with package_constants_in_so=False (doctor's weightless findings)
 MULTI = ROOT / "bench" / "multi_model.pt2"
 

@@ -15,13 +15,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-try:
-    from known_gaps import GAPS, TRACE
-except ImportError:  # imported as tests._samples (a rootdir on sys.path, not tests/)
-    from tests.known_gaps import GAPS, TRACE
-
-ROOT = Path(__file__).resolve().parents[1]
-S = ROOT / "sample_packages"
+from _paths import S
+from known_gaps import GAPS, TRACE
 
 
 @dataclass(frozen=True)
@@ -134,6 +129,18 @@ def error_log_text(folder: Path) -> str:
 def options_index(name: str) -> dict:
     """``sample_packages/options/<name>/index.json``: how a packaging-option case was built and what its runs did."""
     return json.loads((S / "options" / name / "index.json").read_text())
+
+
+def options_pkg(name: str) -> Path:
+    """``sample_packages/options/<name>/``'s package: ``<name>.pt2``; aot_compile wrote no package but the folder
+    ``model/``, which the tool reads as one."""
+    d = S / "options" / name
+    return d / "model" if name == "aot_compile" else d / f"{name}.pt2"
+
+
+def options_log(name: str, scenario: str) -> str:
+    """The text of ``sample_packages/options/<name>/logs/<scenario>.log``: a real run of an options case."""
+    return (S / "options" / name / "logs" / f"{scenario}.log").read_text()
 
 
 def pkg_for(log: Path) -> Path:

@@ -12,23 +12,26 @@
   (a parameter that is a Sample or a path under sample_packages/, or an explicit ``samples`` mark) belongs in
   samples/; collection fails on a test file directly in tests/, a sample loop outside samples/ or a ``slow`` test
   in unit/ (``layout_errors``), so the next file is placed.  The fast lane is ``pytest -m "not samples and not
-  slow"``: unit/ and the quick half of cli/.
+  slow"``: unit/ and the quick half of cli/; what ``-m`` deselects whole (that folder, a module marked slow) is not
+  even collected (``pytest_ignore_collect``).
 - Under pytest-xdist every worker shares one index cache folder (the cache is safe for concurrent writers:
   tests/unit/test_cache.py), so a package one worker indexed is not indexed again by the other.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from _browser import browser  # noqa: F401  (registered here: the report tests' chromium, tests/_browser.py)
+from _paths import TESTS
 from _samples import LOGS, PACKAGES, SAMPLES, Sample, sample_of
 
 
-TESTS = Path(__file__).resolve().parent
 FOLDERS = ("unit", "samples", "cli")
 
 
@@ -108,6 +111,53 @@ def layout_errors(path: Path, *, per_sample: bool, slow: bool) -> list[str]:
     if slow and folder == "unit":
         errors.append(f"tests/unit/{path.name} has a slow test: tests/unit/ is the fast lane (samples/ or cli/)")
     return errors
+
+
+# a module's marks, as the test files write them: every test in it carries each
+_MODULE_MARKS = re.compile(r"^pytestmark = (?:\[[^\]\n]*\]|pytest\.mark\.\w+)", re.M)
+_MARK_NAME = re.compile(r"pytest\.mark\.(\w+)")
+
+
+def marks_of_every_test(path: Path) -> set[str]:
+    """The marks every test at ``path`` carries whatever it is: ``samples`` under tests/samples/ (its folder marks it),
+    and the marks a test file's ``pytestmark = pytest.mark.X`` (or ``[…]``) line gives its whole module."""
+    marks = {"samples"} if path.resolve().is_relative_to(TESTS / "samples") else set()
+    if path.suffix == ".py" and path.name.startswith("test_"):
+        for line in _MODULE_MARKS.findall(path.read_text(errors="replace")):
+            marks.update(_MARK_NAME.findall(line))
+    return marks
+
+
+def deselects_every_test(markexpr: str | None, marks: set[str]) -> bool:
+    """Whether ``-m markexpr`` is false for every test that carries ``marks``, whatever other marks it has (the fast
+    lane's ``not samples and not slow`` is, for ``{"samples"}`` and for ``{"slow"}``)."""
+    if not markexpr or not marks or "=" in markexpr:  # no -m, or a mark's keyword arguments: leave it to pytest
+        return False
+    try:
+        from _pytest.mark.expression import Expression  # how pytest reads -m (no public name for it)
+
+        expr = Expression.compile(markexpr)
+        others = sorted(expr.idents() - marks)
+    except (ImportError, AttributeError, SyntaxError):  # another pytest, or a bad -m that pytest will report
+        return False
+    if len(others) > 8:
+        return False
+    for bits in itertools.product((False, True), repeat=len(others)):
+        on = marks | {name for name, bit in zip(others, bits) if bit}
+        if expr.evaluate(lambda name, **_: name in on):
+            return False
+    return True
+
+
+def pytest_ignore_collect(collection_path, config):
+    """What ``-m`` deselects whole is not collected: with ``-m "not samples and not slow"`` tests/samples/ (about
+    4,000 tests) and the server files are not imported and parametrized only to be dropped, by every worker."""
+    markexpr = config.getoption("markexpr")
+    if markexpr and (collection_path.is_dir() or collection_path.suffix == ".py") \
+            and collection_path.resolve().is_relative_to(TESTS) \
+            and deselects_every_test(markexpr, marks_of_every_test(collection_path)):
+        return True
+    return None
 
 
 def pytest_collection_modifyitems(config, items):

@@ -47,7 +47,7 @@ TRACE = ("bound_range",)
 # since check says "may fail" there (issue 20 §4) and the sweep reads that prediction; cpu/transformer s27=0 (SIGFPE in
 # ATen's cpu_flash_attention at an empty sequence) since check says "may fail" where an extern op gets a size the
 # package was not built for (its CPU sweep: sample_packages/cpu/transformer/logs/sweep_cpu, replayed by
-# tests/samples/test_check_extern.py); cpu/topk_gather s69=0/1 since that 'may fail' names aoti_torch_cpu_topk and the
+# tests/unit/test_check_extern.py); cpu/topk_gather s69=0/1 since that 'may fail' names aoti_torch_cpu_topk and the
 # judge counts a failure diagnose places in that op (extern_op) as what it said.  Hugging Face GPT-2's s70=0
 # (harvest/hf_ctx_cpu213/gpt2_positions, recorded: the same SIGFPE) agrees for the same reason.
 _TOPK_K = ("guards off, input 0's dim 1 below k=3: aten topk rejects it (c_shim_cuda.cpp: 'Exception in aoti_torch: "

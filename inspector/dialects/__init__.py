@@ -9,7 +9,7 @@ looking at the wrapper text; ``show --json`` reports its name per model.
 
 Adding a family is one module here holding its `Dialect(...)` (`base.Dialect` says what each
 field means), one line in `DIALECTS` (most specific first), the grammar rules its new statements
-need and a sample (or a snippet test in tests/samples/test_dialects.py).  `members` says which archive
+need and a sample (or a snippet test in tests/unit/test_dialect_registry.py).  `members` says which archive
 member is what (wrapper, kernel.cpp, metadata, cubins).  Nothing here parses: the scanners in
 `inspector.parse` ask the dialect, the grammars in ``grammars/`` do the parsing.
 """

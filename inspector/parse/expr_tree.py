@@ -7,8 +7,9 @@ node (`has_opaque` says so), never an error.  ``inspector.model.Expr.tree`` is t
 The helpers never read text again: `evaluate` (integer arithmetic; ``/`` and ``%`` as C does them, ``//`` as
 Python floors), `names`, `substitute`, `walk`, `dotted`, `strip_parens`, `match` (a small structural matcher
 with `Hole`s), and `unparse`, which writes the text back exactly as `inspector.parse.grammar` normalizes it
-(``unparse(parse_expr(e.text)) == e.text`` for every `Expr` a parser made; tests/samples/test_typed_parse.py holds
-that on every sample).  Parentheses are kept (`Paren`) so that the text comes back as the generator wrote it;
+(``unparse(parse_expr(e.text)) == e.text`` for every `Expr` a parser made;
+tests/samples/test_typed_parse_samples.py holds that on every sample).  Parentheses are kept (`Paren`) so that the
+text comes back as the generator wrote it;
 `strip_parens` and ``match(..., parens=False)`` look through them.
 
 No lark at import: the parser is loaded on the first `parse_expr` of a text whose tree no index cache part

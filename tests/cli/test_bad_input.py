@@ -20,10 +20,12 @@ from inspector.archive import Archive
 from inspector.cli import main
 from inspector.errors import UnreadablePackage
 
-ROOT = Path(__file__).resolve().parents[2]
-CPU_JAGGED = ROOT / "sample_packages" / "cpu" / "jagged" / "jagged.pt2"
-CUDA_JAGGED = ROOT / "sample_packages" / "cuda" / "jagged" / "jagged.pt2"
-CPU_TWO_MODELS = ROOT / "sample_packages" / "cpu" / "two_models" / "two_models.pt2"
+from _cli import one_error_line, run
+from _paths import S
+
+CPU_JAGGED = S / "cpu" / "jagged" / "jagged.pt2"
+CUDA_JAGGED = S / "cuda" / "jagged" / "jagged.pt2"
+CPU_TWO_MODELS = S / "cpu" / "two_models" / "two_models.pt2"
 
 # Each bad file goes through each command that opens a package.
 COMMANDS = [
@@ -31,17 +33,6 @@ COMMANDS = [
     pytest.param(lambda p: ["trace-assert", p, "--line", "52"], id="trace-assert"),  # an assert that exists: the trace parses
     pytest.param(lambda p: ["graph", p], id="graph"),
 ]
-
-
-from _cli import run  # noqa: E402  (the shared runner)
-
-
-def assert_one_error_line(err: str, *fragments: str):
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("pt2-inspect: error: "), err
-    for f in fragments:
-        assert f in lines[0], f"{f!r} not in {lines[0]!r}"
 
 
 def write_zip(path: Path, members: dict[str, bytes]) -> Path:
@@ -75,7 +66,7 @@ def test_missing_path(tmp_path, capsys, argv):
     p = tmp_path / "does-not-exist.pt2"
     rc, out, err = run(capsys, argv(p))
     assert rc == 3
-    assert_one_error_line(err, str(p), "no such file")
+    one_error_line(err, str(p), "no such file")
 
 
 @pytest.mark.parametrize("argv", COMMANDS)
@@ -86,7 +77,7 @@ def test_directory_without_model(tmp_path, capsys, argv):
     (d / "data" / "weights" / "w.bin").write_bytes(b"\0" * 16)
     rc, out, err = run(capsys, argv(d))
     assert rc == 3
-    assert_one_error_line(err, "no AOTInductor model")
+    one_error_line(err, "no AOTInductor model")
 
 
 @pytest.mark.parametrize("argv", COMMANDS)
@@ -95,7 +86,7 @@ def test_empty_directory(tmp_path, capsys, argv):
     d.mkdir()
     rc, out, err = run(capsys, argv(d))
     assert rc == 3
-    assert_one_error_line(err, "no AOTInductor model")
+    one_error_line(err, "no AOTInductor model")
 
 
 @pytest.mark.parametrize("argv", COMMANDS)
@@ -104,7 +95,7 @@ def test_text_file_named_pt2(tmp_path, capsys, argv):
     p.write_text("hello")
     rc, out, err = run(capsys, argv(p))
     assert rc == 3
-    assert_one_error_line(err, "not a zip")
+    one_error_line(err, "not a zip")
 
 
 def test_empty_file_named_pt2(tmp_path, capsys):
@@ -112,7 +103,7 @@ def test_empty_file_named_pt2(tmp_path, capsys):
     p.write_bytes(b"")
     rc, out, err = run(capsys, ["show", p])
     assert rc == 3
-    assert_one_error_line(err, "not a zip")
+    one_error_line(err, "not a zip")
 
 
 @pytest.mark.parametrize("argv", COMMANDS)
@@ -123,7 +114,7 @@ def test_truncated_zip(tmp_path, capsys, argv):
     assert p.read_bytes()[:2] == b"PK"  # still looks like a zip from the front
     rc, out, err = run(capsys, argv(p))
     assert rc == 3
-    assert_one_error_line(err, "damaged or truncated")
+    one_error_line(err, "damaged or truncated")
 
 
 @pytest.mark.parametrize("argv", COMMANDS)
@@ -136,14 +127,14 @@ def test_zip_without_aoti_model(tmp_path, capsys, argv):
     })
     rc, out, err = run(capsys, argv(p))
     assert rc == 3
-    assert_one_error_line(err, "no AOTInductor model", "wrapper.cpp")
+    one_error_line(err, "no AOTInductor model", "wrapper.cpp")
 
 
 def test_zip_with_exported_program_only_says_so(tmp_path, capsys):
     p = write_zip(tmp_path / "ep.pt2", {"pkg/archive_format": b"pt2", "pkg/models/model.json": b"{}"})
     rc, out, err = run(capsys, ["show", p])
     assert rc == 3
-    assert_one_error_line(err, "no AOTInductor model", "exported program")
+    one_error_line(err, "no AOTInductor model", "exported program")
 
 
 @pytest.mark.parametrize("argv", COMMANDS)
@@ -154,7 +145,7 @@ def test_zip_wrapper_not_utf8(tmp_path, capsys, argv):
     })
     rc, out, err = run(capsys, argv(p))
     assert rc == 3
-    assert_one_error_line(err, "not UTF-8", "x.wrapper.cpp")
+    one_error_line(err, "not UTF-8", "x.wrapper.cpp")
 
 
 @pytest.mark.parametrize("argv", COMMANDS)
@@ -163,7 +154,7 @@ def test_bare_wrapper_not_utf8(tmp_path, capsys, argv):
     p.write_bytes(b"\xff\xfe\x00bad")
     rc, out, err = run(capsys, argv(p))
     assert rc == 3
-    assert_one_error_line(err, "not UTF-8")
+    one_error_line(err, "not UTF-8")
 
 
 def test_bare_cpp_that_is_not_a_wrapper(tmp_path, capsys):
@@ -171,7 +162,7 @@ def test_bare_cpp_that_is_not_a_wrapper(tmp_path, capsys):
     p.write_text("int x;\n")
     rc, out, err = run(capsys, ["show", p])
     assert rc == 3
-    assert_one_error_line(err, "wrapper.cpp")
+    one_error_line(err, "wrapper.cpp")
 
 
 @pytest.mark.parametrize("argv", COMMANDS)
@@ -180,7 +171,7 @@ def test_symlink_to_real_package(tmp_path, capsys, argv):
     link.symlink_to(CPU_JAGGED)
     rc, out, err = run(capsys, argv(link))
     assert rc == 3
-    assert_one_error_line(err, "symbolic link")
+    one_error_line(err, "symbolic link")
 
 
 def test_dangling_symlink(tmp_path, capsys):
@@ -188,7 +179,7 @@ def test_dangling_symlink(tmp_path, capsys):
     link.symlink_to(tmp_path / "nowhere.pt2")
     rc, out, err = run(capsys, ["trace-assert", link, "--line", "3"])
     assert rc == 3
-    assert_one_error_line(err, "symbolic link")
+    one_error_line(err, "symbolic link")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs mkfifo")
@@ -197,7 +188,7 @@ def test_fifo_is_not_read(tmp_path, capsys):
     os.mkfifo(p)
     rc, out, err = run(capsys, ["show", p])  # must not block reading the pipe
     assert rc == 3
-    assert_one_error_line(err, "not a regular file")
+    one_error_line(err, "not a regular file")
 
 
 # -- usage errors: exit 2 ----------------------------------------------------------
@@ -236,7 +227,7 @@ def test_trace_assert_without_query_on_a_tty(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", _TtyStdin(""))
     rc, out, err = run(capsys, ["trace-assert", CPU_JAGGED])
     assert rc == 2
-    assert_one_error_line(err, "--line", "--message", "--log")
+    one_error_line(err, "--line", "--message", "--log")
 
 
 def test_trace_assert_reads_stdin_when_not_a_tty(monkeypatch, capsys):
@@ -255,26 +246,26 @@ def test_trace_assert_reads_stdin_when_not_a_tty(monkeypatch, capsys):
 def test_unknown_model_names_the_models(capsys, argv):
     rc, out, err = run(capsys, argv)
     assert rc == 2
-    assert_one_error_line(err, "'nosuch'", "it holds: model")
+    one_error_line(err, "'nosuch'", "it holds: model")
 
 
 def test_unknown_model_in_two_model_package_lists_both(capsys):
     rc, out, err = run(capsys, ["show", CPU_TWO_MODELS, "--model", "nosuch"])
     assert rc == 2
-    assert_one_error_line(err, "decoder", "encoder")
+    one_error_line(err, "decoder", "encoder")
 
 
 def test_log_file_missing(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rc, out, err = run(capsys, ["trace-assert", CPU_JAGGED, "--log", "missing.txt"])
     assert rc == 2
-    assert_one_error_line(err, "--log missing.txt", "no such file")
+    one_error_line(err, "--log missing.txt", "no such file")
 
 
 def test_log_is_a_directory(tmp_path, capsys):
     rc, out, err = run(capsys, ["trace-assert", CPU_JAGGED, "--log", tmp_path])
     assert rc == 2
-    assert_one_error_line(err, "--log", "no such file")
+    one_error_line(err, "--log", "no such file")
 
 
 # -- nothing found: exit 1 -----------------------------------------------------------

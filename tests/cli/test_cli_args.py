@@ -10,7 +10,9 @@ from pathlib import Path
 from inspector.cli import COMMANDS
 from inspector.cli._args import add_global_flags
 
-CLI = Path(__file__).resolve().parents[2] / "inspector/cli"
+from _paths import ROOT
+
+CLI = ROOT / "inspector/cli"
 
 # Declared in _args.py.  `check --device` (where the package is loaded) and `doctor --weights` (weights to check
 # against the constants) are other flags under the same names: they stay in their commands.

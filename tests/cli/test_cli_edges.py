@@ -14,43 +14,25 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
+from _cli import CHILD, one_error_line, run, run_child
+from _paths import ROOT, S
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_packages"
-CUDA_JAGGED = SAMPLES / "cuda/jagged/jagged.pt2"
-CUDA_JAGGED_LOG = SAMPLES / "cuda/jagged/error.log"
-CPU_JAGGED = SAMPLES / "cpu/jagged/jagged.pt2"
-CPU_TRANSFORMER = SAMPLES / "cpu/transformer/transformer.pt2"
+CUDA_JAGGED = S / "cuda/jagged/jagged.pt2"
+CUDA_JAGGED_LOG = S / "cuda/jagged/error.log"
+CPU_JAGGED = S / "cpu/jagged/jagged.pt2"
+CPU_TRANSFORMER = S / "cpu/transformer/transformer.pt2"
 CUDA_ASSERTING = "triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2"
 CUDA_OTHER = "triton_poi_fused_ge_index_copy_mul_sub_where_zeros_like_1"
-CLI = [sys.executable, "-m", "inspector.cli"]
-
-
-from _cli import run  # noqa: E402  (the shared runner)
-
-
-def one_error_line(err: str, *fragments: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("pt2-inspect: error: "), err
-    for f in fragments:
-        assert f in lines[0], (f, lines[0])
-    return lines[0]
-
-
-def sub(*argv, **kw):
-    return subprocess.run([*CLI, *map(str, argv)], capture_output=True, text=True, cwd=ROOT, timeout=120, **kw)
 
 
 def on_pty(*argv, columns: int = 80) -> str:
     """Run the CLI with stdout and stderr on one pseudo-terminal; return all it printed."""
     master, slave = pty.openpty()
     env = {**os.environ, "COLUMNS": str(columns), "TERM": "xterm"}
-    p = subprocess.Popen([*CLI, *map(str, argv)], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, cwd=ROOT, env=env)
+    p = subprocess.Popen([*CHILD, *map(str, argv)], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, cwd=ROOT, env=env)
     os.close(slave)
     chunks = []
     while True:
@@ -94,7 +76,7 @@ def test_output_is_a_directory(capsys, tmp_path, command):
 ])
 def test_reader_gone_before_the_first_write(argv):
     # The pipe is closed before the child has even imported: its first write must hit EPIPE.
-    p = subprocess.Popen([*CLI, *map(str, argv)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    p = subprocess.Popen([*CHILD, *map(str, argv)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     p.stdout.close()
     err = p.stderr.read().decode()
     assert p.wait(timeout=120) == 0
@@ -107,7 +89,7 @@ def test_reader_gone_before_the_first_write(argv):
     pytest.param(["source", CPU_TRANSFORMER, "--wrapper"], 1, id="source|head -1"),  # ~300 KB: the pipe fills
 ])
 def test_head_closes_the_pipe(argv, keep):
-    cmd = " ".join(f"'{a}'" for a in [*CLI, *map(str, argv)])
+    cmd = " ".join(f"'{a}'" for a in [*CHILD, *map(str, argv)])
     r = subprocess.run(["bash", "-c", f"{cmd} | head -{keep}; echo \"rc=${{PIPESTATUS[0]}}\" >&2"],
                        capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert len(r.stdout.splitlines()) == keep
@@ -118,7 +100,7 @@ def test_head_closes_the_pipe(argv, keep):
 
 
 def test_piped_show_keeps_whole_kernel_names():
-    r = sub("show", CUDA_JAGGED, env={**os.environ, "COLUMNS": "80"})
+    r = run_child("show", CUDA_JAGGED, env={**os.environ, "COLUMNS": "80"})
     assert r.returncode == 0
     lines = r.stdout.splitlines()
     for name in (CUDA_ASSERTING, CUDA_OTHER):
@@ -144,7 +126,7 @@ def test_terminal_wide_prints_whole_names():
 
 
 def test_empty_stdin_without_options_is_a_usage_error():
-    r = sub("trace-assert", CUDA_JAGGED, stdin=subprocess.DEVNULL)
+    r = run_child("trace-assert", CUDA_JAGGED, stdin=subprocess.DEVNULL)
     assert r.returncode == 2
     one_error_line(r.stderr, "nothing on stdin")
 
@@ -166,8 +148,7 @@ def test_the_package_itself_as_log_is_refused(capsys):
 
 
 def test_binary_on_stdin_is_refused():
-    r = subprocess.run([*CLI, "trace-assert", str(CUDA_JAGGED), "--log", "-"], input=CUDA_JAGGED.read_bytes(),
-                       capture_output=True, cwd=ROOT, timeout=120)
+    r = run_child("trace-assert", CUDA_JAGGED, "--log", "-", input=CUDA_JAGGED.read_bytes(), text=False)
     assert r.returncode == 2
     assert r.stdout == b""
     one_error_line(r.stderr.decode(), "stdin is a binary file")
@@ -252,7 +233,7 @@ def test_dot_renders_a_trace_neighbourhood_in_under_2s(tmp_path, pkg):
     from inspector.graph.export import neighbourhood, to_dot
     from inspector import trace_assert
 
-    path = SAMPLES / pkg
+    path = S / pkg
     log = (path.parent / "error.log").read_text()
     took = {}
     with inspector.open_package(path) as p:

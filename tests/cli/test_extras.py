@@ -6,11 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import ROOT
 
 
 def _without(modules: list[str], argv: list[str]):

@@ -15,7 +15,7 @@ import pytest
 
 from inspector.cli import COMMANDS, main
 
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import ROOT
 
 
 def _help_examples() -> list[tuple[str, str]]:

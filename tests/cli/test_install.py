@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from _paths import ROOT, S
+
 pytestmark = pytest.mark.slow  # a pip install
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+SAMPLE = S / "cpu/jagged/jagged.pt2"
 
 
 def test_non_editable_install_ships_grammars(tmp_path):

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from _cli import run_child
+from _paths import ROOT, S
+
 pytestmark = pytest.mark.slow  # starts real servers (seconds): out of the fast lane
 
-ROOT = Path(__file__).resolve().parents[2]
-SP = ROOT / "sample_packages"
 JAGGED = "sample_packages/cuda/jagged/jagged.pt2"
 CPU = "sample_packages/cpu/jagged/jagged.pt2"
 
@@ -33,8 +32,7 @@ except ImportError as e:  # the [mcp] extra is not installed
 
 
 def cli_json(*argv: str) -> dict:
-    p = subprocess.run([sys.executable, "-m", "inspector.cli", *argv, "--json"], capture_output=True, text=True,
-                       cwd=ROOT)
+    p = run_child(*argv, "--json", timeout=None)
     assert p.returncode in (0, 1), p.stderr
     return json.loads(p.stdout)
 
@@ -71,11 +69,11 @@ def _session(coro_fn, *server_args: str):
 def results(tmp_path_factory):
     """One server for the module: the tool list, every call of CALLS, and the refusals."""
     outside = tmp_path_factory.mktemp("outside")
-    (outside / "x.pt2").write_bytes((SP / "cpu/jagged/jagged.pt2").read_bytes())
+    (outside / "x.pt2").write_bytes((S / "cpu/jagged/jagged.pt2").read_bytes())
     second = tmp_path_factory.mktemp("second_root")  # a second --root, holding a link out of the roots
     link = second / "link.pt2"
     link.symlink_to(outside / "x.pt2")
-    (second / "inside.pt2").write_bytes((SP / "cpu/jagged/jagged.pt2").read_bytes())
+    (second / "inside.pt2").write_bytes((S / "cpu/jagged/jagged.pt2").read_bytes())
 
     async def go(client):
         tools = await client.list_tools()
@@ -93,7 +91,7 @@ def results(tmp_path_factory):
                                                                        "message": "--log=/etc/passwd"}),
         }
         inline = await client.call_tool("trace_assert", {"package": JAGGED, "log_text": (
-            SP / "cuda/jagged/error.log").read_text()})
+            S / "cuda/jagged/error.log").read_text()})
         capped = await client.call_tool("source", {"package": JAGGED, "wrapper": True})
         capped2 = await client.call_tool("source", {"package": JAGGED, "wrapper": True, "offset": 5})
         second_root = await client.call_tool("show", {"package": str(second / "inside.pt2")})

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
+from _cli import run_child
 from _net import HangingServer, free_port
+from _paths import ROOT, S
 
 pytestmark = pytest.mark.slow  # starts real servers (seconds): out of the fast lane
 
-ROOT = Path(__file__).resolve().parents[2]
-SP = ROOT / "sample_packages"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 MOTO = Path(sys.executable).with_name("moto_server")
 SHOW_CAP = 1 << 20  # show of a package with a 128 MiB weights member: under 1 MiB fetched
@@ -59,7 +59,7 @@ def _wait(port: int, proc, what: str):
 
 def _big_package(dest: Path) -> Path:
     """A real sample with a 128 MiB stored weights member added (as AOTI stores members, uncompressed)."""
-    src = SP / "cpu/jagged/jagged.pt2"
+    src = S / "cpu/jagged/jagged.pt2"
     out = dest / "big.pt2"
     shutil.copy(src, out)
     with zipfile.ZipFile(out, "a", compression=zipfile.ZIP_STORED) as z:
@@ -90,9 +90,9 @@ def served(tmp_path_factory):
     www = tmp / "www"
     for rel in ("cuda/jagged/jagged.pt2", "cpu/jagged/jagged.pt2"):
         (www / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(SP / rel, www / rel)
+        shutil.copy(S / rel, www / rel)
     _big_package(www)
-    shutil.copy(SP / "cpu/jagged/jagged.pt2", www / "changing.pt2")
+    shutil.copy(S / "cpu/jagged/jagged.pt2", www / "changing.pt2")
     port = free_port()
     conf = tmp / "nginx.conf"
     user = "user root;" if os.geteuid() == 0 else ""
@@ -138,11 +138,7 @@ http {{
 
 
 def cli(*argv, env=None, cache: Path | None = None):
-    e = {**os.environ, **(env or {})}
-    if cache is not None:
-        e["PT2_INSPECT_CACHE_DIR"] = str(cache)
-    return subprocess.run([sys.executable, "-m", "inspector.cli", *argv], capture_output=True, text=True, cwd=ROOT,
-                          env=e, timeout=120)
+    return run_child(*argv, env={**(env or {}), **({"PT2_INSPECT_CACHE_DIR": str(cache)} if cache is not None else {})})
 
 
 def _answer(p) -> dict:
@@ -161,8 +157,8 @@ def _fetched(stderr: str) -> tuple[int, int]:
 
 COMMANDS = [
     ("show", []),
-    ("trace-assert", ["--log", str(SP / "cuda/jagged/error.log")]),
-    ("diagnose", ["--log", str(SP / "cuda/jagged/error.log")]),
+    ("trace-assert", ["--log", str(S / "cuda/jagged/error.log")]),
+    ("diagnose", ["--log", str(S / "cuda/jagged/error.log")]),
     ("doctor", ["--torch", "2.13"]),
     ("source", ["--wrapper", "--line", "1029", "--context", "3"]),
 ]
@@ -174,9 +170,9 @@ def test_an_answer_from_a_url_equals_the_local_files(served, scheme, command, ar
     url = f"{served['http']}/pkgs/cuda/jagged/jagged.pt2" if scheme == "http" else "s3://models/cuda/jagged/jagged.pt2"
     env = served["s3env"] if scheme == "s3" else None
     got = cli(command, url, *args, "--json", "--no-cache", env=env)
-    want = cli(command, str(SP / "cuda/jagged/jagged.pt2"), *args, "--json", "--no-cache")
+    want = cli(command, str(S / "cuda/jagged/jagged.pt2"), *args, "--json", "--no-cache")
     assert got.returncode == want.returncode, got.stderr
-    assert got.stdout.replace(url, str(SP / "cuda/jagged/jagged.pt2")) == want.stdout
+    assert got.stdout.replace(url, str(S / "cuda/jagged/jagged.pt2")) == want.stdout
     assert command == "source" or json.loads(got.stdout)["package"] == url
 
 
@@ -204,12 +200,12 @@ def test_a_rewritten_object_is_not_answered_from_the_cache(served, tmp_path):
     www, s3 = served["www"], served["s3"]
     for url, env, rewrite in [
         (f"{served['http']}/pkgs/changing.pt2", None, lambda: (
-            _flipped(SP / "cpu/jagged/jagged.pt2", www / "changing.pt2"),
+            _flipped(S / "cpu/jagged/jagged.pt2", www / "changing.pt2"),
             os.utime(www / "changing.pt2", (time.time() + 5, time.time() + 5)))),
         ("s3://models/changing.pt2", served["s3env"], lambda: s3.upload_file(
-            str(_flipped(SP / "cpu/jagged/jagged.pt2", served["tmp"] / "flipped.pt2")), "models", "changing.pt2")),
+            str(_flipped(S / "cpu/jagged/jagged.pt2", served["tmp"] / "flipped.pt2")), "models", "changing.pt2")),
     ]:
-        shutil.copy(SP / "cpu/jagged/jagged.pt2", www / "changing.pt2")
+        shutil.copy(S / "cpu/jagged/jagged.pt2", www / "changing.pt2")
         if env:
             s3.upload_file(str(www / "changing.pt2"), "models", "changing.pt2")
         first = cli("show", url, "--json", env=env, cache=cache)
@@ -248,7 +244,7 @@ def test_scan_lists_a_url_prefix(served):
             env=served["s3env"])
     rows = [json.loads(x) for x in p.stdout.splitlines()]
     assert [r["package"] for r in rows[:-1]] == ["s3://models/cpu/jagged/jagged.pt2", "s3://models/cuda/jagged/jagged.pt2"]
-    local = cli("scan", str(SP / "cpu/jagged/jagged.pt2"), "--torch", "2.13", "--json")
+    local = cli("scan", str(S / "cpu/jagged/jagged.pt2"), "--torch", "2.13", "--json")
     want = json.loads(local.stdout.splitlines()[0])
     assert {**rows[0], "package": None} == {**want, "package": None}
     assert rows[-1]["summary"]["packages"] == 2 and p.returncode == 0, p.stderr
@@ -279,7 +275,7 @@ def test_the_mcp_server_reads_a_url_only_with_allow_remote(served):
 def test_extract_from_a_url_writes_the_local_files_members(served, tmp_path):
     url = f"{served['http']}/pkgs/cuda/jagged/jagged.pt2"
     p = cli("extract", url, "-o", str(tmp_path / "r"), "--json", "--no-cache")
-    q = cli("extract", str(SP / "cuda/jagged/jagged.pt2"), "-o", str(tmp_path / "l"), "--json", "--no-cache")
+    q = cli("extract", str(S / "cuda/jagged/jagged.pt2"), "-o", str(tmp_path / "l"), "--json", "--no-cache")
     assert p.returncode == q.returncode == 0, p.stderr
     names = json.loads(p.stdout)["members"]
     assert names and names == json.loads(q.stdout)["members"]

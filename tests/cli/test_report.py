@@ -22,12 +22,11 @@ from inspector.queries.kernels import kernel_rows
 from inspector.cli.report import build_report
 
 from _browser import open_page
+from _paths import ROOT, S
 from _samples import error_log_text
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_packages"
-CUDA_JAGGED = SAMPLES / "cuda/jagged/jagged.pt2"
-CPU_TRANSFORMER = SAMPLES / "cpu/transformer/transformer.pt2"
+CUDA_JAGGED = S / "cuda/jagged/jagged.pt2"
+CPU_TRANSFORMER = S / "cpu/transformer/transformer.pt2"
 
 
 # -- the page as text ---------------------------------------------------------------------------------
@@ -121,8 +120,8 @@ def test_report_command_writes_the_file(tmp_path, capsys):
 
 def test_report_ep_names_the_users_inputs_in_the_verdict(tmp_path, capsys):
     """--ep: the package has no exported program; the torch.export.save archive of the same model names its inputs."""
-    pkg = SAMPLES / "cpu/transformer/transformer.pt2"
-    ep = SAMPLES / "cpu/transformer/ep/transformer_ep.pt2"
+    pkg = S / "cpu/transformer/transformer.pt2"
+    ep = S / "cpu/transformer/ep/transformer_ep.pt2"
     out = tmp_path / "r.html"
     assert main(["report", str(pkg), "--log", str(pkg.parent / "error.log"), "--ep", str(ep), "-o", str(out),
                  "--json"]) == 0
@@ -148,7 +147,7 @@ def test_report_without_log_and_with_a_log_that_matches_nothing(tmp_path, capsys
 
 def test_report_without_a_trace_leads_with_diagnose_and_its_suspects(tmp_path, capsys):
     """An illegal memory access has no assertion to trace: the page says what diagnose says, with the suspect."""
-    pkg = ROOT / "sample_packages" / "cuda" / "embedding_noassert" / "embedding_noassert.pt2"
+    pkg = S / "cuda" / "embedding_noassert" / "embedding_noassert.pt2"
     log = pkg.parent / "logs" / "ima_async.log"
     out = tmp_path / "r.html"
     # diagnose answers it (exit 0): so does report, with the same exit code (issue 22 §3)

@@ -17,16 +17,16 @@ from pathlib import Path
 
 import pytest
 
+from _cli import CHILD, run_child
 from _net import HangingServer, free_port
+from _paths import ROOT, S
 
 pytestmark = pytest.mark.slow  # starts real servers (seconds): out of the fast lane
 
-ROOT = Path(__file__).resolve().parents[2]
-SP = ROOT / "sample_packages"
-EXPORTED = SP / "harvest/issue15_cpu213/wrong_kind_cpu/exported_program.pt2"
-PKGS = [SP / "cpu/jagged/jagged.pt2", SP / "cuda/jagged/jagged.pt2", SP / "cpu/embedding/embedding.pt2",
-        SP / "cpu/two_models/two_models.pt2", EXPORTED,
-        SP / "harvest/issue15_cpu213/wrong_kind_cpu/wrong_kind_cpu.pt2"]
+EXPORTED = S / "harvest/issue15_cpu213/wrong_kind_cpu/exported_program.pt2"
+PKGS = [S / "cpu/jagged/jagged.pt2", S / "cuda/jagged/jagged.pt2", S / "cpu/embedding/embedding.pt2",
+        S / "cpu/two_models/two_models.pt2", EXPORTED,
+        S / "harvest/issue15_cpu213/wrong_kind_cpu/wrong_kind_cpu.pt2"]
 
 try:
     import distributed  # noqa: F401
@@ -44,8 +44,7 @@ def _need_dask():
 
 
 def cli(*argv, timeout=240, env=None):
-    return subprocess.run([sys.executable, "-m", "inspector.cli", *argv], capture_output=True, text=True, cwd=ROOT,
-                          timeout=timeout, env={**os.environ, **(env or {})})
+    return run_child(*argv, timeout=timeout, env=env)
 
 
 def _rows(p) -> tuple[list[dict], dict]:
@@ -75,7 +74,7 @@ def test_the_pool_sorts_by_package_and_counts_an_exported_program_apart(registry
     assert summary["not_aoti"] == 3 and summary["unreadable"] == 0 and summary["internal_errors"] == 0
     # the wrong-kind package will not run (no .so): exit 1 for it, not for the exported programs
     assert summary["will_not_run"] == 3 and p.returncode == 1
-    ok = cli("scan", str(EXPORTED), str(SP / "cpu/jagged/jagged.pt2"), "--torch", "2.13")
+    ok = cli("scan", str(EXPORTED), str(S / "cpu/jagged/jagged.pt2"), "--torch", "2.13")
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "1 not an AOTI package (an exported program)" in ok.stdout and "0 unreadable" in ok.stdout
 
@@ -185,7 +184,7 @@ def test_a_worker_killed_mid_scan_is_rows_with_its_error_and_nothing_lost_or_dou
     many.mkdir()
     for i in range(120):
         os.link(PKGS[i % 4], many / f"{i:03d}.pt2")
-    scan = subprocess.Popen([sys.executable, "-m", "inspector.cli", "scan", str(many), "--scheduler", addr, "--json"],
+    scan = subprocess.Popen([*CHILD, "scan", str(many), "--scheduler", addr, "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     first = scan.stdout.readline()  # rows come in order: one is out, the workers are busy
     assert first.startswith("{"), scan.stderr.read()

@@ -16,8 +16,8 @@ import pytest
 
 from inspector.parse import expr_tree as E
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
+from _paths import ROOT, S
+
 
 # the largest sample (whose cached trace walks three tmps through `negative_wrap`), a CPU reduction whose
 # position reads its loop headers' trees, a CPU and a CUDA (Triton) kernel that wrap a negative index
@@ -116,22 +116,3 @@ def test_stored_trees_decode_to_the_parsed_ones(tmp_path, monkeypatch):
     for bad in (["Hole", "x", None], ["print", "x"], ["Name"], [0, "x"], "Name", ["Name", "x", "y"]):
         with pytest.raises(ValueError):
             E.decode(bad)
-
-
-def test_sites_part_writes_each_text_once_and_refuses_a_bad_index():
-    """The ``sites`` part names each distinct assert text by position (copies of a kernel share them); it reads
-    back the same sites, and a row naming no text is refused (the part is then rebuilt), never guessed at."""
-    from inspector.index.cache_parts import _DECODE, _ENCODE
-    from inspector.index.records import AssertSite
-
-    sites = [AssertSite(f"k{i}", 30 + i % 2, "tl.device_assert(tmp4 < 120)" if i % 2 else "x", 7 * i or None)
-             for i in range(6)]
-    doc = json.loads(json.dumps(_ENCODE["sites"](sites)))
-    assert doc["texts"] == ["x", "tl.device_assert(tmp4 < 120)"]
-    back = _DECODE["sites"](doc)
-    assert [(s.kernel, s.line, s.statement, s.wrapper_line) for s in back] == \
-        [(s.kernel, s.line, s.statement, s.wrapper_line) for s in sites]
-    for bad in (2, -1, "0", None):
-        doc["rows"][0][2] = bad
-        with pytest.raises(ValueError):
-            _DECODE["sites"](doc)

@@ -14,8 +14,8 @@ import pytest
 import inspector
 from inspector.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
+from _paths import S
+
 PACKAGES = sorted(p for p in S.glob("**/*.pt2") if p.parent.name != "ep" and p.name != "exported_program.pt2")
 IDS = [str(p.relative_to(S).parent) for p in PACKAGES]
 pytestmark = pytest.mark.samples

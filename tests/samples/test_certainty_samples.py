@@ -15,7 +15,6 @@ from inspector import trace_assert
 
 from _samples import TRACED_MANIFESTS, sample_of
 
-ROOT = Path(__file__).resolve().parents[2]
 CERTAINTY = {"certain", "likely", "possible"}
 
 
@@ -79,3 +78,19 @@ def test_every_hypothesis_carries_certainty_and_evidence(manifest):
         # without it, the answer gives the commands that tell the causes apart
         if len(mt.hypotheses) > 1 and mt.certainty != "certain":
             assert any(" sweep " in c for c in mt.confirm) and any(" repro " in c for c in mt.confirm)
+
+
+def test_no_cpu_check_ranks_an_empty_input_first_by_rule():
+    """Issue 20 (a): a CPU check prints no thread and no value: on no CPU sample does an empty input come first
+    as anything more than 'possible'."""
+    seen = 0
+    cpu = [m for m in TRACED_MANIFESTS if m.parent.parent.name.startswith("cpu")]
+    assert cpu
+    for manifest in cpu:
+        with inspector.open_package(sample_of(manifest).pkg) as p:
+            r = trace_assert(p, log=(manifest.parent / "error.log").read_text(errors="replace"))
+        for mt in r.matches:
+            seen += sum("empty input" in h.text for h in mt.hypotheses)
+            if mt.hypotheses and "empty input" in mt.hypotheses[0].text:
+                assert mt.hypotheses[0].certainty == "possible", (manifest, mt.hypotheses[0])
+    assert seen > 0, "the CPU samples hold empty-input causes (jagged): the rule was exercised"

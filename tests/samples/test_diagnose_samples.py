@@ -4,17 +4,14 @@ file's docstring for what the whole covers."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 import inspector
 
+from _paths import S
 from _queries import diagnose_pkg, steps_ok
 from _samples import SAMPLES, pkg_for, sample_of
-
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
 
 
 ERROR_LOGS = [s.error_log for s in SAMPLES if s.traces] + [

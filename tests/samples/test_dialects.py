@@ -11,11 +11,10 @@ import pytest
 
 import inspector
 from inspector.cli import main
-from inspector.dialects import CPU_INLINE, CPU_KERNEL_CPP, CUDA_CALL_TRITON, DIALECTS, FALLBACK, by_name, sniff
+from inspector.dialects import CPU_INLINE, CPU_KERNEL_CPP, CUDA_CALL_TRITON, FALLBACK, sniff
 
+from _paths import S
 from _samples import MANIFESTS
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def expected_dialect(man: dict) -> str | None:
@@ -51,23 +50,16 @@ def test_samples_were_found():
 
 
 def test_show_json_reports_the_dialect(capsys):
-    pkg = ROOT / "sample_packages/cuda/two_models/two_models.pt2"
+    pkg = S / "cuda/two_models/two_models.pt2"
     assert main(["show", str(pkg), "--json"]) == 0
     s = json.loads(capsys.readouterr().out)
     assert len(s["models"]) == 2
     assert {m["dialect"] for m in s["models"]} == {CUDA_CALL_TRITON.name}
 
 
-def test_registry_names_are_unique_and_resolvable():
-    names = [d.name for d in DIALECTS] + [FALLBACK.name]
-    assert len(names) == len(set(names))
-    for n in names:
-        assert by_name(n).name == n
-
-
 def test_unknown_wrapper_is_read_with_a_warning(tmp_path):
     """A real CPU wrapper whose run_impl marker was renamed by a future torch: not a known family."""
-    text = _wrappers(ROOT / "sample_packages/cpu/jagged/jagged.pt2")[0][1]
+    text = _wrappers(S / "cpu/jagged/jagged.pt2")[0][1]
     changed = text.replace("void AOTInductorModel::run_impl(", "void AOTInductorModel::run_impl_v2(")
     assert sniff(changed) is FALLBACK
     w = tmp_path / "x.wrapper.cpp"
@@ -78,27 +70,16 @@ def test_unknown_wrapper_is_read_with_a_warning(tmp_path):
         assert any("no wrapper dialect" in x for x in m.warnings)
 
 
-def test_call_style_snippets():
-    """How each family's run_impl callee maps to a kernel or an extern op (2.11 CUDA, 2.13 CPU lines)."""
-    assert CUDA_CALL_TRITON.call_target("call_triton_poi_fused_add_0", set()) == ("triton_poi_fused_add_0", "kernel")
-    assert CPU_KERNEL_CPP.call_target("cpp_fused_index_0", {"cpp_fused_index_0"}) == ("cpp_fused_index_0", "kernel")
-    assert CPU_KERNEL_CPP.call_target("aoti_torch_cpu_cumsum", set()) == ("aoti_torch_cpu_cumsum", "extern")
-    assert CPU_KERNEL_CPP.call_target("aoti_torch_get_data_ptr", set()) is None
-    assert CUDA_CALL_TRITON.start_rule("AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cuda_mm_out(buf1, arg1_1, buf0));") == "checked_call"
-    assert CUDA_CALL_TRITON.start_rule("int64_t s59 = arg0_1_size[0];") == "declaration"
-    assert CUDA_CALL_TRITON.start_rule("}") is None
-
-
 # -- torch 2.6: no root folder, `version`, one <hash>.cpp with the kernels inline above run_impl -----
 
-SAMPLES_26 = sorted(ROOT.glob("sample_packages/cpu-2.6/*/manifest.json"))
+SAMPLES_26 = sorted(S.glob("cpu-2.6/*/manifest.json"))
 
 
 def _as_26_layout(tmp_path: Path) -> Path:
     """The real 2.13 cpu/jagged package laid out as torch 2.6 writes one: its kernel.cpp text above its
     wrapper's in one `<hash>.cpp` (2.6 writes no kernel declarations into it), `<hash>_metadata.json`,
     `version` and `archive_format` at the top, no root folder, no `.data/`."""
-    with zipfile.ZipFile(ROOT / "sample_packages/cpu/jagged/jagged.pt2") as z:
+    with zipfile.ZipFile(S / "cpu/jagged/jagged.pt2") as z:
         names = z.namelist()
         wname = next(n for n in names if n.endswith(".wrapper.cpp"))
         kernel = z.read(next(n for n in names if n.endswith(".kernel.cpp"))).decode()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from inspector import elf
 from _members import READELF, extract, members
 
 SOS = members(".so")
+CUBINS = members(".cubin")
 
 
 def _readelf_dynsyms(path: Path) -> list[tuple[str, bool]]:
@@ -52,3 +54,15 @@ def test_needed_versions_equal_readelf(pkg, member, tmp_path):
         if m:
             theirs.add((lib, m.group(1)))
     assert theirs and set(elf.needed_versions(elf.file_reader(so))) == theirs
+
+
+def test_every_cuda_cubin_is_sm_90():
+    """Every CUDA sample was built on the lent H200 (compute capability 9.0)."""
+    seen = 0
+    for pkg, member in CUBINS:
+        with zipfile.ZipFile(pkg) as z:
+            head = z.read(member)[:64]
+        h = elf.header(elf.bytes_reader(head))
+        assert h.machine == elf.EM_CUDA and elf.cubin_sm(h) == 90, (pkg, member, hex(h.flags))
+        seen += 1
+    assert seen == len(CUBINS) > 0

@@ -42,7 +42,6 @@ from inspector.cli import main  # noqa: E402
 
 pytestmark = pytest.mark.slow  # fuzzing: seconds per target
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("PT2_FUZZ_EXAMPLES", "0") or 0)
 QUICK = {"wrapper": 45, "kernel": 30, "cubin": 20, "json": 20, "log": 60, "zip": 25}
 QUICK_MAX_WRAPPER = 150_000  # the quick profile leaves the biggest wrappers (transformer) to the long one

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -13,10 +12,9 @@ from inspector.parse.cpp_kernel import parse_kernel_cpp
 
 from _members import texts as member_texts
 from _parses import full_parse
+from _paths import ROOT, S
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_packages"
-CPU_PACKAGES = sorted((SAMPLES / "cpu").glob("*/*.pt2"))
+CPU_PACKAGES = sorted((S / "cpu").glob("*/*.pt2"))
 
 
 @pytest.mark.parametrize("pkg", CPU_PACKAGES, ids=lambda p: p.parent.name)
@@ -47,7 +45,7 @@ def test_unchecked_extern_calls_agree_with_the_manifests():
     import inspector
 
     seen = 0
-    for manifest in sorted(SAMPLES.glob("*/*/manifest.json")):
+    for manifest in sorted(S.glob("*/*/manifest.json")):
         man = json.loads(manifest.read_text())
         if man.get("torch", "").startswith("2.6."):
             continue  # that layout is not read yet (issue 8)
@@ -90,10 +88,10 @@ def test_indexed_assignments_read_in_two_parts_equal_the_plain_parse():
     plain parse of the whole statement."""
     import inspector
     from inspector.parse import grammar, wrapper_statements as wrapper
-    from tests._samples import PACKAGES
+    from _samples import PACKAGES
 
     checked = literal = 0
-    for p in [*PACKAGES, Path(__file__).resolve().parents[2] / "bench" / "multi_model.pt2"]:
+    for p in [*PACKAGES, ROOT / "bench" / "multi_model.pt2"]:
         with inspector.open_package(p) as pkg:
             for n in pkg.model_names:
                 for _line, text in pkg.index(n).wmap.constructor:
@@ -112,7 +110,7 @@ def test_load_kernel_lines_read_in_a_frame_equal_the_plain_parse():
     shape for every launcher): on every launcher of every real CUDA package that equals the plain parse."""
     import inspector
     from inspector.parse import grammar, wrapper_statements as wrapper
-    from tests._samples import PACKAGES
+    from _samples import PACKAGES
 
     checked = 0
     for p in PACKAGES:

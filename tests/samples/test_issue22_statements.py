@@ -12,13 +12,13 @@ import pytest
 
 import inspector
 from inspector.cli import main
-from inspector.parse.triton import parse_triton_source, parse_triton_statement
+from inspector.parse.triton import parse_triton_statement
 
-H = Path(__file__).resolve().parents[2] / "sample_packages/harvest"
+from _paths import S
+
+H = S / "harvest"
 GPU = sorted((H / "aoti_tests").glob("issue22_*/*.pt2"))
 SCALAR = H / "issue22_cpu213/scalar_output_cpu/scalar_output_cpu.pt2"
-
-
 
 
 def test_the_real_packages_are_here():
@@ -99,19 +99,3 @@ def test_a_trailing_comment_is_no_part_of_the_statement():
     assert line == "idx_q = tl.program_id(1).to(INDEX_DTYPE)  # batch dimension for BMM"
     r = parse_triton_statement(line, "assign_stmt")
     assert r.target == "idx_q" and r.value.text == "tl.program_id(1).to(INDEX_DTYPE)"
-
-
-def test_defaults_and_a_hash_inside_a_string():
-    # Crafted beside the real ones (a user kernel with defaults failed to build on torch 2.11: its autotuner's
-    # launcher lost an argument; issue22_gpu.py's `defaults_multiline`): defaults, a trailing comma, a string
-    # annotation; a `#` inside a string is the string's.
-    src = ["async_compile.triton('k', '''", "@triton.jit", "def k(", "    x_ptr,", "    n,", "    alpha=1.0,",
-           '    BLOCK: "tl.constexpr" = 64,', "    EVEN: tl.constexpr = False,", "):",
-           "    x = tl.load(x_ptr + tl.arange(0, BLOCK))  # the first operand",
-           '    tl.device_assert(n < 5, "no # comment here")', "    tl.store(x_ptr + tl.arange(0, BLOCK), x * alpha)",
-           "''', device_str='cuda')"]
-    k = parse_triton_source("k", src, "k.py", 1)
-    assert [(q.name, q.ctype) for q in k.params] == [("x_ptr", None), ("n", None), ("alpha", None),
-                                                     ("BLOCK", "tl.constexpr"), ("EVEN", "tl.constexpr")]
-    assert [a.message for a in k.assertions] == ["no # comment here"]
-    assert [s.ptr for s in k.stores] == ["x_ptr"]

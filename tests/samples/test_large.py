@@ -4,11 +4,11 @@ kernels, bench/make_large.py) answers the real error log exactly as the sample d
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from _grow import grow
+from _paths import S
 
 import inspector
 from inspector.queries.show import summarize
@@ -16,8 +16,7 @@ from inspector import trace_assert
 
 pytestmark = pytest.mark.slow  # builds a 1,500-kernel package
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_packages/cuda/jagged/jagged.pt2"
+SAMPLE = S / "cuda/jagged/jagged.pt2"
 LOG = SAMPLE.parent / "error.log"
 N = 500
 # Wrapper line numbers move when variants are inserted above run_impl; everything else must not.

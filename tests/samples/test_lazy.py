@@ -9,7 +9,6 @@ package: the call sites a slice holds, every trace of every real log, and `show`
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
@@ -17,10 +16,10 @@ import inspector
 from inspector.queries.show import summarize
 from inspector import trace_assert
 
+from _paths import S
 from _samples import LOGS, PACKAGES, pkg_for
 
-ROOT = Path(__file__).resolve().parents[2]
-IDS = [str(p.relative_to(ROOT / "sample_packages").parent) for p in PACKAGES]
+IDS = [str(p.relative_to(S).parent) for p in PACKAGES]
 
 
 def test_there_is_something_to_compare():
@@ -61,7 +60,7 @@ def test_a_slice_holds_the_calls_the_full_parse_holds(pkg_path):
 _pkg_for = pkg_for  # logs/index.json names the package each log was made with
 
 
-@pytest.mark.parametrize("log", LOGS, ids=[str(p.relative_to(ROOT / "sample_packages")) for p in LOGS])
+@pytest.mark.parametrize("log", LOGS, ids=[str(p.relative_to(S)) for p in LOGS])
 def test_a_trace_through_slices_equals_the_trace_through_the_full_parse(log):
     text = log.read_text(errors="replace")
     with inspector.open_package(_pkg_for(log), cache=False) as lazy, \

@@ -9,7 +9,6 @@ one (`inspector.queries.suspects.model_suspects`), and `check`'s bound chains re
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -17,9 +16,9 @@ import inspector
 from inspector.graph.export import neighbourhood, neighbourhood_of, to_json
 from inspector.queries.suspects import first_kernel_names, model_suspects, unchecked_indirect
 
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import S
 from _samples import PACKAGES  # noqa: E402  (every AOTI package, the harvest's included)
-IDS = [str(p.relative_to(ROOT / "sample_packages").parent) for p in PACKAGES]
+IDS = [str(p.relative_to(S).parent) for p in PACKAGES]
 # Packages whose neighbourhoods cover views of buffers, extern ops filling handles, in_out pointers, two models.
 AROUND = ["cuda/jagged", "cpu/jagged", "cpu-2.6/embedding", "cpu-2.15/embedding_bag", "cpu/hf_roberta",
           "cpu/two_models", "cuda/embedding_noassert"]
@@ -41,7 +40,7 @@ def _things(g, per_type: int = 6) -> list[str]:
 @pytest.mark.samples  # one run per sample folder named in AROUND (bare names, so conftest cannot see it)
 @pytest.mark.parametrize("where", AROUND)
 def test_a_lazy_neighbourhood_equals_the_whole_graphs(where):
-    path = next(p for p in PACKAGES if str(p.relative_to(ROOT / "sample_packages").parent) == where)
+    path = next(p for p in PACKAGES if str(p.relative_to(S).parent) == where)
     compared = 0
     with inspector.open_package(path, cache=False) as whole:
         for name in whole.model_names:
@@ -57,7 +56,7 @@ def test_a_lazy_neighbourhood_equals_the_whole_graphs(where):
 
 
 def test_an_unknown_thing_gets_the_whole_graphs_answer():
-    path = ROOT / "sample_packages/cuda/jagged/jagged.pt2"
+    path = S / "cuda/jagged/jagged.pt2"
     with inspector.open_package(path, cache=False) as lazy, pytest.raises(inspector.errors.UsageError) as e:
         neighbourhood_of(lazy, None, "triton_poi_fused_index_99", 2)
     assert "did you mean" in str(e.value)
@@ -78,7 +77,7 @@ def test_suspects_from_the_kernels_whose_text_may_hold_one_equal_the_whole_parse
 
 
 def test_the_suspect_sample_has_a_suspect():
-    with inspector.open_package(ROOT / "sample_packages/cuda/embedding_noassert/embedding_noassert.pt2", cache=False) as p:
+    with inspector.open_package(S / "cuda/embedding_noassert/embedding_noassert.pt2", cache=False) as p:
         assert model_suspects(p, "model")
 
 

@@ -13,9 +13,6 @@ from inspector.queries.locate import locate
 
 from _samples import WITH_EP
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
-
 
 @pytest.mark.parametrize("path", WITH_EP, ids=lambda p: p.parent.parent.name)
 def test_every_user_line_of_the_packaged_exported_program_is_located(path):

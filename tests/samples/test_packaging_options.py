@@ -8,22 +8,17 @@ from __future__ import annotations
 import json
 import shutil
 import zipfile
-from pathlib import Path
 
 import pytest
 
 from inspector.cli import main
 
-from _samples import options_index
+from _paths import S
+from _samples import options_index, options_pkg
 
-ROOT = Path(__file__).resolve().parents[2]
-O = ROOT / "sample_packages" / "options"
+O = S / "options"
 NAMES = ["aot_compile", "binary_blob", "cpp_only", "max_autotune", "named_files", "precompile_headers", "standalone"]
 pytestmark = pytest.mark.samples
-
-
-def _pkg(name: str) -> Path:
-    return O / name / "model" if name == "aot_compile" else O / name / f"{name}.pt2"
 
 
 def _json(capsys, *args, rc=(0,)):
@@ -52,7 +47,7 @@ def test_every_option_has_its_sample_and_real_runs():
 @pytest.mark.parametrize("name", NAMES)
 def test_every_sample_is_portable(name, capsys):
     """Built with the vector ISA capped at AVX2 and no -march=native (this host has AVX-512; CI hosts may not)."""
-    d = _json(capsys, "--no-cache", "doctor", _pkg(name), rc=(0, 1))
+    d = _json(capsys, "--no-cache", "doctor", options_pkg(name), rc=(0, 1))
     fact = d["facts"]["model"]
     assert fact["cpu_isa"] == "AVX2" and not fact["march_native"]
     assert not any(f.startswith("avx512") for f in fact["cpu_flags_needed"])
@@ -60,7 +55,7 @@ def test_every_sample_is_portable(name, capsys):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_strict_show_finds_every_kernel_and_understands_every_statement(name, capsys):
-    doc = _json(capsys, "--strict", "--no-cache", "show", _pkg(name), "--full")
+    doc = _json(capsys, "--strict", "--no-cache", "show", options_pkg(name), "--full")
     (m,) = doc["models"]
     cov = m["coverage"]
     assert cov["understood"] == cov["total"] > 0, cov["regions"]
@@ -71,7 +66,7 @@ def test_strict_show_finds_every_kernel_and_understands_every_statement(name, ca
 
 @pytest.mark.parametrize("name,run", RUNS, ids=[f"{n}-{r['scenario']}" for n, r in RUNS])
 def test_diagnose_gives_each_real_log_its_category(name, run, capsys):
-    d = _json(capsys, "diagnose", _pkg(name), "--log", O / name / run["log"], rc=(0, 1))
+    d = _json(capsys, "diagnose", options_pkg(name), "--log", O / name / run["log"], rc=(0, 1))
     assert d["category"] == _CATEGORY.get(run["right_category"], run["right_category"])
     if d["category"] == "index_assert":  # the embedding's check, its index from input 0, its 16 rows
         (m,) = d["trace"]["matches"]
@@ -85,7 +80,7 @@ def test_diagnose_gives_each_real_log_its_category(name, run, capsys):
 def test_binary_blob_doctor_says_the_loader_loads_the_blob(capsys):
     """Today: `run it before load_constants and it segfaults` — but aoti_load_package loads the blob (the good and
     oob runs called no load_constants)."""
-    d = _json(capsys, "--no-cache", "doctor", _pkg("binary_blob"))
+    d = _json(capsys, "--no-cache", "doctor", options_pkg("binary_blob"))
     (w,) = [f for f in d["findings"] if f["kind"] == "weights"]
     assert w["severity"] == "info" and "binary_blob" in w["message"] and "aoti_load_package loads it" in w["message"]
     assert not any("before `load_constants`" in f["message"] for f in d["findings"])
@@ -96,7 +91,7 @@ def test_binary_blob_doctor_says_the_loader_loads_the_blob(capsys):
 
 
 def test_binary_blob_so_run_alone_names_the_blob_not_loaded(capsys):
-    d = _json(capsys, "diagnose", _pkg("binary_blob"), "--log", O / "binary_blob/logs/so_alone.log")
+    d = _json(capsys, "diagnose", options_pkg("binary_blob"), "--log", O / "binary_blob/logs/so_alone.log")
     assert d["category"] == "weights_not_loaded"
     assert "weights blob" in d["verdict"] and "loaded alone" in d["verdict"]
     assert "built without its weights" not in d["verdict"]
@@ -105,7 +100,7 @@ def test_binary_blob_so_run_alone_names_the_blob_not_loaded(capsys):
 
 def test_a_truncated_blob_is_an_error(tmp_path, capsys):
     """Crafted beside the real one: the same package with its blob cut to 100 bytes."""
-    src, dst = _pkg("binary_blob"), tmp_path / "cut.pt2"
+    src, dst = options_pkg("binary_blob"), tmp_path / "cut.pt2"
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
         for i in zin.infolist():
             data = zin.read(i.filename)
@@ -119,7 +114,7 @@ def test_a_truncated_blob_is_an_error(tmp_path, capsys):
 @pytest.mark.parametrize("target", ["folder", "wrapper"])
 def test_aot_compile_output_has_its_so(target, capsys):
     """Today: `✗ will not run as given: the package holds no compiled .so` on a model.so that ran every run."""
-    folder = _pkg("aot_compile")
+    folder = options_pkg("aot_compile")
     pkg = folder if target == "folder" else next(folder.glob("*.wrapper.cpp"))
     d = _json(capsys, "--no-cache", "doctor", pkg)
     assert d["ok"] and not any("no compiled .so" in f["message"] for f in d["findings"])
@@ -131,12 +126,12 @@ def test_aot_compile_logs_are_their_failure_with_the_deprecated_api_in_a_note(ca
     """Today every one of these logs (the good run too) is `deprecated_api`: torch prints the warning on each call."""
     seen = 0
     for run in options_index("aot_compile")["runs"]:
-        d = _json(capsys, "diagnose", _pkg("aot_compile"), "--log", O / "aot_compile" / run["log"], rc=(0, 1))
+        d = _json(capsys, "diagnose", options_pkg("aot_compile"), "--log", O / "aot_compile" / run["log"], rc=(0, 1))
         assert d["category"] != "deprecated_api"
         assert any("deprecated torch._export.aot_compile" in n for n in d["notes"])
         seen += 1
     assert seen == 4
-    d = _json(capsys, "diagnose", _pkg("aot_compile"), "--log", O / "aot_compile/logs/wrong_dtype.log")
+    d = _json(capsys, "diagnose", options_pkg("aot_compile"), "--log", O / "aot_compile/logs/wrong_dtype.log")
     assert d["category"] == "input_check" and "int32" in d["verdict"] and "int64" in d["verdict"]
 
 
@@ -145,7 +140,7 @@ def test_aot_compile_logs_are_their_failure_with_the_deprecated_api_in_a_note(ca
 def test_gemm_template_kernels_and_micro_kernels_are_found(capsys):
     """Today: 1 of the 3 kernels run_impl calls is found (`extern "C"` stands alone above a template kernel's
     signature), the two templates' `source was not found`, and coverage still says every statement understood."""
-    (m,) = _json(capsys, "--no-cache", "show", _pkg("max_autotune"), "--full")["models"]
+    (m,) = _json(capsys, "--no-cache", "show", options_pkg("max_autotune"), "--full")["models"]
     names = {k["name"]: k for k in m["kernels"]}
     templates = [n for n in names if n.startswith("cpp_fused") and n.endswith(("_t_1", "_t_2"))]
     assert len(templates) == 2 and all(names[t]["launches"] == 1 for t in templates)
@@ -159,9 +154,9 @@ def test_gemm_template_kernels_and_micro_kernels_are_found(capsys):
 
 def test_cpp_only_kernels_are_read_from_the_wrapper(capsys):
     """Today: 0 of 2 kernels, with full coverage claimed; the check the real run printed names wrapper.cpp."""
-    (m,) = _json(capsys, "--no-cache", "show", _pkg("cpp_only"), "--full")["models"]
+    (m,) = _json(capsys, "--no-cache", "show", options_pkg("cpp_only"), "--full")["models"]
     assert len(m["kernels"]) == 2 and all(k["file"].endswith(".wrapper.cpp") for k in m["kernels"])
-    t = _json(capsys, "trace-assert", _pkg("cpp_only"), "--log", O / "cpp_only/logs/oob_index.log")
+    t = _json(capsys, "trace-assert", options_pkg("cpp_only"), "--log", O / "cpp_only/logs/oob_index.log")
     (mt,) = t["matches"]
     assert mt["exact"] and mt["source_file"].endswith(".wrapper.cpp") and "wrapper.cpp line" in mt["matched_by"]
 
@@ -169,7 +164,7 @@ def test_cpp_only_kernels_are_read_from_the_wrapper(capsys):
 def test_a_kernel_with_no_source_is_not_full_coverage(tmp_path, capsys):
     """Crafted from the real cpp_only package: without its CMakeLists.txt nothing says the kernels are in the
     wrapper; the 2 kernels run_impl calls are unread, so coverage is not full and --strict fails."""
-    with zipfile.ZipFile(_pkg("cpp_only")) as z:
+    with zipfile.ZipFile(options_pkg("cpp_only")) as z:
         z.extractall(tmp_path)
     (cm,) = tmp_path.glob("*/data/aotinductor/model/CMakeLists.txt")
     cm.unlink()
@@ -182,7 +177,7 @@ def test_a_kernel_with_no_source_is_not_full_coverage(tmp_path, capsys):
 def test_cpp_only_doctor_says_the_loader_compiles_it(capsys):
     """Today: `✗ the package holds no compiled .so … repackage it with the .so` — the real good run loaded it:
     torch 2.13's aoti_load_package compiled it."""
-    d = _json(capsys, "--no-cache", "doctor", _pkg("cpp_only"))
+    d = _json(capsys, "--no-cache", "doctor", options_pkg("cpp_only"))
     assert d["ok"] and d["facts"]["model"]["cmake_project"] == "cpp_only"
     (c,) = [f for f in d["findings"] if f["kind"] == "completeness"]
     assert c["severity"] == "warn" and "compiles it" in c["message"] and "C++ compiler" in c["message"]
@@ -190,25 +185,25 @@ def test_cpp_only_doctor_says_the_loader_compiles_it(capsys):
 
 
 def test_standalone_is_read_and_doctor_and_diagnose_say_it_is_not_for_aoti_load_package(capsys):
-    (m,) = _json(capsys, "--no-cache", "show", _pkg("standalone"), "--full")["models"]
+    (m,) = _json(capsys, "--no-cache", "show", options_pkg("standalone"), "--full")["models"]
     assert m["dialect"] == "cpp-wrapper-cpu/standalone" and m["inputs"] and all(k["launches"] for k in m["kernels"])
-    d = _json(capsys, "--no-cache", "doctor", _pkg("standalone"), rc=(1,))
+    d = _json(capsys, "--no-cache", "doctor", options_pkg("standalone"), rc=(1,))
     assert d["facts"]["model"]["cmake_project"] == "standalone"
     assert any(f["severity"] == "error" and "compile_standalone" in f["message"] for f in d["findings"])
-    g = _json(capsys, "diagnose", _pkg("standalone"), "--log", O / "standalone/logs/load.log")
+    g = _json(capsys, "diagnose", options_pkg("standalone"), "--log", O / "standalone/logs/load.log")
     assert g["category"] == "wrong_artifact" and "compile_standalone" in g["verdict"]
     assert "newer torch" not in g["verdict"] and not any("older torch" in n for n in g["notes"])
 
 
 def test_named_files_are_read_by_their_names(capsys):
-    (m,) = _json(capsys, "--no-cache", "show", _pkg("named_files"))["models"]
+    (m,) = _json(capsys, "--no-cache", "show", options_pkg("named_files"))["models"]
     assert m["wrapper"].endswith("/tiny_model.wrapper.cpp") and m["kernel_cpp"].endswith("/tiny_model.kernel.cpp")
 
 
 def test_the_aot_compile_folder_copy_still_opens(tmp_path, capsys):
     """A copy of the aot_compile folder whose .so is renamed: the folder's only .so beside its only wrapper."""
     dst = tmp_path / "out"
-    shutil.copytree(_pkg("aot_compile"), dst)
+    shutil.copytree(options_pkg("aot_compile"), dst)
     (dst / "model.so").rename(dst / "served.so")
     d = _json(capsys, "--no-cache", "doctor", dst)
     assert d["ok"] and d["facts"]["model"]["shim_symbols"] > 0
@@ -217,7 +212,7 @@ def test_the_aot_compile_folder_copy_still_opens(tmp_path, capsys):
 def test_cpp_only_wrapper_read_alone_from_its_extracted_folder(tmp_path, capsys):
     """`pt2-inspect show <hash>.wrapper.cpp` in the extracted package: its CMakeLists.txt beside it says the kernels
     are in the wrapper."""
-    with zipfile.ZipFile(_pkg("cpp_only")) as z:
+    with zipfile.ZipFile(options_pkg("cpp_only")) as z:
         z.extractall(tmp_path)
     (wrapper,) = tmp_path.glob("*/data/aotinductor/model/*.wrapper.cpp")
     (m,) = _json(capsys, "--strict", "--no-cache", "show", wrapper, "--full")["models"]

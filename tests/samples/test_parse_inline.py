@@ -1,7 +1,6 @@
 """Statements parsed with the transformer inlined in Lark's LALR reductions (`grammar._inline_parser`) give what
 parsing to a tree and transforming it gives, for every statement of real packages (wrapper, Triton, CPU kernel)."""
 
-from pathlib import Path
 
 import pytest
 from lark.exceptions import UnexpectedInput
@@ -12,7 +11,8 @@ import inspector.parse.triton
 import inspector.parse.wrapper_statements
 from inspector.package import open_package
 
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import ROOT
+
 PACKAGES = ["sample_packages/cuda/jagged/jagged.pt2", "sample_packages/cuda/transformer/transformer.pt2",
             "sample_packages/cpu/two_models/two_models.pt2", "sample_packages/cpu-2.6/jagged/jagged.pt2"]
 

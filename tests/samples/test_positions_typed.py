@@ -5,16 +5,13 @@ packages and the logs they printed."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 import inspector
-from inspector.parse import expr_tree as E
-from inspector.queries.positions import _calls
 from inspector import trace_assert
 
-ROOT = Path(__file__).resolve().parents[2] / "sample_packages"
+from _paths import S
+
 
 # sample, (op, input, dim, static, past) of the position bound, whether the kernel wraps negative indices
 CASES = [
@@ -28,7 +25,7 @@ CASES = [
 
 @pytest.mark.parametrize("sample,want,wraps", CASES, ids=[c[0] for c in CASES])
 def test_position_bounds_from_trees(sample, want, wraps):
-    d = ROOT / sample
+    d = S / sample
     with inspector.open_package(d / f"{d.name}.pt2") as pkg:
         r = trace_assert(pkg, log=(d / "error.log").read_text())
     assert r.matches, r.verdict
@@ -39,14 +36,3 @@ def test_position_bounds_from_trees(sample, want, wraps):
     if p.input is not None:
         assert p.symbol and p.max is not None  # traced to the input dim's symbol and its guards
     assert mt.negative_wrap is wraps
-
-
-def test_a_call_with_template_arguments_is_a_call():
-    """``f<float, 1, 2, true>(a, b, x1)`` is a call of ``f`` (the expression grammar keeps the template in its name)."""
-    tree = E.parse_expr("argmax_combine_vec<float, 1, 2, true>(tmp_acc0_vec, tmp0, x1)")
-    calls = list(_calls(tree))
-    assert calls and calls[0][0] == "argmax_combine_vec"
-    assert [a.id for a in calls[0][1]] == ["tmp_acc0_vec", "tmp0", "x1"]
-    plain = list(_calls(E.parse_expr("argmax_combine(tmp_acc0, argmax_vec_reduce_all(tmp_acc0_vec))")))
-    assert [f for f, _ in plain] == ["argmax_combine", "argmax_vec_reduce_all"]
-    assert list(_calls(E.parse_expr("tmp0 < ks0"))) == []

@@ -4,7 +4,6 @@ file's docstring for what the whole covers."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,16 +14,11 @@ from inspector.render.html.layout import layout
 from inspector import trace_assert
 
 from _browser import open_page
-from _samples import SAMPLES as ALL_SAMPLES, error_log_text
+from _paths import S
+from _samples import SAMPLES as ALL_SAMPLES, error_log_text, sample_of
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_packages"
-CUDA_JAGGED = SAMPLES / "cuda/jagged/jagged.pt2"
+CUDA_JAGGED = S / "cuda/jagged/jagged.pt2"
 TRACED = [s.dir for s in ALL_SAMPLES]  # every sample with a manifest, its package and its real error.log
-
-
-def _pkg(d: Path) -> Path:
-    return next(d.glob("*.pt2"))
 
 
 @pytest.mark.parametrize("case", TRACED, ids=lambda d: f"{d.parent.name}/{d.name}")
@@ -32,7 +26,7 @@ def test_every_sample_chain_reaches_what_the_manifest_says(case, request):
     manifest = json.loads((case / "manifest.json").read_text())
     if not manifest["expect"].get("fired", True):
         pytest.skip("the trigger ran without any error on this build: nothing to trace")
-    with inspector.open_package(_pkg(case)) as pkg:
+    with inspector.open_package(sample_of(case).pkg) as pkg:
         r = trace_assert(pkg, log=error_log_text(case))
         assert r.matches
         c = trace_chain(pkg, r.matches[0])
@@ -61,9 +55,9 @@ def test_every_sample_chain_reaches_what_the_manifest_says(case, request):
 
 @pytest.mark.parametrize("pkg,log", [
     (CUDA_JAGGED, CUDA_JAGGED.parent / "error.log"),
-    (ROOT / "sample_packages/cuda/embedding_noassert/embedding_noassert.pt2",
-     ROOT / "sample_packages/cuda/embedding_noassert/logs/ima_async.log"),
-    (ROOT / "sample_packages/cpu/transformer/transformer.pt2", ROOT / "sample_packages/cpu/transformer/error.log"),
+    (S / "cuda/embedding_noassert/embedding_noassert.pt2",
+     S / "cuda/embedding_noassert/logs/ima_async.log"),
+    (S / "cpu/transformer/transformer.pt2", S / "cpu/transformer/error.log"),
 ])
 def test_the_page_never_scrolls_sideways_at_1400px(browser, tmp_path, pkg, log, capsys):
     """issue 22 §5: the code panes (the kernel source, the launches, the evidence of a non-assert log) made the

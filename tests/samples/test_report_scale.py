@@ -5,22 +5,20 @@ the whole parse says, on every sample."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 import inspector
 from inspector.package import Package
-from inspector.index.records import AssertSite
 from inspector.queries.kernels import kernel_rows
 from inspector.cli.report import build_report
 from inspector.queries.report_chain import trace_chain
 
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import S
 from _samples import PACKAGES  # noqa: E402  (every AOTI package, the harvest's included)
-TRACED = sorted(p.parent for p in ROOT.glob("sample_packages/*/*/error.log") if list(p.parent.glob("*.pt2")))
+TRACED = sorted(p.parent for p in S.glob("*/*/error.log") if list(p.parent.glob("*.pt2")))
 assert TRACED
-IDS = [p.relative_to(ROOT / "sample_packages").as_posix() for p in PACKAGES]
+IDS = [p.relative_to(S).as_posix() for p in PACKAGES]
 
 
 def _parsed_rows(m) -> list[tuple]:
@@ -48,19 +46,6 @@ def test_scanned_kernel_rows_equal_the_parsed_ones(path):
         for name in pkg.model_names:
             scanned = [(r.name, r.kind, r.launches, r.assertions, r.inputs, r.fx_nodes) for r in kernel_rows(pkg, name)]
             assert scanned == _parsed_rows(pkg.model(name))
-
-
-def assert_message(statement: str) -> str:
-    return AssertSite("k", 1, statement, None).message
-
-
-def test_assert_message_reads_the_last_string_literal():
-    assert assert_message('tl.device_assert(((0 <= tmp9) & (tmp9 < ks0)) | ~(xmask), "index out of bounds: 0 <= tmp9 < ks0")') \
-        == "index out of bounds: 0 <= tmp9 < ks0"
-    assert assert_message('AOTI_TORCH_CHECK((0 <= tmp2) & (tmp2 < 64L), "index out of bounds: 0 <= tmp2 < 64L");') \
-        == "index out of bounds: 0 <= tmp2 < 64L"
-    assert assert_message("tl.device_assert(x < 3, 'single quotes')") == "single quotes"
-    assert assert_message("tl.device_assert(x)") == ""
 
 
 @pytest.fixture

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from _cli import run_child
+from _paths import ROOT
 from _samples import SAMPLES, S
 
-ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from inspector.explain import repro_script as say  # noqa: E402
@@ -119,8 +120,6 @@ def test_json_validates_and_run_without_torch_is_a_usage_error(tmp_path, capsys,
     assert "needs torch" in capsys.readouterr().err
 
 
-
-
 @pytest.mark.samples
 @pytest.mark.slow
 def test_every_cpu_sample_that_fired_is_reproduced(tmp_path):
@@ -161,8 +160,7 @@ def test_repro_run_end_to_end(tmp_path):
     pytest.importorskip("torch")
     pkg, log = S / "cpu/index_select/index_select.pt2", S / "cpu/index_select/error.log"
     out = tmp_path / "repro.py"
-    p = subprocess.run([sys.executable, "-m", "inspector.cli", "repro", str(pkg), "--log", str(log), "-o", str(out),
-                        "--run"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    p = run_child("repro", pkg, "--log", log, "-o", out, "--run", timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.splitlines()[0].startswith("input 1 holds 4")
     assert "ran it (the script exited 0): reproduced:" in p.stdout

@@ -5,7 +5,6 @@ and so does a key the answer lacks."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,9 +12,9 @@ from inspector.cli import main
 
 jsonschema = pytest.importorskip("jsonschema")
 
+from _paths import ROOT
 from _samples import SAMPLES
 
-ROOT = Path(__file__).resolve().parents[2]
 GRAPH = json.loads((ROOT / "inspector/schemas/graph.schema.json").read_text())
 EXTRACT = json.loads((ROOT / "inspector/schemas/extract.schema.json").read_text())
 pytestmark = pytest.mark.samples

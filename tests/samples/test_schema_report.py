@@ -14,10 +14,9 @@ from inspector.cli import main
 
 jsonschema = pytest.importorskip("jsonschema")
 
+from _paths import ROOT, S
 from _samples import SAMPLES
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
 SCHEMA = json.loads((ROOT / "inspector/schemas/report.schema.json").read_text())
 
 

@@ -4,7 +4,6 @@ published schema inspector/schemas/show.schema.json."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -12,11 +11,11 @@ from inspector.cli import main
 
 jsonschema = pytest.importorskip("jsonschema")
 
+from _paths import ROOT, S
 from _samples import PACKAGES, sample_of
 
-ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "inspector/schemas/show.schema.json").read_text())
-SAMPLES = sorted(ROOT.glob("sample_packages/*/*/*.pt2"))
+SAMPLES = sorted(S.glob("*/*/*.pt2"))
 
 
 def test_schema_is_valid():
@@ -41,7 +40,7 @@ def test_samples_found():
 
 def test_schema_catches_drift():
     """A key the schema does not know is an error: the schema is kept in step with summarize()."""
-    pkg = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+    pkg = S / "cpu/jagged/jagged.pt2"
     import inspector
     from inspector.queries.show import summarize
 
@@ -55,7 +54,7 @@ def test_schema_catches_drift():
 ALL_SAMPLES = PACKAGES
 
 
-@pytest.mark.parametrize("pkg", ALL_SAMPLES, ids=[str(p.relative_to(ROOT / "sample_packages")) for p in ALL_SAMPLES])
+@pytest.mark.parametrize("pkg", ALL_SAMPLES, ids=[str(p.relative_to(S)) for p in ALL_SAMPLES])
 def test_typed_show_result_is_what_show_json_prints(pkg, capsys):
     """`summarize` returns a typed ShowResult; its to_dict() is exactly `show --json` (keys, order, values),
     once `annotate_summary` has added the exported program's names as `show` does."""
@@ -82,4 +81,4 @@ def test_typed_show_result_is_what_show_json_prints(pkg, capsys):
 def test_typed_samples_found():
     assert len(ALL_SAMPLES) >= 60 and any(p.parent.name == "package" for p in ALL_SAMPLES)
     # one carries its exported program (models/*.json), so annotate_summary's fields are checked filled in too
-    assert ROOT / "sample_packages/cpu/gather_dynamic/gather_dynamic.pt2" in ALL_SAMPLES
+    assert S / "cpu/gather_dynamic/gather_dynamic.pt2" in ALL_SAMPLES

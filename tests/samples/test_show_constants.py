@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 import inspector
 from inspector.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = sorted(ROOT.glob("sample_packages/*/*/*.pt2"))
+from _paths import S
+
+PACKAGES = sorted(S.glob("*/*/*.pt2"))
 
 
 @pytest.mark.parametrize("pkg", PACKAGES, ids=[f"{p.parent.parent.name}-{p.parent.name}" for p in PACKAGES])
@@ -41,7 +41,7 @@ def _show(capsys, *args) -> str:
 
 
 def test_show_lists_constants_only_when_asked(capsys):
-    pkg = str(ROOT / "sample_packages/cuda/two_models/two_models.pt2")
+    pkg = str(S / "cuda/two_models/two_models.pt2")
     out = _show(capsys, pkg)
     assert out.index("models (2)") < out.index("model decoder")  # the models lead
     assert "constants 3 (17.5 kB): float32 on cuda 3 (17.5 kB); `show --constants` lists them" in out
@@ -54,7 +54,7 @@ def test_show_lists_constants_only_when_asked(capsys):
 
 
 def test_constant_table_is_capped_like_kernels(capsys):
-    pkg = str(ROOT / "sample_packages/cpu/transformer/transformer.pt2")
+    pkg = str(S / "cpu/transformer/transformer.pt2")
     with inspector.open_package(pkg, cache=False) as p:
         n = len(p.index(p.model_names[0]).constants())
     if n <= 60:

@@ -11,18 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from _samples import S
+from inspector.package import open_package
+from inspector.queries.sweep import plan, sweep
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-
-try:
-    from known_gaps import SWEEP
-except ImportError:
-    from tests.known_gaps import SWEEP
-
-from inspector.package import open_package  # noqa: E402
-from inspector.queries.sweep import Row, judge, plan, sweep  # noqa: E402
+from _paths import ROOT
+from _samples import S, by_name
+from known_gaps import SWEEP
 
 # The CPU samples the suite sweeps: every one rebuilt for a portable ISA (AVX2, no -march), so every one that runs
 # on any x86-64 host CI may get (5-6 s each on 2 quiet cores).  two_models is swept model by model.
@@ -30,12 +24,8 @@ SWEPT = ("adv_index_2d", "argmax_embedding", "bucketize_index", "cat_index", "em
          "index_select", "scatter_add", "take", "topk_gather", "two_models:encoder", "two_models:decoder")
 
 
-def _pkg(name: str) -> Path:
-    return S / "cpu" / name / f"{name}.pt2"
-
-
 def test_plan_has_every_case_and_predicts_each():
-    with open_package(_pkg("index_select")) as p:
+    with open_package(by_name("cpu/index_select").pkg) as p:
         rows, cases, m, dev, notes = plan(p)
     ids = [r.id for r in rows]
     assert len(rows) == len(cases) == 24 and len(set(ids)) == len(ids)
@@ -56,7 +46,7 @@ def test_plan_has_every_case_and_predicts_each():
 
 def test_vectorized_kernels_wrap_too():
     """adv_index_2d's kernel is vectorized: the wrap is `blendv(x, x + N, VecMask(x < 0))` (its sweep ran: -1 passes)."""
-    with open_package(_pkg("adv_index_2d")) as p:
+    with open_package(by_name("cpu/adv_index_2d").pkg) as p:
         rows, *_ = plan(p)
     by = {r.id: r for r in rows}
     for i in (1, 2):
@@ -65,7 +55,7 @@ def test_vectorized_kernels_wrap_too():
 
 
 def test_embedding_does_not_wrap_so_minus_one_fails():
-    with open_package(_pkg("embedding")) as p:
+    with open_package(by_name("cpu/embedding").pkg) as p:
         rows, *_ = plan(p)
     by = {r.id: r for r in rows}
     assert by["input0=-1"].prediction.kind == "assert" and "does not wrap" in by["input0=-1"].note
@@ -75,7 +65,7 @@ def test_a_guard_maximum_is_capped_to_fit_and_said(monkeypatch):
     import inspector.queries.sweep as q
 
     monkeypatch.setattr(q, "MAX_ELEMENTS", 10_000)  # scatter_add's rows go to 100000 (x 4 columns)
-    with open_package(_pkg("scatter_add")) as p:
+    with open_package(by_name("cpu/scatter_add").pkg) as p:
         rows, cases, *_ = plan(p)
     capped = [r for r in rows if r.note and "capped" in r.note]
     assert capped and all("maximum 100000 capped to" in r.note for r in capped)
@@ -83,24 +73,11 @@ def test_a_guard_maximum_is_capped_to_fit_and_said(monkeypatch):
     assert numel and max(numel) <= 10_000
 
 
-def test_judge_names_what_disagrees():
-    from inspector.queries.sweep import Prediction
-
-    r = Row(id="x", case="x", checks=False, prediction=Prediction("fit", "check", words="fit"),
-            observed={"rc": -6, "what": "killed by SIGABRT", "returned": False, "first_error": "boom", "seconds": 1,
-                      "timed_out": False}, diagnosis={"category": "unknown", "kernel": None, "input": None, "verdict": ""})
-    ok, why = judge(r)
-    assert not ok and "predicted fit" in why and "SIGABRT" in why
-    r.prediction = Prediction("assert", "check", kernel="k", message="m", words="`m` in k")
-    r.diagnosis = {"category": "index_assert", "kernel": "k", "input": None, "verdict": ""}
-    assert judge(r) == (True, None)
-
-
 def test_plan_json_validates(capsys):
     jsonschema = pytest.importorskip("jsonschema")
     from inspector.cli import main
 
-    assert main(["sweep", str(_pkg("index_select")), "--json"]) == 0
+    assert main(["sweep", str(by_name("cpu/index_select").pkg), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     jsonschema.validate(doc, json.loads((ROOT / "inspector/schemas/sweep.schema.json").read_text()),
                         cls=jsonschema.Draft202012Validator)
@@ -117,7 +94,7 @@ def _swept(name: str):
     pytest.importorskip("torch")
     if name not in _RUNS:
         if name == ALONE:
-            with open_package(_pkg(name)) as p:
+            with open_package(by_name(f"cpu/{name}").pkg) as p:
                 _RUNS[name] = sweep(p, run=True, timeout=60)
         else:
             _RUNS.update(_sweep_together([n for n in SWEPT if n != ALONE], timeout=60))
@@ -144,11 +121,11 @@ def _sweep_together(names: list[str], timeout: int) -> dict[str, object]:
         planned, cases = [], []
         for name in names:
             sample, _, model = name.partition(":")
-            p = stack.enter_context(open_package(_pkg(sample)))
+            p = stack.enter_context(open_package(by_name(f"cpu/{sample}").pkg))
             rows, own, m, dev, notes = plan(p, model or None)
             assert dev == "cpu" and len(rows) == len(own), (name, dev)
             planned.append((name, p, rows, m, dev, notes, len(cases)))
-            cases += [(c, str(_pkg(sample).resolve())) for c in own]
+            cases += [(c, str(by_name(f"cpu/{sample}").pkg.resolve())) for c in own]
         plan_path, runner = write_plan([c for c, _ in cases], tmp, timeout)
         doc = json.loads(Path(plan_path).read_text())
         for case, (_, path) in zip(doc["cases"], cases, strict=True):

@@ -8,22 +8,15 @@ prediction or to a diagnose rule that breaks a real GPU run fails here."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from inspector.package import open_package
+from inspector.queries.sweep import ingest, plan
+
 from _samples import S
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-try:
-    from known_gaps import SWEEP
-except ImportError:
-    from tests.known_gaps import SWEEP
-
-from inspector.package import open_package  # noqa: E402
-from inspector.queries.sweep import ingest, plan  # noqa: E402
+from known_gaps import SWEEP
 
 # the H200 sweeps, and those of packages of code nobody here wrote, run on this machine (torch 2.13 CPU)
 SWEEPS = sorted([*S.glob("cuda/*/logs/sweep_h200/sweep.json"), *S.glob("harvest/*/*/logs/sweep_cpu213/sweep.json")])

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from inspector.cli import main
 
+from _paths import S
 from _samples import MANIFESTS, sample_of
-
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
 
 
 def _fired(p):
@@ -91,12 +88,11 @@ def test_thread_evidence_makes_the_value_certain_and_drops_the_empty_input(capsy
 def test_a_one_row_buffer_is_named_by_the_dim_it_is_indexed_along():
     """Issue 15 §3: HF BERT's `embeddings.token_type_ids` is a [1, 512] buffer indexed along dim 1 with values read
     from `embeddings.position_ids`: never "1 rows"; and values read from a constant point at how it was loaded."""
-    from pathlib import Path
 
     import inspector
     from inspector import trace_assert
 
-    pkg_path = Path(__file__).resolve().parents[2] / "sample_packages/harvest/timm_hf/hf_bert/hf_bert.pt2"
+    pkg_path = S / "harvest/timm_hf/hf_bert/hf_bert.pt2"
     with inspector.open_package(pkg_path) as pkg:
         t = trace_assert(pkg, message="index out of bounds: 0 <= tmp11 < 512",
                          kernel="triton_per_fused_add_embedding_expand_gather_native_layer_norm_slice_0")

@@ -6,7 +6,6 @@ positions (cpu/topk_gather) and a torch.cond subgraph's handle to the caller's i
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,7 +14,8 @@ from inspector.graph.export import to_json
 from inspector import trace_assert
 from inspector.queries.walk import Step
 
-ROOT = Path(__file__).resolve().parents[2] / "sample_packages"
+from _paths import S
+
 KINDS = {"tmp", "loop_index", "kernel_param", "store", "call_arg", "input", "constant", "buffer", "handle", "kernel",
          "extern_op", "value"}
 
@@ -39,8 +39,8 @@ def _runs(kinds: list[str]) -> list[str]:
 
 @pytest.mark.parametrize("pkg_rel,log_rel,kinds,through", CASES, ids=[c[0].split("/")[1] for c in CASES])
 def test_steps_are_typed_graph_nodes(pkg_rel, log_rel, kinds, through):
-    with inspector.open_package(ROOT / pkg_rel) as pkg:
-        r = trace_assert(pkg, log=(ROOT / log_rel).read_text())
+    with inspector.open_package(S / pkg_rel) as pkg:
+        r = trace_assert(pkg, log=(S / log_rel).read_text())
         assert r.matches, r.verdict
         mt = r.matches[0]
         assert mt.index_origin and mt.index_origin[0].input is not None
@@ -65,8 +65,8 @@ def test_steps_are_typed_graph_nodes(pkg_rel, log_rel, kinds, through):
 
 
 def test_the_assertion_is_typed_and_its_json_unchanged():
-    with inspector.open_package(ROOT / "cuda/jagged/jagged.pt2") as pkg:
-        r = trace_assert(pkg, log=(ROOT / "cuda/jagged/error.log").read_text())
+    with inspector.open_package(S / "cuda/jagged/jagged.pt2") as pkg:
+        r = trace_assert(pkg, log=(S / "cuda/jagged/error.log").read_text())
     mt = r.matches[0]
     assert mt.assertion.kernel == mt.kernel and mt.assertion.line == mt.file_line
     d = r.to_dict()["matches"][0]["assertion"]

@@ -4,7 +4,6 @@ and the same errors (a bad CRC-32, bytes that are not UTF-8) as zipfile and the 
 from __future__ import annotations
 
 import shutil
-import struct
 import zipfile
 from pathlib import Path
 
@@ -14,8 +13,9 @@ import inspector.archive as archive
 from inspector.archive import Archive
 from inspector.errors import UnreadablePackage
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
+from _members import stored_at
+from _paths import S
+
 PACKAGES = [S / "cuda/hf_t5_encoder/hf_t5_encoder.pt2", S / "cpu/jagged/jagged.pt2", S / "cuda/jagged/jagged.pt2"]
 
 
@@ -23,16 +23,6 @@ PACKAGES = [S / "cuda/hf_t5_encoder/hf_t5_encoder.pt2", S / "cpu/jagged/jagged.p
 def map_every_member(monkeypatch):
     """The samples' members are under the 1 MB the mapped read starts at: map every one."""
     monkeypatch.setattr(archive, "MAP_TEXT_BYTES", 1)
-
-
-def _data_offset(pkg: Path, member: str) -> tuple[int, int]:
-    with zipfile.ZipFile(pkg) as z:
-        info = z.getinfo(member)
-    with pkg.open("rb") as f:
-        f.seek(info.header_offset)
-        head = f.read(30)
-    n, extra = struct.unpack("<HH", head[26:30])
-    return info.header_offset + 30 + n + extra, info.compress_size
 
 
 def _wrapper(a: Archive) -> str:
@@ -66,7 +56,7 @@ def _damaged(tmp_path, damage) -> tuple[Archive, str]:
     pkg = tmp_path / "p.pt2"
     shutil.copyfile(S / "cpu/jagged/jagged.pt2", pkg)
     member = _wrapper(Archive.open(pkg))
-    off, size = _data_offset(pkg, member)
+    off, size = stored_at(pkg, member)
     with pkg.open("r+b") as f:
         f.seek(off + size // 2)
         data = f.read(64)

@@ -16,10 +16,9 @@ from inspector.logs import parse_log
 from inspector.parse import expr_tree as E
 from inspector.queries.divisions import _divisors
 
+from _paths import ROOT, S
 from _queries import diagnose_pkg
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
 TRANSFORMER = S / "cpu/transformer/transformer.pt2"
 LOGS = S / "cpu/transformer/logs"
 SCHEMA = json.loads((ROOT / "inspector/schemas/diagnose.schema.json").read_text())

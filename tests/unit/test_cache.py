@@ -19,9 +19,9 @@ from inspector.queries.show import summarize
 from inspector import trace_assert
 
 from _answers import answers
+from _paths import ROOT, S
 from _samples import SAMPLES as ALL_SAMPLES
 
-ROOT = Path(__file__).resolve().parents[2]
 # Samples whose real error log the tool traces today (tests/known_gaps.py), not an extern-op failure.
 SAMPLES = [s.pkg for s in ALL_SAMPLES if s.traces and not s.extern]
 
@@ -42,7 +42,7 @@ def _copy_with_wrapper(src: Path, dst: Path, change) -> Path:
 
 def test_a_changed_member_is_not_served_from_the_cache(tmp_path, cache_dir):
     """Same path, new content: the key follows the content, so the old entry is never used."""
-    src = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+    src = S / "cpu/jagged/jagged.pt2"
     pkg = _copy_with_wrapper(src, tmp_path / "p.pt2", lambda t: t)
     with inspector.open_package(pkg, cache=True) as p:
         assert [s.max for s in p.model().symbols.values() if s.name == "s59"] == [65536]
@@ -83,7 +83,7 @@ def test_a_parser_change_uses_another_key(tmp_path, monkeypatch):
     lambda t: "\udcff".encode("utf-8", "surrogateescape").decode("latin-1"),  # not UTF-8
 ], ids=["truncated", "not-json", "foreign", "format", "bad-model", "bytes"])
 def test_corrupt_cache_is_ignored_with_a_warning(damage, cache_dir, capsys):
-    pkg = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+    pkg = S / "cpu/jagged/jagged.pt2"
     fresh = answers(pkg, use_cache=False)
     answers(pkg, use_cache=True)
     (f,) = cache_dir.glob("[0-9a-f]*.json")
@@ -107,7 +107,7 @@ def test_corrupt_cache_is_ignored_with_a_warning(damage, cache_dir, capsys):
 def test_a_corrupt_part_of_the_lazy_index_is_ignored_with_a_warning(part, damage, cache_dir):
     """The lazy index's parts (<key>.lazy/: the scan's summary, a kernel, a slice, the constants) are each
     ignored with a warning when unusable, and the answer is the fresh one."""
-    pkg = ROOT / "sample_packages/cuda/jagged/jagged.pt2"
+    pkg = S / "cuda/jagged/jagged.pt2"
     fresh = answers(pkg, use_cache=False)
     answers(pkg, use_cache=True)
     files = [f for f in cache_dir.glob("*.lazy/*.json") if f.name.startswith(part)]
@@ -126,7 +126,7 @@ def test_unwritable_cache_dir_is_a_warning_not_a_failure(tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     monkeypatch.setenv("PT2_INSPECT_CACHE_DIR", str(blocker / "sub"))  # a folder under a file: cannot exist
-    with inspector.open_package(ROOT / "sample_packages/cpu/jagged/jagged.pt2", cache=True) as p:
+    with inspector.open_package(S / "cpu/jagged/jagged.pt2", cache=True) as p:
         m = p.model()
     assert m.inputs and any("index cache not written" in w for w in m.warnings)
 
@@ -142,7 +142,7 @@ for _ in range(3):
 
 def test_concurrent_writers_leave_one_whole_file(tmp_path, cache_dir):
     """Several processes index the same package at once: each renames a whole file into place."""
-    pkg = ROOT / "sample_packages/cuda/transformer/transformer.pt2"
+    pkg = S / "cuda/transformer/transformer.pt2"
     env = dict(os.environ, PT2_INSPECT_CACHE_DIR=str(cache_dir), PYTHONPATH=str(ROOT))
     procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(pkg)], env=env, stderr=subprocess.PIPE)
              for _ in range(4)]
@@ -166,17 +166,17 @@ def test_concurrent_writers_leave_one_whole_file(tmp_path, cache_dir):
 def test_no_cache_flag_writes_nothing(cache_dir, capsys):
     from inspector.cli import main
 
-    assert main(["show", str(ROOT / "sample_packages/cpu/jagged/jagged.pt2"), "--no-cache"]) == 0
+    assert main(["show", str(S / "cpu/jagged/jagged.pt2"), "--no-cache"]) == 0
     assert not cache_dir.exists() or not list(cache_dir.iterdir())
     from inspector.options import current
 
     assert current().cache is False  # main() leaves the library's default as it found it
-    assert main(["show", str(ROOT / "sample_packages/cpu/jagged/jagged.pt2")]) == 0
+    assert main(["show", str(S / "cpu/jagged/jagged.pt2")]) == 0
     assert list(cache_dir.glob("*.lazy/scan.json"))  # show reads the lazy index: its summary is kept
 
 
 def test_folder_input_is_keyed_by_content(tmp_path, cache_dir):
-    src = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+    src = S / "cpu/jagged/jagged.pt2"
     with zipfile.ZipFile(src) as z:
         z.extractall(tmp_path / "x")
     folder = tmp_path / "x" / "jagged"
@@ -209,7 +209,7 @@ def test_cached_parse_tables_parse_like_built_ones(cache_dir, monkeypatch, reque
     grammar.parser.cache_clear()
     loaded = grammar.parser("wrapper", STARTS)
     assert loaded is not built
-    with zipfile.ZipFile(ROOT / "sample_packages/cuda/transformer/transformer.pt2") as z:
+    with zipfile.ZipFile(S / "cuda/transformer/transformer.pt2") as z:
         text = z.read(next(n for n in z.namelist() if n.endswith(".wrapper.cpp"))).decode()
     stmts = [l.strip() for l in text.split("\n") if l.strip().startswith(("constants_info_[", "AOTI_TORCH_ERROR_CODE_CHECK("))]
     assert len(stmts) > 1000
@@ -239,7 +239,7 @@ def test_indexing_reports_progress_to_whoever_asks(monkeypatch):
         def close(self):
             seen.append("closed")
 
-    with inspector.open_package(ROOT / "sample_packages/cuda/transformer/transformer.pt2",
+    with inspector.open_package(S / "cuda/transformer/transformer.pt2",
                                 options=inspector.Options(progress=Recorder)) as p:
         m = p.model()
     assert seen[0] == "indexing model" and seen[-1] == "closed"
@@ -259,7 +259,7 @@ def test_show_json_is_the_same_from_a_warm_cache(rel, cache_dir, capsys):
     the constants' parse (22 statements on cpu/embedding). Now cold, warmed by text, and warmed by JSON agree."""
     from _cli import run
 
-    pkg = ROOT / "sample_packages" / rel
+    pkg = S / rel
     rc, cold, _ = run(capsys, ["show", pkg, "--json", "--no-cache"])
     assert rc == 0 and json.loads(cold)["models"][0]["coverage"]["total"] > 0
     run(capsys, ["show", pkg])  # the text answer warms this test's own cache
@@ -276,7 +276,7 @@ def test_calls_near_a_line_read_from_the_cache_are_the_scans(cache_dir, monkeypa
     from inspector.index import cache_parts
 
     monkeypatch.setattr(cache_parts, "CALLS_CHUNK", 3)  # many chunks on a small sample
-    pkg = ROOT / "sample_packages/cuda/hf_t5_encoder/hf_t5_encoder.pt2"
+    pkg = S / "cuda/hf_t5_encoder/hf_t5_encoder.pt2"
 
     def rows(calls):  # what a cached call brings back: everything the scan's says, its arguments' names too
         return [(c.line, c.checked, c.callee, c.target, c.kind, c.arg_names, c.fills) for c in calls]
@@ -301,3 +301,22 @@ def test_calls_near_a_line_read_from_the_cache_are_the_scans(cache_dir, monkeypa
         ix = p.index(p.model_names[0])
         assert rows(ix.calls()) == every
         assert rows(ix.calls((every[4][0], every[4][0]))) == [every[4]]
+
+
+def test_sites_part_writes_each_text_once_and_refuses_a_bad_index():
+    """The ``sites`` part names each distinct assert text by position (copies of a kernel share them); it reads
+    back the same sites, and a row naming no text is refused (the part is then rebuilt), never guessed at."""
+    from inspector.index.cache_parts import _DECODE, _ENCODE
+    from inspector.index.records import AssertSite
+
+    sites = [AssertSite(f"k{i}", 30 + i % 2, "tl.device_assert(tmp4 < 120)" if i % 2 else "x", 7 * i or None)
+             for i in range(6)]
+    doc = json.loads(json.dumps(_ENCODE["sites"](sites)))
+    assert doc["texts"] == ["x", "tl.device_assert(tmp4 < 120)"]
+    back = _DECODE["sites"](doc)
+    assert [(s.kernel, s.line, s.statement, s.wrapper_line) for s in back] == \
+        [(s.kernel, s.line, s.statement, s.wrapper_line) for s in sites]
+    for bad in (2, -1, "0", None):
+        doc["rows"][0][2] = bad
+        with pytest.raises(ValueError):
+            _DECODE["sites"](doc)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +13,7 @@ from inspector.errors import UsageError
 from inspector.queries.arith import evaluate
 from inspector.queries.check import check, parse_spec
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
+from _paths import S
 
 
 def _check(pkg, *specs, **kw):
@@ -141,7 +139,7 @@ def test_compound_bound_fails_only_when_every_term_is_empty():
 
 # -- issue 14 §2: never "fit" for inputs that break the package's own guards ------------------------------
 
-_S = Path(__file__).resolve().parents[2] / "sample_packages"
+_S = S
 
 
 @pytest.mark.parametrize("name", ["adv_index_2d", "gather_dynamic", "index_put_acc", "scatter_add", "scatter_reduce",

@@ -12,10 +12,10 @@ from inspector.cli import main
 from inspector.package import open_package
 from inspector import diagnose
 
+from _members import stored_at
+from _paths import ROOT, S
 from _queries import diagnose_pkg
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
 NOASSERT = S / "cuda/embedding_noassert/embedding_noassert.pt2"
 CPU_JAGGED = S / "cpu/jagged/jagged.pt2"
 
@@ -149,20 +149,6 @@ def test_a_spec_without_a_shape_says_the_shape_was_not_checked(capsys):
 
 # -- §4 the cache against bytes that changed ----------------------------------------------------------------
 
-def _wrapper_data_offset(pkg: Path) -> tuple[int, int]:
-    """(offset of the wrapper.cpp member's data in the file, its compressed size)."""
-    import struct
-    import zipfile
-
-    with zipfile.ZipFile(pkg) as z:
-        info = next(i for i in z.infolist() if i.filename.endswith(".wrapper.cpp"))
-    with pkg.open("rb") as f:
-        f.seek(info.header_offset)
-        head = f.read(30)
-    n, extra = struct.unpack("<HH", head[26:30])
-    return info.header_offset + 30 + n + extra, info.compress_size
-
-
 def test_flipped_bytes_inside_a_member_are_not_answered_from_the_cache(tmp_path, cache_dir, capsys):
     """64 bytes flipped in wrapper.cpp, the zip directory (and its CRCs) unchanged: show and trace-assert exited 0
     with the cached answer while --no-cache said `Bad CRC-32`."""
@@ -173,7 +159,7 @@ def test_flipped_bytes_inside_a_member_are_not_answered_from_the_cache(tmp_path,
     log = str(S / "cpu/jagged/error.log")
     assert main(["show", str(pkg)]) == 0 and main(["trace-assert", str(pkg), "--log", log]) == 0
     assert [p for p in cache_dir.rglob("*") if p.is_file()]  # the answers are cached
-    off, size = _wrapper_data_offset(pkg)
+    off, size = stored_at(pkg, ".wrapper.cpp")
     with pkg.open("r+b") as f:
         f.seek(off + size // 2)
         data = f.read(64)

@@ -16,11 +16,11 @@ import pytest
 import inspector
 from inspector.cli import main
 
+from _cli import run_child
+from _paths import S
 from _queries import diagnose_pkg, steps_ok
 from _samples import pkg_for, sample_of
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
 IMA_PKG = S / "cpu/ima_embedding/package/ima_embedding.pt2"
 
 
@@ -278,11 +278,7 @@ def test_cpuinfo_flags_are_compared_with_the_package_isa():
 @pytest.mark.parametrize("stdin", [b"", b"PK\x03\x04\x00\x00binary"], ids=["empty", "binary"])
 def test_diagnose_stdin_empty_or_binary_is_a_usage_error(stdin):
     """Piped input gets the same checks as --log FILE: one line, exit 2, never a diagnosis of nothing."""
-    import subprocess
-    import sys
-
-    pkg = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
-    r = subprocess.run([sys.executable, "-m", "inspector.cli", "diagnose", str(pkg)], input=stdin,
-                       capture_output=True, timeout=120, cwd=ROOT)
+    pkg = S / "cpu/jagged/jagged.pt2"
+    r = run_child("diagnose", pkg, input=stdin, text=False)
     assert r.returncode == 2, r.stderr
     assert r.stderr.decode().count("\n") == 1 and "stdin is" in r.stderr.decode()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import json
-from pathlib import Path
 
 import pytest
 
@@ -18,7 +17,8 @@ from inspector.explain import diagnose as say
 from inspector.logs import patterns as P
 from inspector.queries.diagnose import CATEGORIES, RULES
 
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import ROOT
+
 PKG = ROOT / "inspector"
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import ROOT
+
 # a path from the repository's root: not torch's own test/inductor/test_aot_inductor.py, nor aoti_tests/...
 PATH = re.compile(r"(?<![\w/.-])tests/[\w/]+\.py(?:::(\w+))?")
 WHERE = ["README.md", "pyproject.toml", ".ci/run", "docs/**/*.md", "inspector/**/*.py", "bench/**/*.py",

@@ -15,13 +15,13 @@ from inspector.errors import UsageError
 from inspector.queries.doctor import doctor, parse_gpu, resolve_release, shim_table
 
 from _cli import run
+from _paths import S
 from _queries import MULTI, doctor_pkg
 
-ROOT = Path(__file__).resolve().parents[2]
-CUDA = ROOT / "sample_packages" / "cuda" / "jagged" / "jagged.pt2"
-CPU = ROOT / "sample_packages" / "cpu" / "jagged" / "jagged.pt2"
-CPU26 = ROOT / "sample_packages" / "cpu-2.6" / "jagged" / "jagged.pt2"
-NO_AMX = (ROOT / "sample_packages" / "cpu" / "jagged" / "logs" / "cpuinfo_flags_no_amx.log").read_text()
+CUDA = S / "cuda" / "jagged" / "jagged.pt2"
+CPU = S / "cpu" / "jagged" / "jagged.pt2"
+CPU26 = S / "cpu-2.6" / "jagged" / "jagged.pt2"
+NO_AMX = (S / "cpu" / "jagged" / "logs" / "cpuinfo_flags_no_amx.log").read_text()
 
 
 def _kinds(r, severity):
@@ -61,7 +61,7 @@ def test_cpu_isa_against_a_real_cpuinfo_without_amx():
     f = next(f for f in r.findings if f.kind == "cpu_isa" and "amx_tile" in f.message)
     assert f.severity == "warn" and "no kernel" in f.message
     assert r.readings["model"]["cpu_isa"] == "AVX512 AVX512_VNNI AMX_TILE"
-    log = (ROOT / "sample_packages/cpu/embedding/weights/no_bias.log").read_text()
+    log = (S / "cpu/embedding/weights/no_bias.log").read_text()
     assert "Device information mismatch for AOTI_CPU_ISA" in log and "max |out - eager| = 0.0" in log
 
 
@@ -116,7 +116,7 @@ def test_weights_left_out_of_the_so():
 
 
 def test_weights_compiled_in():
-    r = doctor_pkg(ROOT / "sample_packages" / "cpu" / "embedding" / "embedding.pt2")
+    r = doctor_pkg(S / "cpu" / "embedding" / "embedding.pt2")
     f = next(f for f in r.findings if f.kind == "weights")
     assert f.severity == "info" and r.readings["model"]["weights_in_so_bytes"] >= r.readings["model"]["constants_bytes"] > 0
 
@@ -154,8 +154,8 @@ def test_torch_2_6_layout_and_symbols():
     assert not doctor_pkg(CPU26, torch="2.6").errors
 
 
-WEIGHTS = ROOT / "sample_packages" / "cpu" / "embedding" / "weights"
-EMBEDDING = ROOT / "sample_packages" / "cpu" / "embedding" / "embedding.pt2"
+WEIGHTS = S / "cpu" / "embedding" / "weights"
+EMBEDDING = S / "cpu" / "embedding" / "embedding.pt2"
 
 
 @pytest.mark.parametrize("case", ["full", "no_bias", "half", "transposed", "wrong_shape", "ddp", "missing"])
@@ -247,26 +247,25 @@ def test_custom_ops_unchecked_loads_and_extern_calls():
     """The harvested custom_op package (a Python torch.library.custom_op, loaded for real in a fresh process:
     `Could not find schema for hvlib::scale_shift`) and cuda/embedding_noassert (assert_indirect_indexing=False,
     a real illegal memory access) are told apart before they run."""
-    custom = ROOT / "sample_packages/harvest/issue15_cpu213/custom_op_cpu"
+    custom = S / "harvest/issue15_cpu213/custom_op_cpu"
     assert "Could not find schema for hvlib::scale_shift" in (custom / "logs/missing_op.log").read_text()
     r = doctor_pkg(custom / "custom_op_cpu.pt2")
     f = next(f for f in r.findings if f.kind == "custom_op")
     assert f.severity == "warn" and "hvlib::scale_shift" in f.message and r.readings["model"]["custom_ops"] == ["hvlib::scale_shift"]
-    r = doctor_pkg(ROOT / "sample_packages/cuda/embedding_noassert/embedding_noassert.pt2")
+    r = doctor_pkg(S / "cuda/embedding_noassert/embedding_noassert.pt2")
     assert r.readings["model"]["unchecked_indirect"] == 1
     assert any(f.kind == "checks" and "no bounds check" in f.message for f in r.findings)
-    assert doctor_pkg(ROOT / "sample_packages/cuda/embedding/embedding.pt2").readings["model"]["unchecked_indirect"] == 0
+    assert doctor_pkg(S / "cuda/embedding/embedding.pt2").readings["model"]["unchecked_indirect"] == 0
 
 
 def test_proxy_executor_calls_without_the_wrapper_json_are_an_error():
     """A real package re-zipped without its .wrapper.json (torch 2.11): its real run failed with `Unable to find a
     proxy executor` (harvest/issue15/custom_op_cuda/logs/no_proxy_json.log); doctor says it before it runs."""
-    from pathlib import Path
 
     import inspector
     from inspector.queries.doctor import doctor
 
-    folder = Path(__file__).resolve().parents[2] / "sample_packages/harvest/issue15/custom_op_cuda"
+    folder = S / "harvest/issue15/custom_op_cuda"
     assert "Unable to find a proxy executor" in (folder / "logs/no_proxy_json.log").read_text()
     with inspector.open_package(folder / "no_json.pt2") as pkg:
         r = doctor(pkg)
@@ -276,7 +275,7 @@ def test_proxy_executor_calls_without_the_wrapper_json_are_an_error():
         assert not any(x.kind == "custom_op" and x.severity == "error" for x in doctor(pkg).findings)
 
 
-PICKLE = ROOT / "sample_packages/harvest/issue14_cpu213/pickle_weights_cpu"
+PICKLE = S / "harvest/issue14_cpu213/pickle_weights_cpu"
 
 
 def test_weights_stored_beside_the_code_pickle_weights():
@@ -340,7 +339,7 @@ def test_pickle_weights_said_from_the_members_alone(tmp_path):
 
 
 def test_a_weightless_package_without_pickled_weights_keeps_the_load_constants_advice():
-    r = doctor_pkg(ROOT / "sample_packages/harvest/issue15_cpu213/weightless_cpu/weightless_cpu.pt2")
+    r = doctor_pkg(S / "harvest/issue15_cpu213/weightless_cpu/weightless_cpu.pt2")
     f = next(f for f in r.findings if f.kind == "weights")
     assert "pickle_weights" not in f.message and "load_constants" in f.fix
     assert "weights_on_disk_members" not in r.readings["model"]
@@ -352,26 +351,3 @@ def test_pickled_weights_members_in_index_order():
     names = ["r/data/weights/weight_10", "r/data/weights/weight_2", "r/data/weights/sub/weight_3",
              "r/data/aotinductor/model/weights_config.json", "data/weights/weight_0", "r/data/weights/other"]
     assert pickled_weights(names, "r/") == ["r/data/weights/weight_2", "r/data/weights/weight_10"]
-
-
-def test_a_kernel_that_stores_a_nan_constant_is_an_error_and_no_other_package_has_one():
-    """Real (torch 2.11, H200): a user-defined Triton kernel taking TMA descriptors was dropped at export; the
-    package's relu stores relu(NaN) and its real run printed `max error nan`. Every other package: none."""
-    from pathlib import Path
-
-    import inspector
-    from inspector.queries.doctor import doctor
-    from inspector.queries.nan_constants import constant_nan_kernels
-    from tests._samples import PACKAGES
-
-    folder = Path(__file__).resolve().parents[2] / "sample_packages/harvest/aoti_tests/test_triton_kernel_tma_descriptor"
-    assert "max error nan" in (folder / "logs/good.log").read_text()
-    with inspector.open_package(folder / "test_triton_kernel_tma_descriptor.pt2") as pkg:
-        r = doctor(pkg)
-    f = next(x for x in r.findings if "NaN constant" in x.message)
-    assert f.severity == "error" and f.message.startswith("triton_poi_fused_relu_0") and not r.ok
-    others = [p for p in PACKAGES if p.parent != folder]
-    assert len(others) > 100
-    for p in others:
-        with inspector.open_package(p) as pkg:
-            assert all(not constant_nan_kernels(pkg, n) for n in pkg.model_names), p

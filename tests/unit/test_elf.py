@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -14,26 +13,14 @@ import pytest
 from inspector import elf
 
 from _members import extract, members
+from _paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SOS = members(".so")
 CUBINS = members(".cubin")
 
 
 def test_the_samples_hold_what_is_checked():
     assert len(SOS) >= 40 and len(CUBINS) >= 60, (len(SOS), len(CUBINS))
-
-
-def test_every_cuda_cubin_is_sm_90():
-    """Every CUDA sample was built on the lent H200 (compute capability 9.0)."""
-    seen = 0
-    for pkg, member in CUBINS:
-        with zipfile.ZipFile(pkg) as z:
-            head = z.read(member)[:64]
-        h = elf.header(elf.bytes_reader(head))
-        assert h.machine == elf.EM_CUDA and elf.cubin_sm(h) == 90, (pkg, member, hex(h.flags))
-        seen += 1
-    assert seen == len(CUBINS) > 0
 
 
 @pytest.mark.parametrize("flags,abi,sm", [(0x5A055A, 7, 90), (0x500550, 7, 80), (0x6006402, 8, 100),

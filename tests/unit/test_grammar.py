@@ -22,9 +22,7 @@ from inspector.parse.statements import ConstantSlot, InputSlot, Moved, SizeOf
 from inspector.parse.wrapper_statements import parse_statement
 
 from _members import texts as member_texts
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_packages"
+from _paths import ROOT, S
 
 
 # -- assert messages ---------------------------------------------------------------
@@ -299,7 +297,7 @@ CUDA_JAGGED_KERNEL = "triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_l
 
 def _jagged_triton_lines() -> tuple[list[str], int]:
     """The kernel as the wrapper embeds it, from the `async_compile.triton(` line to `''', device_str`."""
-    [(name, text)] = member_texts(SAMPLES / "cuda" / "jagged" / "jagged.pt2", ".wrapper.cpp")
+    [(name, text)] = member_texts(S / "cuda" / "jagged" / "jagged.pt2", ".wrapper.cpp")
     lines = text.split("\n")
     start = next(i for i, l in enumerate(lines) if l.strip() == f"async_compile.triton('{CUDA_JAGGED_KERNEL}', '''")
     end = next(i for i in range(start, len(lines)) if lines[i].lstrip().startswith("''', device_str"))
@@ -500,7 +498,7 @@ def test_cpp_statements():
 
 
 def test_real_gather_dynamic_checks_resolve_in_their_nest():
-    [(name, text)] = member_texts(SAMPLES / "cpu" / "gather_dynamic" / "gather_dynamic.pt2", ".kernel.cpp")
+    [(name, text)] = member_texts(S / "cpu" / "gather_dynamic" / "gather_dynamic.pt2", ".kernel.cpp")
     [k] = parse_kernel_cpp(text, name).values()
     assert [p.role for p in k.params] == ["in", "in", "out", "size", "size", "size"]
     c1, c2 = k.assertions
@@ -522,8 +520,8 @@ def test_unchecked_extern_call_is_listed_by_show(tmp_path, capsys):
 
     from inspector.cli import main
 
-    (name, text), = member_texts(ROOT / "sample_packages/cpu/jagged/jagged.pt2", ".wrapper.cpp")
-    (kname, ktext), = member_texts(ROOT / "sample_packages/cpu/jagged/jagged.pt2", ".kernel.cpp")
+    (name, text), = member_texts(S / "cpu/jagged/jagged.pt2", ".wrapper.cpp")
+    (kname, ktext), = member_texts(S / "cpu/jagged/jagged.pt2", ".kernel.cpp")
     lines = text.split("\n")
     at = next(i for i, l in enumerate(lines) if "aoti_torch_cpu_cumsum(" in l) + 1
     lines.insert(at, '    aoti_torch_cpu_scatter_reduce_two_out(buf0, buf0,0,arg1_1,arg0_1, "sum",1);')
@@ -546,7 +544,7 @@ def test_shipped_lark_tables_are_current():
     from inspector.parse import grammar
 
     want = grammar.shipped_tables()
-    have = json.loads((Path(__file__).resolve().parents[2] / "grammars" / "tables.json").read_text())
+    have = json.loads((ROOT / "grammars" / "tables.json").read_text())
     assert len(want) == len(grammar.STARTS) == 6  # wrapper, triton, cpp_kernel, assert_message, expr, cmake
     assert set(have) == set(want), "grammars/tables.json is stale: run `python -m inspector.parse.grammar`"
     for name, starts in grammar._all_parsers():
@@ -561,3 +559,19 @@ def test_canonical_renumbers_names_in_order_and_maps_back():
     assert shape == "tmp0 = tl.load(in_ptr1 + (x1 + 16*tmp2), xmask) + 64L + r1_index + buf3_handle"
     assert back == {"0": "12", "1": "0", "2": "3", "3": "7"}  # digit runs in names; 16 and 64L are numbers
     assert canonical("x + y") == ("x + y", {})
+
+
+def test_defaults_and_a_hash_inside_a_string():
+    # Crafted beside the real ones (a user kernel with defaults failed to build on torch 2.11: its autotuner's
+    # launcher lost an argument; issue22_gpu.py's `defaults_multiline`): defaults, a trailing comma, a string
+    # annotation; a `#` inside a string is the string's.
+    src = ["async_compile.triton('k', '''", "@triton.jit", "def k(", "    x_ptr,", "    n,", "    alpha=1.0,",
+           '    BLOCK: "tl.constexpr" = 64,', "    EVEN: tl.constexpr = False,", "):",
+           "    x = tl.load(x_ptr + tl.arange(0, BLOCK))  # the first operand",
+           '    tl.device_assert(n < 5, "no # comment here")', "    tl.store(x_ptr + tl.arange(0, BLOCK), x * alpha)",
+           "''', device_str='cuda')"]
+    k = parse_triton_source("k", src, "k.py", 1)
+    assert [(q.name, q.ctype) for q in k.params] == [("x_ptr", None), ("n", None), ("alpha", None),
+                                                     ("BLOCK", "tl.constexpr"), ("EVEN", "tl.constexpr")]
+    assert [a.message for a in k.assertions] == ["no # comment here"]
+    assert [s.ptr for s in k.stores] == ["x_ptr"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,11 +13,12 @@ import inspector
 from inspector import host
 from inspector.parse.wrapper_text import compile_flags, device_index_use, loaded_image_names
 
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import ROOT, S
+
 PKG = ROOT / "inspector"
-NO_AMX = ROOT / "sample_packages" / "cpu" / "jagged" / "logs" / "cpuinfo_flags_no_amx.log"
-CUDA = ROOT / "sample_packages" / "cuda" / "jagged" / "jagged.pt2"
-CPU = ROOT / "sample_packages" / "cpu" / "jagged" / "jagged.pt2"
+NO_AMX = S / "cpu" / "jagged" / "logs" / "cpuinfo_flags_no_amx.log"
+CUDA = S / "cuda" / "jagged" / "jagged.pt2"
+CPU = S / "cpu" / "jagged" / "jagged.pt2"
 
 
 def test_cpu_flags_of_a_real_cpuinfo_line():

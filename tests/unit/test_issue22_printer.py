@@ -7,7 +7,6 @@ evidence is the block that proves the verdict; exactly one call's FX nodes and u
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +15,9 @@ from inspector.cli import main
 from inspector.logs import parse_log
 from inspector import diagnose
 
-ROOT = Path(__file__).resolve().parents[2]
-R = ROOT / "sample_packages/harvest/issue22_cpu213/recommender_printer2"
+from _paths import ROOT, S
+
+R = S / "harvest/issue22_cpu213/recommender_printer2"
 PKG = R / "recommender_printer2.pt2"
 
 
@@ -110,7 +110,7 @@ def test_the_json_validates(scenario, capsys):
 def test_a_call_read_back_from_the_index_cache_keeps_its_text(cache_dir, capsys):
     # the same class on another rule: an unbacked symbol's origin (`aoti_torch_item_int32(…, &u0_raw)`) was found
     # cold and lost warm, because the cached calls kept no statement text
-    h = ROOT / "sample_packages/harvest/aoti_tests_cpu213/test_stride_with_unbacked_expr"
+    h = S / "harvest/aoti_tests_cpu213/test_stride_with_unbacked_expr"
     verdicts = []
     for _ in range(2):
         main(["diagnose", str(h / "test_stride_with_unbacked_expr.pt2"), "--log", str(h / "logs/bad_u0.log"), "--json"])

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import conftest
-from conftest import FOLDERS, TESTS, layout_errors
+from conftest import FOLDERS, TESTS, deselects_every_test, layout_errors, marks_of_every_test
 
 
 def test_no_test_file_sits_directly_in_tests():
@@ -28,7 +28,7 @@ def test_each_folder_holds_tests_and_names_are_unique():
 
 
 def test_the_helpers_are_reachable_from_every_folder():
-    for helper in ("_cli.py", "_samples.py", "known_gaps.py", "conftest.py"):
+    for helper in ("_cli.py", "_paths.py", "_samples.py", "known_gaps.py", "conftest.py"):
         assert (TESTS / helper).exists(), helper
     import _cli
     import _samples
@@ -58,3 +58,18 @@ def test_this_session_was_checked(request):
     assert conftest.layout_errors is layout_errors
     assert request.node.get_closest_marker("samples") is None
     assert Path(str(request.node.fspath)).parent == TESTS / "unit"
+
+
+def test_what_m_deselects_whole_is_not_collected():
+    """conftest.py's ``pytest_ignore_collect``: the fast lane imports neither tests/samples/ nor a module marked slow
+    whole, and nothing that some test of it could be selected by."""
+    fast = "not samples and not slow"
+    assert deselects_every_test(fast, {"samples"}) and deselects_every_test(fast, {"slow"})
+    assert not deselects_every_test(fast, set())  # a unit file: its tests are chosen one by one
+    assert not deselects_every_test("not slow", {"samples"}) and not deselects_every_test("samples or slow", {"samples"})
+    assert not deselects_every_test("not (samples and needs)", {"samples"})  # true for a sample test without needs
+    assert not deselects_every_test(None, {"samples"}) and not deselects_every_test("", {"slow"})
+    assert marks_of_every_test(TESTS / "samples") == {"samples"}
+    assert marks_of_every_test(TESTS / "samples" / "test_fuzz.py") == {"samples", "slow"}
+    assert marks_of_every_test(TESTS / "cli" / "test_remote.py") == {"slow"}
+    assert marks_of_every_test(TESTS / "unit" / "test_layout.py") == set()

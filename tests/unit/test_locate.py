@@ -14,8 +14,7 @@ from inspector.errors import UsageError
 from inspector.parse.exported_program import load_ep
 from inspector.queries.locate import locate
 
-ROOT = Path(__file__).resolve().parents[2]
-S = ROOT / "sample_packages"
+from _paths import ROOT, S
 
 
 def test_kernel_information_stack_traces_are_located_back():

@@ -22,7 +22,7 @@ from inspector.logs import facts as F
 try:
     from _samples import LOGS, S
 except ImportError:
-    from tests._samples import LOGS, S
+    from _samples import LOGS, S
 
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "inspector"

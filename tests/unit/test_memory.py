@@ -5,7 +5,6 @@ second run's peak over what was allocated before it)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,9 @@ from inspector.queries.check import parse_spec
 from inspector.queries.doctor import doctor
 from inspector.queries.memory import memory_plan, symbol_values
 
-M = Path(__file__).resolve().parents[2] / "sample_packages/harvest/memory"
+from _paths import S
+
+M = S / "harvest/memory"
 
 # the estimate / the measured peak, per model: the error this version states (README, doctor --help)
 BOUNDS = {"mlp": (1.0, 1.0), "bert": (0.8, 1.0), "resnet18": (0.39, 0.6)}

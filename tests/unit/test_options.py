@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from pathlib import Path
 
 import inspector
 from inspector import dialects, package
@@ -13,8 +12,9 @@ from inspector.dialects import members
 from inspector.index import cache
 from inspector.options import Options, current, using
 
-ROOT = Path(__file__).resolve().parents[2]
-PKG = ROOT / "sample_packages/cpu/jagged/jagged.pt2"
+from _paths import ROOT, S
+
+PKG = S / "cpu/jagged/jagged.pt2"
 
 
 def test_no_module_globals_configure_the_library():

@@ -14,16 +14,17 @@ import pytest
 
 from inspector.errors import UsageError
 from inspector.naming import aten_op, calls_cublas, calls_cudnn_conv, extern_op, fused_words
+from inspector.parse import expr_tree as E
 from inspector.parse.binaries import cmake_facts, embedded_kernel_symbols, ptx_target
 from inspector.parse.specs import (Device, device_index, device_type, is_int, parse_device, parse_source_line,
                                    parse_spec)
 from inspector.parse.tokens import call_args, identifiers, last_string, mentions
+from inspector.queries.positions import _calls
 
 from _members import first_bytes
+from _paths import ROOT, S
 
-ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "inspector"
-SAMPLES = ROOT / "sample_packages"
 
 # the modules whose sentences moved to inspector/explain/ (one word or two may stay: names, kinds, keys)
 NO_SENTENCE = ("queries/check.py", "queries/arith.py", "queries/size_failures.py", "queries/loop_checks.py",
@@ -193,7 +194,7 @@ CMAKE = {
 
 @pytest.mark.parametrize("name", sorted(CMAKE))
 def test_cmake_projects_read_by_their_grammar(name):
-    text = first_bytes(SAMPLES / "options" / name / f"{name}.pt2", "CMakeLists.txt").decode()
+    text = first_bytes(S / "options" / name / f"{name}.pt2", "CMakeLists.txt").decode()
     f = cmake_facts(text)
     assert f.parsed and len(f.commands) > 5
     cmake_min, packages, library, cuda, objcopy, defines, calls, gencode = CMAKE[name]
@@ -212,10 +213,10 @@ def test_cmake_grammar_refusal_is_said():
 
 
 def test_ptx_target_and_embedded_symbols_on_real_packages():
-    t = ptx_target(first_bytes(SAMPLES / "options/standalone_cuda/standalone_cuda.pt2", ".ptx")[:8192])
+    t = ptx_target(first_bytes(S / "options/standalone_cuda/standalone_cuda.pt2", ".ptx")[:8192])
     assert t is not None and (t.sm, t.suffix) == (90, "a")
     assert ptx_target(b".version 8.4\n") is None
-    wrapper = first_bytes(SAMPLES / "options/embed_kernel_cuda/embed_kernel_cuda.pt2", "wrapper.cpp").decode()
+    wrapper = first_bytes(S / "options/embed_kernel_cuda/embed_kernel_cuda.pt2", "wrapper.cpp").decode()
     syms = embedded_kernel_symbols(wrapper)
     assert syms and all(s.startswith("__") and s.endswith("_start") for s in syms)
     assert embedded_kernel_symbols('kernels_.k = loadKernel("/tmp/k.cubin", "k", 0);') == []
@@ -272,3 +273,14 @@ def test_repro_reads_tmp_definitions_by_their_tree():
     assert W._is_zero(c, E.Name("tmp1")) and W._is_zero(c, E.Name("tmp2"))
     assert W.negative_test(c, E.Name("tmp3")) == E.Name("tmp0")
     assert R._unwrap(c, c["tmp5"]) == (True, "tmp0") and R._loads(c["tmp0"].expr.tree)
+
+
+def test_a_call_with_template_arguments_is_a_call():
+    """``f<float, 1, 2, true>(a, b, x1)`` is a call of ``f`` (the expression grammar keeps the template in its name)."""
+    tree = E.parse_expr("argmax_combine_vec<float, 1, 2, true>(tmp_acc0_vec, tmp0, x1)")
+    calls = list(_calls(tree))
+    assert calls and calls[0][0] == "argmax_combine_vec"
+    assert [a.id for a in calls[0][1]] == ["tmp_acc0_vec", "tmp0", "x1"]
+    plain = list(_calls(E.parse_expr("argmax_combine(tmp_acc0, argmax_vec_reduce_all(tmp_acc0_vec))")))
+    assert [f for f, _ in plain] == ["argmax_combine", "argmax_vec_reduce_all"]
+    assert list(_calls(E.parse_expr("tmp0 < ks0"))) == []

@@ -3,17 +3,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from inspector.archive import Archive
 import inspector
 from inspector.cli.report import build_report
+from inspector.index.records import AssertSite
 from inspector.queries.report_panels import _Lines
 
-ROOT = Path(__file__).resolve().parents[2]
-CUDA_T5 = ROOT / "sample_packages/cuda/hf_t5_encoder"
+from _paths import S
+
+CUDA_T5 = S / "cuda/hf_t5_encoder"
 
 
 @pytest.mark.parametrize("text", ["a\nb\n", "a\nb", "", "\n", "x\n\ny\n\n", "only"])
@@ -50,3 +50,17 @@ def test_report_reads_the_wrapper_once(monkeypatch):
         wrapper = pkg.index().files.wrapper
     assert "index out of bounds" in html
     assert reads.count(wrapper) == 1
+
+
+def assert_message(statement: str) -> str:
+    """An assert site's message, as the scan reads it from the statement (`records.AssertSite.message`)."""
+    return AssertSite("k", 1, statement, None).message
+
+
+def test_assert_message_reads_the_last_string_literal():
+    assert assert_message('tl.device_assert(((0 <= tmp9) & (tmp9 < ks0)) | ~(xmask), "index out of bounds: 0 <= tmp9 < ks0")') \
+        == "index out of bounds: 0 <= tmp9 < ks0"
+    assert assert_message('AOTI_TORCH_CHECK((0 <= tmp2) & (tmp2 < 64L), "index out of bounds: 0 <= tmp2 < 64L");') \
+        == "index out of bounds: 0 <= tmp2 < 64L"
+    assert assert_message("tl.device_assert(x < 3, 'single quotes')") == "single quotes"
+    assert assert_message("tl.device_assert(x)") == ""

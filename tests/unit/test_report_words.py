@@ -5,7 +5,6 @@ the page drew before they moved (the snapshot of every sample's report.html is b
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
@@ -13,7 +12,9 @@ from inspector.explain import report as say
 from inspector.queries.report_chain import Chain, Node
 from inspector.queries.report_panels import Panel
 
-PKG = Path(__file__).resolve().parents[2] / "inspector"
+from _paths import ROOT
+
+PKG = ROOT / "inspector"
 REPORT_MODULES = ("queries/report.py", "queries/report_chain.py", "queries/report_panels.py")
 
 

@@ -5,23 +5,22 @@ again line by line: the one place the scan falls back), so its searches cannot d
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
+from _paths import S
 from _scan_check import same_scan
 
 import inspector
 import inspector.parse.regions as regions
 from inspector.dialects import sniff
 
-ROOT = Path(__file__).resolve().parents[2]
 CUDA = ["cuda/jagged/jagged.pt2", "cuda/hf_t5_encoder/hf_t5_encoder.pt2"]
 MARKERS = ["static inline void call_", "){", "async_compile.triton(", "tl.device_assert(", "''', device_str",
            "loadKernel(", "run_impl(", "} // AOTInductorModel::run_impl", "check_input_", "\n}"]
 
 
 def _wrapper(rel):
-    with inspector.open_package(ROOT / "sample_packages" / rel, cache=False) as p:
+    with inspector.open_package(S / rel, cache=False) as p:
         f = p.files(p.model_names[0])
         text = p.archive.read_text(f.wrapper)
     return text, f.wrapper, sniff(text, f.wrapper)

@@ -5,6 +5,8 @@ import random
 
 from inspector.parse.regions import RunStatement, declared_name, declared_names
 
+from _paths import S
+
 DECLARES = ("declaration", "handle_decl")
 
 WORDS = ["AtenTensorHandle ", "RAIIAtenTensorHandle ", "auto", "x", "y1", "=", ";", "(", ")", "[]", "[[maybe_unused]]",
@@ -23,12 +25,11 @@ def test_declared_names_equal_declared_name():
 
 def test_declared_names_on_real_wrappers():
     """The same on every run_impl statement of real wrappers (the fast path takes most declarations there)."""
-    from pathlib import Path
 
     import inspector
     from inspector.parse.regions import scan_wrapper
 
-    root = Path(__file__).resolve().parents[2] / "sample_packages"
+    root = S
     seen = 0
     for pkg in ("cuda/hf_t5_encoder/hf_t5_encoder.pt2", "cpu/transformer/transformer.pt2", "cuda/jagged/jagged.pt2"):
         with inspector.open_package(root / pkg, cache=False) as p:

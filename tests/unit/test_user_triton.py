@@ -3,14 +3,14 @@ their own `tl.device_assert` traced, on packages torch 2.11 built on the H200 an
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import inspector
 from inspector.parse.message import parse_check_condition
 from inspector import diagnose
 from inspector import trace_assert
 
-A = Path(__file__).resolve().parents[2] / "sample_packages/harvest/aoti_tests"
+from _paths import S
+
+A = S / "harvest/aoti_tests"
 GATHER = A / "test_triton_op_device_assert"
 
 

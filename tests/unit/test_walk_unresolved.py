@@ -5,14 +5,13 @@ longer be followed, which is not the same as "reads no tensor"."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import inspector
 from inspector.graph.minigraph import MultiDiGraph
 from inspector.queries.index_walk import index_origins
 
-ROOT = Path(__file__).resolve().parents[2]
-JAGGED = ROOT / "sample_packages/cuda/jagged/jagged.pt2"
+from _paths import S
+
+JAGGED = S / "cuda/jagged/jagged.pt2"
 INDEX_KERNEL = "triton_poi_fused_ge_index_index_copy_mul_sub_where_zeros_like_2"
 WRITER = "triton_per_fused_cumsum_0"
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 import inspector
+from _paths import ROOT
 from _samples import S
 from inspector.queries.check import check, parse_spec
 from inspector.queries.sweep import ingest, plan
 
-ROOT = Path(__file__).resolve().parents[2]
 TF = S / "cpu/transformer"
 SDPA = "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu"
 

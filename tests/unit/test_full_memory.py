@@ -3,18 +3,16 @@ parse (issue 21 §5): no memo of run_impl's statements, and records that look-al
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from _grow import grow
+from _paths import S
 
 import inspector
 from inspector.parse import STATEMENTS
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_packages/cuda/jagged/jagged.pt2"
-T5 = ROOT / "sample_packages/cuda/hf_t5_encoder/hf_t5_encoder.pt2"
+SAMPLE = S / "cuda/jagged/jagged.pt2"
+T5 = S / "cuda/hf_t5_encoder/hf_t5_encoder.pt2"
 
 
 def test_the_whole_parse_keeps_no_parse_of_run_impl_statements():

@@ -7,9 +7,7 @@ import re
 
 import inspector
 from inspector.logs.parse import parse_log
-from inspector.queries.diagnose import diagnose
 from inspector.queries.show import summarize
-from inspector.queries.trace import trace_assert
 
 from _paths import S
 from _samples import options_index, options_log, options_pkg
@@ -50,7 +48,7 @@ def test_unknown_is_never_read_as_a_kernel_name():
         rep = parse_log(text)
         assert rep.asserts and all(a.kernel is None and a.file.endswith(".py") for a in rep.asserts), (n, s)
         with inspector.open_package(options_pkg(n)) as pkg:
-            t = trace_assert(pkg, log=text)
+            t = inspector.trace_assert(pkg, log=text)
         assert t.matches and t.matches[0].exact and t.matches[0].kernel != "unknown", (n, s)
 
 
@@ -62,7 +60,7 @@ def test_every_failing_run_gets_its_category():
             if want in (None, "none (clean run)"):
                 continue
             with inspector.open_package(options_pkg(n)) as pkg:
-                d = diagnose(pkg, options_log(n, r["scenario"]))
+                d = inspector.diagnose(pkg, options_log(n, r["scenario"]))
             # cpu_inputs (device_mismatch): only an illegal access after a cuBLAS error; read from the package (no
             # unchecked indirect access, weights in it), tests/unit/test_arithmetic_fault.py
             assert d.category == want, (n, r["scenario"], d.category, d.verdict)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import ROOT  # noqa: E402
 PKG = ROOT / "inspector"
 
 

@@ -24,7 +24,7 @@ try:
 except ImportError:
     from _samples import LOGS, S
 
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import ROOT  # noqa: E402
 PKG = ROOT / "inspector"
 # every log the samples hold: error.log, logs/*.log, the harvest's, the weights' and the sweeps' logs
 ALL_LOGS = sorted(S.rglob("*.log"))

@@ -70,9 +70,9 @@ def test_printer_call_site(monkeypatch):
 
 
 def test_none_of_the_four_catches_everything():
-    from pathlib import Path
+    from _paths import ROOT
 
-    root = Path(__file__).resolve().parents[2] / "inspector/queries"
+    root = ROOT / "inspector/queries"
     for rel in ("doctor/guards.py", "doctor/footprint.py", "explanation.py", "printer.py"):
         text = (root / rel).read_text()
         assert "except InspectorError" in text and "except Exception" not in text, rel

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from inspector import naming
 
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import ROOT  # noqa: E402
 SOURCES = sorted((ROOT / "inspector").rglob("*.py"))
 
 

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-QUERIES = Path(__file__).resolve().parents[2] / "inspector" / "queries"
+from _paths import ROOT
+
+QUERIES = ROOT / "inspector" / "queries"
 # explain/ only words facts: it reads no text back either (its limit's parentheses come from the bound's tree)
 EXPLAIN = QUERIES.parent / "explain"
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import inspector.explain as words
 import inspector.graph.ids as ids
+from . import causes
 from ..model import Assertion, CallSite, Kernel, Model
 from ..naming import root_symbol
 from ..package import Package
@@ -25,7 +26,7 @@ from .walk import (loop_position, BoundChain, BoundTerm, IndexOrigin, InputRef, 
                    literal_bound, value_origins, value_table)
 
 
-CERTAINTY = ("certain", "likely", "possible")
+CERTAINTY = causes.CERTAINTY
 
 
 @dataclass
@@ -177,27 +178,17 @@ def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
 def reason(pkg, match: TraceMatch, n_sites: int, first_thread_failed: bool | None = None,
            thread_line: str | None = None) -> None:
     """The verdict, the ranked hypotheses with their certainty and evidence, the notes, and the commands that
-    tell the alternatives apart when no evidence does.  ``first_thread_failed``/``thread_line``: the log's
-    thread [0,0,0] of block [0,0,0] evidence (CUDA), when it has some."""
-    match.confirm = []
-    match.verdict = words.trace_verdict(match, first_thread_failed=first_thread_failed)
-    causes, notes = words.trace_hypotheses(match, n_sites, first_thread_failed=first_thread_failed,
-                                           thread_line=thread_line)
-    match.hypotheses = [Hypothesis(text, c, list(ev)) for text, c, ev in causes]
-    match.notes = notes + ([words.user_code(match)] if match.source_locations else [])
-    top = match.hypotheses[0] if match.hypotheses else None
-    rivals = [h for h in match.hypotheses[1:] if h.certainty != "certain"]
-    if top is None:
-        match.certainty, match.evidence = "possible", []
-    elif top.certainty == "certain" or not rivals:
-        match.certainty, match.evidence = top.certainty, list(top.evidence)
-    else:  # several causes the evidence does not tell apart: the verdict is no surer than its first
-        match.certainty = "possible" if top.certainty == rivals[0].certainty else top.certainty
-        match.evidence = list(top.evidence)
-    if match.certainty != "certain" and len(match.hypotheses) > 1:
-        match.confirm = words.confirm_commands(str(pkg.path))
-
-
+    tell the alternatives apart when no evidence does: decided by `inspector.queries.causes`, worded by
+    `inspector.explain`.  ``first_thread_failed``/``thread_line``: the log's thread [0,0,0] of block [0,0,0]
+    evidence (CUDA), when it has some."""
+    d = causes.decide(match, n_sites, first_thread_failed=first_thread_failed, thread_line=thread_line)
+    match.verdict = words.verdict_words(d.verdict, match)
+    match.hypotheses = [Hypothesis(words.cause_words(c, match), c.certainty,
+                                   [words.evidence_words(e, match) for e in c.evidence]) for c in d.causes]
+    match.notes = [words.note_words(n, match) for n in d.notes]
+    match.certainty = d.certainty
+    match.evidence = list(match.hypotheses[0].evidence) if match.hypotheses else []
+    match.confirm = words.confirm_commands(str(pkg.path)) if d.confirm else []
 
 
 def negative_wrap(k: Kernel, a: Assertion) -> bool | None:

@@ -78,12 +78,12 @@ def table_words(table) -> str:
 # ---------------------------------------------------------------------------
 
 
-def computed(o) -> bool:
-    """The index values are computed from the input, not read from it (`IndexOrigin.through_buffer`)."""
-    return o.through_buffer
+# The words of inspector.queries.causes' decisions: each function below words one record (a `Verdict`, `Cause`,
+# `Evidence` or `Note`) of a match ``t``, whose names and limits it quotes; which record applies, its certainty
+# and its rank are decided there.
 
 
-# An extern op's error about a tensor's layout (inspector.logs.patterns.ATEN_LAYOUT_ERRORS): what it means.
+# An extern op's error about a tensor's layout (`causes.LAYOUT_CHECKS`): what it means, and what to check.
 LAYOUT_WORDS = {
     "storage": "a view of a tensor needs more memory than the tensor holds",
     "shape": "the shapes it was given do not fit together",
@@ -96,18 +96,6 @@ LAYOUT_CAUSES = {
     "shape": "Check the inputs' sizes against the package's symbolic shapes (`pt2-inspect check PKG --input …`).",
     "dtype": "Check the inputs' and the new weights' dtypes (`pt2-inspect check`, `pt2-inspect doctor --weights`).",
 }
-
-
-def finite_verdict(t, direct: str | None, inputs: list[str]) -> str:
-    """A Triton kernel's own NaN/Inf check failed: the value it checks, and whether it came in with an input."""
-    var = t.assertion.index_var or "a value"
-    head = f"{var} holds a NaN or Inf in {t.kernel}"
-    if direct:
-        return f"{head}: it is read from {direct}, so that input already held it; check that input"
-    if inputs:
-        return (f"{head}: computed there from {', '.join(dict.fromkeys(inputs))}; a NaN/Inf in that input, or the "
-                "computation, made it")
-    return f"{head}: computed inside the kernel (no input carries it in)"
 
 
 def ambiguous_aten_verdict(kernel: str, calls) -> str:
@@ -124,63 +112,67 @@ def ambiguous_aten_verdict(kernel: str, calls) -> str:
             "call reports itself")
 
 
-def _bare(tree, terms) -> bool:
-    """Whether a limit, as `limit_words` writes the bound ``tree`` (`inspector.parse.expr_tree`), is one operand in
-    one word, negated and offset without parentheses (``-64``, ``ks0 - 1``): a number, or a name left as it is (a
-    term with no input keeps its name).  A term traced to an input is a phrase (``input 0's dim 0``), and a sum, a
-    product or a call is an expression: those are put in parentheses (``-(input 0's dim 0)``)."""
-    from ..parse import expr_tree as E
-
-    if isinstance(tree, E.Paren):
-        return _bare(tree.inner, terms)
-    if isinstance(tree, E.Int):
-        return tree.value >= 0
-    if isinstance(tree, E.Name):
-        return not any(x.kernel_param == tree.id and x.input is not None for x in terms)
-    return False
+# --- the small parts: a source, a limit, a range ---------------------------
 
 
-def _limit(t) -> tuple[str, bool]:
-    """The limit of check ``t`` in words and whether it is `_bare`: the static bound, else the bound's limit (its
-    kernel parameter when the bound has no words), else ``N``.  Typed facts only: the number, the bound's tree
-    (``Assertion.bound_tree``) and its terms."""
-    if t.static_bound is not None:
-        return str(t.static_bound), t.static_bound >= 0
-    if t.bound is None:
-        return "N", True
-    if not t.bound.limit:
-        return t.bound.kernel_param, True  # a parameter's name
-    return t.bound.limit, _bare(t.assertion.bound_tree, t.bound.terms)
+def inputs_words(source) -> str:
+    """The inputs a `causes.Source` names, each once: ``input 1 `ids`, input 2 (arg2_1)`` ("" for none)."""
+    return ", ".join(dict.fromkeys(who(i) for i in source.inputs))
 
 
-def _neg(limit: str, bare: bool) -> str:
-    return f"-{limit}" if bare else f"-({limit})"
+_SOURCE_WORDS = {
+    "read": inputs_words,
+    "computed": lambda s: f"an index computed from {inputs_words(s)}",
+    "constant": lambda s: f"values read from constant {s.constant}",
+    "none": lambda s: None,
+}
+# The verb after a source's words: a constant's values are plural.
+_SOURCE_VERB = {"constant": "hold"}
 
 
-def _below(t, limit: str, bare: bool) -> str:
-    """What a negative index does at this check: ``< 0`` fails it, or (a kernel that wraps) only ``< -N``."""
-    return f"< {_neg(limit, bare)}" if t.negative_wrap else "< 0"
+def source_words(source) -> str | None:
+    """What a verdict says the checked value comes from (None: nothing traced)."""
+    return _SOURCE_WORDS[source.kind](source)
 
 
-def _outside(t, limit: str, bare: bool, last: int | None = None) -> str:
-    """The range a value must stay in: ``0..N-1``, or ``-N..N-1`` where the kernel wraps negatives; ``last``: the
-    range's last value when it is a number (a static bound's ``N - 1``)."""
-    top = str(last) if last is not None else f"{limit if bare else f'({limit})'} - 1"
-    return f"{_neg(limit, bare)}..{top}" if t.negative_wrap else f"0..{top}"
+def limit_text(limit) -> str:
+    """A `causes.Limit` in words: its number, its words, or ``N``."""
+    if limit.number is not None:
+        return str(limit.number)
+    return limit.words if limit.words is not None else "N"
 
 
-def _position_exceeds(t) -> bool | None:
-    """Whether the position's length can exceed the bound (None: the package does not say)."""
-    p = t.position
-    terms = t.bound.terms if t.bound is not None else []
-    if p is None:
-        return None
-    if len(terms) == 1 and p.symbol is not None and terms[0].symbol == p.symbol:
-        return False  # positions along the very dim the index is checked against stay below it
-    if t.static_bound is not None:
-        top = p.static if p.static is not None else p.max
-        return None if top is None else top + p.past > t.static_bound
-    return True
+def _neg(limit) -> str:
+    return f"-{limit_text(limit)}" if limit.one_operand else f"-({limit_text(limit)})"
+
+
+def below_words(rng) -> str:
+    """What a negative index does at a check (a `causes.Range`): ``< 0`` fails it, or (a kernel that wraps) only
+    ``< -N``."""
+    return f"< {_neg(rng.limit)}" if rng.wraps else "< 0"
+
+
+def outside_words(rng) -> str:
+    """The values a check lets through (a `causes.Range`): ``0..N-1``, or ``-N..N-1`` where the kernel wraps
+    negatives; a number's last value written as the number."""
+    lim = limit_text(rng.limit)
+    top = str(rng.last) if rng.last is not None else f"{lim if rng.limit.one_operand else f'({lim})'} - 1"
+    return f"{_neg(rng.limit)}..{top}" if rng.wraps else f"0..{top}"
+
+
+def _var(t, default: str = "the index") -> str:
+    return t.assertion.index_var or default
+
+
+def _where(v, t) -> str:
+    return f"failed inside the extern op {t.kernel}" if v.extern else f"checked in {t.kernel}"
+
+
+def _dims(t) -> str:
+    return " or ".join(dim_words(x.input) for x in t.bound.terms)
+
+
+# --- positions ---------------------------------------------------------------
 
 
 def loop_where(p) -> str:
@@ -197,29 +189,42 @@ def loop_position_words(t, limit: str) -> str:
             f"runs 0 … that dim - 1), checked against {limit}" + (f" (indexing {tbl})" if tbl else "") + rng)
 
 
-def position_hypothesis(t, limit: str) -> str:
+def _loop_position_cause(t, limit: str) -> str:
     p = t.position
-    if p.op == "loop":
-        return (f"{p.length} is larger than {limit}: the index is a loop position ({loop_where(p)} runs 0 … "
-                f"{p.length} - 1, an arange such as position ids), so every size past {limit} fails, whatever the "
-                f"values" + (f"; the package was exported for sizes up to {p.max}" if p.max is not None else "")
-                + f". Keep {p.length} ≤ {limit} (truncate or chunk the input), or grow what is indexed (e.g. "
-                "max_position_embeddings) and export with that dim's max at most the table's size; "
-                "`pt2-inspect check` says which sizes fail.")
-    if p.op == "reduction":
-        rows = t.table.rows if t.table is not None else None
-        return reduction_position_hypothesis(p.where, p.length, rows)
-    if p.input is None and p.static is not None:
-        top_v = p.static - 1 + p.past
-        return (f"the index is a position {p.name} returns along {p.length} ({p.where}): its values reach {top_v}"
-                + (" (one past the last boundary)" if p.past else "") + f", and {limit} is the limit: whenever {limit} "
-                f"is {top_v} or less, the largest positions fail. Compare those two sizes (`pt2-inspect check` says "
-                "'may fail' for them), not the input's values.")
+    return (f"{p.length} is larger than {limit}: the index is a loop position ({loop_where(p)} runs 0 … "
+            f"{p.length} - 1, an arange such as position ids), so every size past {limit} fails, whatever the "
+            f"values" + (f"; the package was exported for sizes up to {p.max}" if p.max is not None else "")
+            + f". Keep {p.length} ≤ {limit} (truncate or chunk the input), or grow what is indexed (e.g. "
+            "max_position_embeddings) and export with that dim's max at most the table's size; "
+            "`pt2-inspect check` says which sizes fail.")
+
+
+def _reduction_position_cause(t, limit: str) -> str:
+    rows = t.table.rows if t.table is not None else None
+    return reduction_position_hypothesis(t.position.where, t.position.length, rows)
+
+
+def _fixed_position_cause(t, limit: str) -> str:
+    p = t.position
+    top_v = p.static - 1 + p.past
+    return (f"the index is a position {p.name} returns along {p.length} ({p.where}): its values reach {top_v}"
+            + (" (one past the last boundary)" if p.past else "") + f", and {limit} is the limit: whenever {limit} "
+            f"is {top_v} or less, the largest positions fail. Compare those two sizes (`pt2-inspect check` says "
+            "'may fail' for them), not the input's values.")
+
+
+def _sized_position_cause(t, limit: str) -> str:
+    p = t.position
     top = f"{p.length}" + (" (one past the last boundary)" if p.past else " - 1")
     rng = f"; the package allows {p.length} up to {p.max}" if p.max is not None else ""
     return (f"the index is a position {p.name} returns along {p.length} ({p.where}): its values reach {top}, and "
             f"{limit} is the limit{rng}: whenever {p.length} is larger than {limit}, positions past it fail. Compare "
             f"those two sizes (`pt2-inspect check` says 'may fail' for them), not the input's values.")
+
+
+# `causes.POSITION_KINDS` -> the cause's words for an index that is such a position.
+_POSITION_CAUSES = {"loop": _loop_position_cause, "reduction": _reduction_position_cause,
+                    "fixed": _fixed_position_cause, "sized": _sized_position_cause}
 
 
 def position_evidence(t, limit: str) -> str:
@@ -228,18 +233,258 @@ def position_evidence(t, limit: str) -> str:
             f"{limit}")
 
 
-def _guard_evidence(x) -> str:
-    if x.min is None and x.max is None:
-        return (f"{dim_words(x.input)} has no guard compiled in (torch 2.6 writes none unless AOTI_RUNTIME_CHECK_INPUTS=1 "
-                "is set when compiling): any size, 0 too, reaches the kernel")
-    return (f"{dim_words(x.input)} was exported for {_rng(x)}; its guards run only with AOTI_RUNTIME_CHECK_INPUTS=1, "
-            "so a size outside it (0 too) reaches the kernel")
+# --- the verdict -------------------------------------------------------------
 
+
+def _finite_head(t) -> str:
+    return f"{_var(t, 'a value')} holds a NaN or Inf in {t.kernel}"
+
+
+def _static_verdict(v, t, pos: str = "") -> str:
+    tbl = table_words(t.table)
+    n = limit_text(v.range.limit)
+    limit = f"≥ {n}" + (f", indexing {tbl}" if tbl else "")
+    verb = _SOURCE_VERB.get(v.source.kind, "holds")
+    below = f" (or {below_words(v.range)})" if v.lower else ""
+    return f"{source_words(v.source) or _var(t)} {verb} values {limit}{below}{pos}; {_where(v, t)}"
+
+
+def _static_position_verdict(v, t) -> str:
+    p = t.position
+    return _static_verdict(v, t, f"; it is a position {p.name} returns along {p.length}, which can exceed "
+                                 f"{limit_text(v.range.limit)}")
+
+
+def _value_words(v, t) -> str:
+    """A bound of input dims: ``X holds values ≥ N (or < 0)``, the start of each of its verdicts."""
+    lim, src, tbl = limit_text(v.range.limit), source_words(v.source), table_words(t.table)
+    if v.source.kind == "read":
+        return f"{src} holds values ≥ {lim} (or {below_words(v.range)}){', indexing ' + tbl if tbl else ''}"
+    return f"{src or _var(t)} is ≥ {lim} (or {below_words(v.range)})"
+
+
+def _position_or_empty_verdict(v, t) -> str:
+    return (f"{_value_words(v, t)}: it is a position {t.position.name} returns along {t.position.length}, and that "
+            f"size can exceed {limit_text(v.range.limit)}; or {_dims(t)} is 0 (an empty input); {_where(v, t)}")
+
+
+def _empty_position_below_verdict(v, t) -> str:
+    return (f"{_dims(t)} is 0 (an empty input): {source_words(v.source) or _var(t)} is a position along "
+            f"{t.position.length}, which stays below {limit_text(v.range.limit)}; {_where(v, t)}")
+
+
+def _layout_verdict(v, t) -> str:
+    src = source_words(v.source)
+    feeds = f"; its tensors come from {src}" if src else ""
+    return (f"{t.kernel} failed with an ATen {t.assertion.checks} error, not an index out of range: "
+            f"{LAYOUT_WORDS[t.assertion.checks]}{feeds}")
+
+
+# `causes.VERDICT_CASES` -> the verdict's words.
+_VERDICTS = {
+    "finite_read": lambda v, t: (f"{_finite_head(t)}: it is read from {inputs_words(v.source)}, so that input already "
+                                 "held it; check that input"),
+    "finite_computed": lambda v, t: (f"{_finite_head(t)}: computed there from {inputs_words(v.source)}; a NaN/Inf in "
+                                     "that input, or the computation, made it"),
+    "finite_inside": lambda v, t: f"{_finite_head(t)}: computed inside the kernel (no input carries it in)",
+    "layout": _layout_verdict,
+    "static": _static_verdict,
+    "static_position": _static_position_verdict,
+    "loop_position": lambda v, t: f"{loop_position_words(t, limit_text(v.range.limit))}; {_where(v, t)}",
+    "not_empty": lambda v, t: (f"{_value_words(v, t)}; not an empty input: were {_dims(t)} 0, every index would fail, "
+                               f"the first thread of the first block too, and the log shows that one did not; "
+                               f"{_where(v, t)}"),
+    "position_or_empty": _position_or_empty_verdict,
+    "empty_position_below": _empty_position_below_verdict,
+    "empty_as_thread": lambda v, t: (f"{_dims(t)} is 0 (an empty input), as thread [0,0,0] failing suggests, or "
+                                     f"{_value_words(v, t)}; {_where(v, t)}"),
+    "value_or_empty": lambda v, t: (f"{_value_words(v, t)}, or {_dims(t)} is 0 (an empty input); the log does not say "
+                                    f"which; {_where(v, t)}"),
+    "extern_index": lambda v, t: (f"{t.kernel} failed: {source_words(v.source) or 'its index argument'} holds an index "
+                                  f"outside {table_words(t.table) or 'its table'}"),
+    "untraced": lambda v, t: (f"{_var(t)} failed `{t.assertion.message}` in {t.kernel}; the bound "
+                              f"`{t.assertion.bound_expr}` was not traced to an input"),
+}
+
+
+def verdict_words(v, t) -> str:
+    """One line for a `causes.Verdict` of match ``t``: which input holds what, against which limit, checked where
+    (and, when ``position_note``, that the index is an argmax's position)."""
+    text = _VERDICTS[v.case](v, t)
+    return text + (reduction_position_note(t.position.length) if v.position_note else "")
+
+
+# --- the causes --------------------------------------------------------------
+
+
+def _finite_computed_cause(c, t) -> str:
+    src = inputs_words(c.source)
+    return (f"{_var(t)} is computed in {t.kernel}" + (f" from {src}" if src else "") + ": a NaN/Inf in "
+            + ("that input, or " if src else "") + "the computation itself (log of a negative, 0/0, an "
+            "overflow) made it; the intermediate value printer shows the values going in.")
+
+
+def _static_computed_value_cause(c, t) -> str:
+    tbl = table_words(t.table)
+    return (f"the index computed from {inputs_words(c.source)} takes a value outside {outside_words(c.range)}"
+            + (f" (indexing {tbl})" if tbl else "") + ": check the sizes and values of that input against the table.")
+
+
+def _static_read_value_cause(c, t) -> str:
+    tbl = table_words(t.table)
+    return (f"{inputs_words(c.source)} holds a value outside {outside_words(c.range)}"
+            + (f" (indexing {tbl})" if tbl else "") + f": check those values before calling the model "
+            f"(e.g. ids < {limit_text(c.limit)}), or grow the table.")
+
+
+def _bound_value_cause(c, t) -> str:
+    src = inputs_words(c.source)
+    return ((f"{src} holds" if c.source.kind == "read" else f"the index computed from {src} takes")
+            + f" a value outside {outside_words(c.range)}: check those values against {limit_text(c.limit)} before "
+            "calling the model.")
+
+
+def _empty_input_cause(c, t) -> str:
+    exported = "; ".join(f"{dim_words(x.input)} was exported for {_rng(x)}" for x in t.bound.terms)
+    return (f"{_dims(t)} is 0 (an empty input), so `{_var(t)} < {t.assertion.bound_expr}` fails for every index "
+            f"({exported}): handle empty inputs in forward() or export with size-0/1 samples. "
+            "AOTI_RUNTIME_CHECK_INPUTS=1 at run time turns this into a clear input error.")
+
+
+# `causes.CAUSE_KINDS` -> the cause's words.
+_CAUSES = {
+    "layout": lambda c, t: LAYOUT_CAUSES[t.assertion.checks],
+    "finite_input": lambda c, t: (f"{inputs_words(c.source)} holds a NaN or Inf: check it before calling the model "
+                                  "(torch.isfinite(x).all())."),
+    "finite_computed": _finite_computed_cause,
+    "position": lambda c, t: _POSITION_CAUSES[c.position](t, limit_text(c.limit)),
+    "static_read_value": _static_read_value_cause,
+    "static_computed_value": _static_computed_value_cause,
+    "constant_values": lambda c, t: (f"The values come from constant {c.source.constant}: it holds such a "
+                                     "value only if it was never loaded (a buffer left out of load_constants, e.g. one "
+                                     "state_dict() lacks, holds uninitialised memory) or was replaced by other weights: "
+                                     "check the load_constants call (`pt2-inspect doctor PKG --weights FILE`)."),
+    "computed_inside": lambda c, t: f"{_var(t)} is computed inside {t.kernel} and must stay below {limit_text(c.limit)}.",
+    "bound_value": _bound_value_cause,
+    "empty_input": _empty_input_cause,
+    "extern_index": lambda c, t: (f"{inputs_words(c.source)} holds an index outside {table_words(t.table) or 'the table'} "
+                                  f"that {t.kernel} reads: check those values before calling the model."),
+    "untraced_bound": lambda c, t: f"The bound `{t.assertion.bound_expr}` could not be traced to a model input.",
+}
+
+
+def cause_words(c, t) -> str:
+    """A `causes.Cause` of match ``t`` in words: what went wrong and what to check."""
+    return _CAUSES[c.kind](c, t)
+
+
+# --- the evidence ------------------------------------------------------------
 
 THREAD_PASSED = ("thread [0,0,0] of block [0,0,0] did not fail (the log lists the threads that did): with a bound of 0 "
                  "every index fails, that thread's too, so the bound is not 0")
 THREAD_FAILED = ("thread [0,0,0] of block [0,0,0] failed (the log): as every thread does when the bound is 0; a bad "
                  "value at the first position does the same")
+
+
+def _fixed_bound(e, t) -> str:
+    return f"the bound is the constant {e.number}, a value the package fixes (the failing check, {t.kernel} line {t.file_line})"
+
+
+def _position_below(e, t) -> str:
+    p = t.position
+    return (f"the index is a position along {p.length} ({loop_where(p) if p.op == 'loop' else p.where}), which stays "
+            f"below {limit_text(e.limit)}: no value can fail")
+
+
+def _guard_evidence(e, t) -> str:
+    return (f"{dim_words(e.term.input)} was exported for {_rng(e.term)}; its guards run only with "
+            "AOTI_RUNTIME_CHECK_INPUTS=1, so a size outside it (0 too) reaches the kernel")
+
+
+def _no_guard_evidence(e, t) -> str:
+    return (f"{dim_words(e.term.input)} has no guard compiled in (torch 2.6 writes none unless "
+            "AOTI_RUNTIME_CHECK_INPUTS=1 is set when compiling): any size, 0 too, reaches the kernel")
+
+
+# `causes.EVIDENCE_KINDS` -> the evidence's words.
+_EVIDENCE = {
+    "failing_check": lambda e, t: f"the failing check, {t.kernel} line {t.file_line}",
+    "failing_call": lambda e, t: f"the failing call, wrapper.cpp line {t.file_line}",
+    "read_straight": lambda e, t: f"the checked value is read straight from {inputs_words(e.source)}",
+    "fixed_bound": _fixed_bound,
+    "fixed_bound_not_zero": lambda e, t: f"{_fixed_bound(e, t)}: it is never 0, so only a value fails",
+    "loop_index": lambda e, t: (f"the index is a loop position ({loop_where(t.position)}), not a value read from a "
+                                f"tensor: only {t.position.length} moves it"),
+    "position_fixed": lambda e, t: position_evidence(t, limit_text(e.limit)),
+    "position_below": _position_below,
+    "read_from_constant": lambda e, t: f"the index is read from constant {e.constant}, not from an input",
+    "no_guard": _no_guard_evidence,
+    "guard": _guard_evidence,
+    "log_line": lambda e, t: e.quote,
+    "thread_passed": lambda e, t: THREAD_PASSED,
+    "thread_failed": lambda e, t: THREAD_FAILED,
+}
+
+
+def evidence_words(e, t) -> str:
+    """A `causes.Evidence` of match ``t`` in words."""
+    return _EVIDENCE[e.kind](e, t)
+
+
+# --- the notes ---------------------------------------------------------------
+
+
+def _hops(x) -> str:
+    """``ks1 = s27 = input 0 (arg0_1) dim 1``: each name once."""
+    parts = [x.kernel_param, x.call_arg, x.symbol or "?", dim_words(x.input)]
+    return " = ".join(dict.fromkeys(p for p in parts if p))
+
+
+def _rng(x) -> str:
+    return f"{x.min if x.min is not None else '?'}..{x.max if x.max is not None else '?'}"
+
+
+def _limit_terms_note(n, t) -> str:
+    numel = f" (the number of elements of {who(n.numel_of)}, when these are all its dims)" if n.numel_of else ""
+    return f"The limit is {limit_text(n.limit)}{numel}: " + ", ".join(_hops(x) for x in n.terms) + "."
+
+
+def _wrap_note(n, t) -> str:
+    if n.wraps:
+        return (f"{t.kernel} wraps negative indices before its check (`idx < 0 ? idx + {limit_text(n.limit)} : idx`, "
+                f"Python's indexing): -1..{_neg(n.limit)} pass silently and read rows counted from the end (a wrong "
+                f"row, no error); only values below {_neg(n.limit)} fail the check.")
+    return f"{t.kernel} does not wrap negative indices: -1 already fails its check (as an embedding's does)."
+
+
+def user_code(location, name: str | None) -> str:
+    """Where the user's own code does it: ``the index comes from `ids`, used at build.py:138 `…` in `tok```."""
+    where = (f"{location.file.rsplit('/', 1)[-1]}:{location.line}  `{location.code}`"
+             + (f" in `{location.module}`" if location.module else ""))
+    return f"In your code: the index comes from `{name}`, used at {where}." if name else f"In your code: {where}."
+
+
+# `causes.NOTE_KINDS` -> the note's words.
+_NOTES = {
+    "limit_terms": _limit_terms_note,
+    "wrap": _wrap_note,
+    "computed_through": lambda n, t: (f"The index values are computed from {who(n.input)} through "
+                                      f"{' <- '.join(n.through)} (an intermediate buffer), not read from it directly."),
+    "computed_inside": lambda n, t: (f"The index values are computed from {who(n.input)} inside {t.kernel} itself (it "
+                                     f"stores {n.store} and reads it back, e.g. an argmax or cumsum), not read from the "
+                                     "input directly."),
+    "launches": lambda n, t: (f"{t.kernel} is launched {n.count} times (wrapper lines "
+                              f"{', '.join(str(s) for s in n.lines)}); the chain above follows the first launch."),
+    "user_code": lambda n, t: user_code(n.location, n.name),
+}
+
+
+def note_words(n, t) -> str:
+    """A `causes.Note` of match ``t`` in words."""
+    return _NOTES[n.kind](n, t)
+
+
+# --- the commands that tell causes apart ------------------------------------
 
 
 def confirm_commands(pkg: str, log: str | None = None) -> list[str]:
@@ -252,223 +497,6 @@ def confirm_commands(pkg: str, log: str | None = None) -> list[str]:
 
 
 CONFIRM_WHY = "nothing in the log excludes the other causes; a run tells them apart"
-
-
-def wrap_note(t) -> str | None:
-    """Whether the checked kernel wraps negative indices, said once (not for a check with no lower side, which
-    Inductor writes where it proved the index never negative: ``tmp6 < 32L``)."""
-    if t.assertion.lower_bound is None and t.assertion.checks == "index":
-        return None
-    lim, bare = _limit(t) if t.static_bound is not None or (t.bound and t.bound.limit) else ("N", True)
-    if t.negative_wrap is True:
-        return (f"{t.kernel} wraps negative indices before its check (`idx < 0 ? idx + {lim} : idx`, Python's "
-                f"indexing): -1..{_neg(lim, bare)} pass silently and read rows counted from the end (a wrong row, no "
-                f"error); only values below {_neg(lim, bare)} fail the check.")
-    if t.negative_wrap is False:
-        return (f"{t.kernel} does not wrap negative indices: -1 already fails its check (as an embedding's does).")
-    return None
-
-
-def trace_verdict(t, first_thread_failed: bool | None = None) -> str:
-    """One line: which input holds what, against which limit, checked where.  ``first_thread_failed``: whether the
-    log shows thread [0,0,0] of block [0,0,0] failing (with a bound of 0 every index fails, that one too).
-    Without such evidence every cause the package allows is named, none ranked by a fixed rule."""
-    a = t.assertion
-    var = a.index_var or "the index"
-    inputs = [o.input for o in t.index_origin if o.input]
-    consts = [o.constant for o in t.index_origin if o.constant]
-    direct = [o for o in t.index_origin if o.input and not computed(o)]
-    src = ", ".join(dict.fromkeys(who(i) for i in inputs)) if inputs else None
-    if src and not direct:
-        src = f"an index computed from {src}"
-    elif not src and consts:
-        src = f"values read from constant {consts[0]}"
-    tbl = table_words(t.table)
-    if a.checks == "finite":
-        return finite_verdict(t, src if direct else None, [who(i) for i in inputs])
-    if a.checks in LAYOUT_WORDS:
-        feeds = f"; its tensors come from {src}" if src else ""
-        return (f"{t.kernel} failed with an ATen {a.checks} error, not an index out of range: "
-                f"{LAYOUT_WORDS[a.checks]}{feeds}")
-    where = f"failed inside the extern op {t.kernel}" if t.kernel_kind == "extern" else f"checked in {t.kernel}"
-    if t.static_bound is not None:
-        n = str(t.static_bound)
-        limit = f"≥ {n}" + (f", indexing {tbl}" if tbl else "")
-        verb = "hold" if (src or "").startswith("values") else "holds"
-        pos = ""
-        if _position_exceeds(t):
-            if t.position.op == "loop":
-                return f"{loop_position_words(t, n)}; {where}"
-            pos = f"; it is a position {t.position.name} returns along {t.position.length}, which can exceed {n}"
-        below = f" (or {_below(t, *_limit(t))})" if a.lower_bound is not None else ""
-        return f"{src or var} {verb} values {limit}{below}{pos}; {where}"
-    if t.bound is not None and t.bound.terms and all(x.input for x in t.bound.terms):
-        lim, bare = _limit(t)
-        dims = " or ".join(dim_words(x.input) for x in t.bound.terms)
-        what = (f"{src} holds values ≥ {lim} (or {_below(t, lim, bare)}){', indexing ' + tbl if tbl else ''}"
-                if src and direct else f"{src or var} is ≥ {lim} (or {_below(t, lim, bare)})")
-        if first_thread_failed is False:
-            return (f"{what}; not an empty input: were {dims} 0, every index would fail, the first thread of the "
-                    f"first block too, and the log shows that one did not; {where}")
-        exceeds = _position_exceeds(t)
-        if exceeds:
-            return (f"{what}: it is a position {t.position.name} returns along {t.position.length}, and that size can "
-                    f"exceed {lim}; or {dims} is 0 (an empty input); {where}")
-        if exceeds is False:
-            return (f"{dims} is 0 (an empty input): {src or var} is a position along {t.position.length}, which "
-                    f"stays below {lim}; {where}")
-        if first_thread_failed is True:
-            return (f"{dims} is 0 (an empty input), as thread [0,0,0] failing suggests, or {what}; {where}")
-        return f"{what}, or {dims} is 0 (an empty input); the log does not say which; {where}"
-    if t.kernel_kind == "extern":
-        return f"{t.kernel} failed: {src or 'its index argument'} holds an index outside {tbl or 'its table'}"
-    return f"{var} failed `{a.message}` in {t.kernel}; the bound `{a.bound_expr}` was not traced to an input"
-
-
-def _hops(x) -> str:
-    """``ks1 = s27 = input 0 (arg0_1) dim 1``: each name once."""
-    parts = [x.kernel_param, x.call_arg, x.symbol or "?", dim_words(x.input)]
-    return " = ".join(dict.fromkeys(p for p in parts if p))
-
-
-def _numel_words(terms, expr: str) -> str:
-    """`` (the number of elements of input 0)`` when the bound multiplies every dim of one input."""
-    ins = {x.input.index for x in terms if x.input}
-    if len(ins) == 1 and "+" not in expr and "-" not in expr and "*" in expr:
-        inp = terms[0].input
-        return f" (the number of elements of {who(inp)}, when these are all its dims)"
-    return ""
-
-
-def _rng(x) -> str:
-    return f"{x.min if x.min is not None else '?'}..{x.max if x.max is not None else '?'}"
-
-
-
-def trace_hypotheses(t, n_sites: int, first_thread_failed: bool | None = None, thread_line: str | None = None
-                     ) -> tuple[list[tuple[str, str, list[str]]], list[str]]:
-    """(causes, notes).  Causes: ``(text, certainty, evidence)``, likeliest first, each stated once; a cause is
-    ranked above another only on evidence (the log's threads, a value the package fixes), never by a fixed
-    rule.  Notes: facts beside them (intermediate buffers, several launches, negative wrap-around)."""
-    causes: list[tuple[str, str, list[str]]] = []
-    notes: list[str] = []
-    a = t.assertion
-    var = a.index_var or "the index"
-    inputs = [o.input for o in t.index_origin if o.input]
-    src = ", ".join(dict.fromkeys(who(i) for i in inputs)) if inputs else None
-    direct = any(o.input and not computed(o) for o in t.index_origin)
-    consts = [o.constant for o in t.index_origin if o.constant]
-    tbl = table_words(t.table)
-    at = f"the failing check, {t.kernel} line {t.file_line}"
-    if a.checks in LAYOUT_WORDS:
-        return [(LAYOUT_CAUSES[a.checks], "possible", [at])], notes
-    if a.checks == "finite":
-        if src and direct:
-            return [(f"{src} holds a NaN or Inf: check it before calling the model (torch.isfinite(x).all()).",
-                     "likely", [at, f"the checked value is read straight from {src}"])], notes
-        causes.append((f"{var} is computed in {t.kernel}" + (f" from {src}" if src else "") + ": a NaN/Inf in "
-                       + ("that input, or " if src else "") + "the computation itself (log of a negative, 0/0, an "
-                       "overflow) made it; the intermediate value printer shows the values going in.", "possible", [at]))
-        return causes, notes
-    if t.static_bound is not None:
-        n = t.static_bound
-        fixed = f"the bound is the constant {n}, a value the package fixes ({at}): it is never 0, so only a value fails"
-        rng = _outside(t, *_limit(t), last=n - 1)
-        if _position_exceeds(t) and t.position.op == "loop":
-            causes.append((position_hypothesis(t, str(n)), "certain", [
-                f"the bound is the constant {n}, a value the package fixes ({at})",
-                f"the index is a loop position ({loop_where(t.position)}), not a value read from a tensor: only "
-                f"{t.position.length} moves it"]))
-        elif _position_exceeds(t):
-            causes.append((position_hypothesis(t, str(n)), "certain", [fixed, position_evidence(t, str(n))]))
-        elif src and not direct:
-            causes.append((f"the index computed from {src} takes a value outside {rng}"
-                           + (f" (indexing {tbl})" if tbl else "") + ": check the sizes and values of that input "
-                           "against the table.", "certain", [fixed]))
-        elif src:
-            causes.append((f"{src} holds a value outside {rng}"
-                           + (f" (indexing {tbl})" if tbl else "") + f": check those values before calling the model "
-                           f"(e.g. ids < {n}), or grow the table.", "certain", [fixed]))
-        elif consts:
-            causes.append((f"The values come from constant {consts[0]}: it holds such a "
-                           "value only if it was never loaded (a buffer left out of load_constants, e.g. one "
-                           "state_dict() lacks, holds uninitialised memory) or was replaced by other weights: check "
-                           "the load_constants call (`pt2-inspect doctor PKG --weights FILE`).", "likely",
-                           [fixed, f"the index is read from constant {consts[0]}, not from an input"]))
-        else:
-            causes.append((f"{var} is computed inside {t.kernel} and must stay below {n}.", "certain", [fixed]))
-    elif t.bound is not None and t.bound.terms and all(x.input for x in t.bound.terms):
-        lim = t.bound.limit
-        guards = [_guard_evidence(x) for x in t.bound.terms]
-        value = ((f"{src} holds" if direct else f"the index computed from {src} takes")
-                 + f" a value outside {_outside(t, *_limit(t))}: check those values against {lim} before calling the "
-                 "model.") if src else None
-        dims = " or ".join(dim_words(x.input) for x in t.bound.terms)
-        exported = "; ".join(f"{dim_words(x.input)} was exported for {_rng(x)}" for x in t.bound.terms)
-        empty = (f"{dims} is 0 (an empty input), so `{var} < {a.bound_expr}` fails for every index "
-                 f"({exported}): handle empty inputs in forward() or export with size-0/1 samples. "
-                 "AOTI_RUNTIME_CHECK_INPUTS=1 at run time turns this into a clear input error.")
-        exceeds = _position_exceeds(t)
-        if first_thread_failed is False:
-            thread = [x for x in (thread_line, THREAD_PASSED) if x]
-            if exceeds:
-                causes.append((position_hypothesis(t, lim), "certain", thread + [position_evidence(t, lim)]))
-            elif value:
-                causes.append((value, "certain", thread))
-        elif exceeds:
-            causes.append((position_hypothesis(t, lim), "likely", [position_evidence(t, lim)] + guards))
-            causes.append((empty, "possible", guards))
-        elif exceeds is False:
-            causes.append((empty, "likely", [f"the index is a position along {t.position.length} "
-                                             f"({loop_where(t.position) if t.position.op == 'loop' else t.position.where}), "
-                                             f"which stays below {lim}: no value can fail"]
-                           + guards))
-        elif first_thread_failed is True:
-            causes.append((empty, "likely", [x for x in (thread_line, THREAD_FAILED) if x] + guards))
-            if value:
-                causes.append((value, "possible", [x for x in (thread_line, THREAD_FAILED) if x]))
-        else:
-            # No evidence tells them apart (a CPU check prints no value and no thread): both, equally possible;
-            # the value first only because it is named by the check's own text.
-            if value:
-                causes.append((value, "possible", [at]))
-            causes.append((empty, "possible", guards))
-        if len(t.bound.terms) > 1:
-            notes.append(f"The limit is {lim}{_numel_words(t.bound.terms, a.bound_expr or '')}: "
-                         + ", ".join(_hops(x) for x in t.bound.terms) + ".")
-    elif t.kernel_kind == "extern":
-        if src:
-            causes.append((f"{src} holds an index outside {tbl or 'the table'} that {t.kernel} reads: check those "
-                           "values before calling the model.", "likely", [f"the failing call, wrapper.cpp line {t.file_line}"]))
-    elif a.bound_expr:
-        causes.append((f"The bound `{a.bound_expr}` could not be traced to a model input.", "possible", [at]))
-    w = wrap_note(t)
-    if w:
-        notes.append(w)
-    for o in t.index_origin:
-        if o.input and computed(o):
-            hops = [s.name for s in o.path if s.kind in ("kernel", "extern_op")]
-            own = [s.name for s in o.path if s.kind in ("store", "kernel_param") and s.role in ("out", "inout")]
-            if hops:
-                notes.append(f"The index values are computed from {who(o.input)} through {' <- '.join(hops)} "
-                             "(an intermediate buffer), not read from it directly.")
-            elif own:
-                notes.append(f"The index values are computed from {who(o.input)} inside {t.kernel} itself (it stores "
-                             f"{own[0]} and reads it back, e.g. an argmax or cumsum), not read from the input directly.")
-    if n_sites > 1:
-        notes.append(f"{t.kernel} is launched {n_sites} times (wrapper lines {', '.join(str(s) for s in t.call_sites)}); "
-                     "the chain above follows the first launch.")
-    seen: set[str] = set()
-    causes = [c for c in causes if not (c[0] in seen or seen.add(c[0]))]
-    return causes, list(dict.fromkeys(notes))
-
-def user_code(t) -> str:
-    """Where the user's own code does it: ``the index comes from `ids`, used at build.py:138 `…` in `tok```."""
-    loc = t.source_locations[0]
-    names = [o.input.user_name for o in t.index_origin if o.input and o.input.user_name]
-    where = f"{loc.file.rsplit('/', 1)[-1]}:{loc.line}  `{loc.code}`" + (f" in `{loc.module}`" if loc.module else "")
-    return (f"In your code: the index comes from `{names[0]}`, used at {where}." if names
-            else f"In your code: {where}.")
 
 
 def reduction_position_hypothesis(kernel: str, length: str, rows) -> str:

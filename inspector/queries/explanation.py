@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import inspector.explain as words
 import inspector.graph.ids as ids
+from . import causes
 from ..errors import InspectorError
 from ..model import Assertion, CallSite, Kernel, Model
 from ..naming import root_symbol
@@ -27,7 +28,7 @@ from .index_walk import index_origins, value_origins, value_table
 from .walk import BoundChain, BoundTerm, IndexOrigin, InputRef, TableRef, edges
 
 
-CERTAINTY = ("certain", "likely", "possible")
+CERTAINTY = causes.CERTAINTY
 
 
 @dataclass
@@ -35,12 +36,12 @@ class Hypothesis:
     """One cause, with how sure the answer is of it and what that rests on (a log line, a thread, a guard, a
     value the package fixes).  ``certain``: the evidence excludes every alternative."""
 
-    text: str
+    sentence: str  # the cause in words (inspector.explain); JSON's "text"
     certainty: str  # "certain" | "likely" | "possible"
     evidence: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
-        return self.text
+        return self.sentence
 
 
 @dataclass
@@ -179,27 +180,17 @@ def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
 def reason(pkg, match: TraceMatch, n_sites: int, first_thread_failed: bool | None = None,
            thread_line: str | None = None) -> None:
     """The verdict, the ranked hypotheses with their certainty and evidence, the notes, and the commands that
-    tell the alternatives apart when no evidence does.  ``first_thread_failed``/``thread_line``: the log's
-    thread [0,0,0] of block [0,0,0] evidence (CUDA), when it has some."""
-    match.confirm = []
-    match.verdict = words.trace_verdict(match, first_thread_failed=first_thread_failed)
-    causes, notes = words.trace_hypotheses(match, n_sites, first_thread_failed=first_thread_failed,
-                                           thread_line=thread_line)
-    match.hypotheses = [Hypothesis(text, c, list(ev)) for text, c, ev in causes]
-    match.notes = notes + ([words.user_code(match)] if match.source_locations else [])
-    top = match.hypotheses[0] if match.hypotheses else None
-    rivals = [h for h in match.hypotheses[1:] if h.certainty != "certain"]
-    if top is None:
-        match.certainty, match.evidence = "possible", []
-    elif top.certainty == "certain" or not rivals:
-        match.certainty, match.evidence = top.certainty, list(top.evidence)
-    else:  # several causes the evidence does not tell apart: the verdict is no surer than its first
-        match.certainty = "possible" if top.certainty == rivals[0].certainty else top.certainty
-        match.evidence = list(top.evidence)
-    if match.certainty != "certain" and len(match.hypotheses) > 1:
-        match.confirm = words.confirm_commands(str(pkg.path))
-
-
+    tell the alternatives apart when no evidence does: decided by `inspector.queries.causes`, worded by
+    `inspector.explain`.  ``first_thread_failed``/``thread_line``: the log's thread [0,0,0] of block [0,0,0]
+    evidence (CUDA), when it has some."""
+    d = causes.decide(match, n_sites, first_thread_failed=first_thread_failed, thread_line=thread_line)
+    match.verdict = words.verdict_words(d.verdict, match)
+    match.hypotheses = [Hypothesis(words.cause_words(c, match), c.certainty,
+                                   [words.evidence_words(e, match) for e in c.evidence]) for c in d.causes]
+    match.notes = [words.note_words(n, match) for n in d.notes]
+    match.certainty = d.certainty
+    match.evidence = list(match.hypotheses[0].evidence) if match.hypotheses else []
+    match.confirm = words.confirm_commands(str(pkg.path)) if d.confirm else []
 
 
 def negative_wrap(k: Kernel, a: Assertion) -> bool | None:

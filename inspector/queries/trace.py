@@ -66,6 +66,8 @@ class TraceResult:
             for o, od in zip(m.index_origin, md["index_origin"], strict=True):
                 od["path"] = path_names(o.path)
             md["snippet"] = [{"line": ln, "text": t} for ln, t in m.snippet]
+            md["hypotheses"] = [{"text": h.sentence, "certainty": h.certainty, "evidence": list(h.evidence)}
+                                for h in m.hypotheses]
             if md.get("position") and md["position"]["op"] != "loop":  # a loop position's own fields
                 del md["position"]["loop_index"], md["position"]["grid"]
         return d
@@ -144,14 +146,12 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         if mt.position is None:
             mt.position = _reduction_position(slices[n], mt)
     cut = report.mentions("elided")  # a cut log: a thread it does not list may have failed all the same
-    for mt in matches:  # the log's thread evidence, and the positions, rank the hypotheses
+    for mt in matches:  # the log's thread evidence, and the positions, rank the hypotheses (and word an argmax's)
         first, line = _first_thread_failed(located, mt)
         if cut and first is False:
             first, line = None, None
         if first is not None or mt.position is not None:
             reason(pkg, mt, len(mt.call_sites), first_thread_failed=first, thread_line=line)
-        if mt.position is not None and mt.position.op == "reduction" and "a position" not in mt.verdict:
-            mt.verdict += words.reduction_position_note(mt.position.length)
     if log_name:
         for mt in matches:
             mt.confirm = words.confirm_commands(str(pkg.path), log_name) if mt.confirm else []

@@ -74,7 +74,7 @@ def _match_tree(mt: TraceMatch) -> Tree:
     if mt.hypotheses:
         ex = root.add(Text("hypotheses, most likely first", style="bold green"))
         for i, h in enumerate(mt.hypotheses, 1):
-            hn = ex.add(Text.assemble(f"{i}. ", (f"[{h.certainty}] ", "bold"), h.text))
+            hn = ex.add(Text.assemble(f"{i}. ", (f"[{h.certainty}] ", "bold"), h.sentence))
             for e in h.evidence:
                 hn.add(Text(f"evidence: {e}", style="dim"))
     for e in mt.notes:

@@ -43,7 +43,7 @@ def test_text_json_report_and_api_say_the_same_things_in_the_same_order(manifest
     assert api.matches and api.certainty in CERTAINTY
     mt = api.matches[0]
     assert mt.hypotheses, "a traced failure offers at least one cause"
-    parts = [mt.verdict] + [h.text for h in mt.hypotheses] + mt.notes
+    parts = [mt.verdict] + [h.sentence for h in mt.hypotheses] + mt.notes
     assert main(["trace-assert", str(pkg), "--log", str(log), "--json"]) == 0
     js = json.loads(capsys.readouterr().out)
     jm = js["matches"][0]
@@ -55,7 +55,7 @@ def test_text_json_report_and_api_say_the_same_things_in_the_same_order(manifest
     text = capsys.readouterr().out
     assert text.splitlines()[0] == f"verdict: {api.verdict}"
     assert _in_order(text, parts), "the text answer holds the verdict, hypotheses and notes in the API's order"
-    assert _in_order(text, [f"[{h.certainty}] {h.text}" for h in mt.hypotheses])
+    assert _in_order(text, [f"[{h.certainty}] {h.sentence}" for h in mt.hypotheses])
     out = tmp_path / "r.html"
     assert main(["report", str(pkg), "--log", str(log), "-o", str(out)]) == 0
     capsys.readouterr()
@@ -90,7 +90,7 @@ def test_no_cpu_check_ranks_an_empty_input_first_by_rule():
         with inspector.open_package(sample_of(manifest).pkg) as p:
             r = trace_assert(p, log=(manifest.parent / "error.log").read_text(errors="replace"))
         for mt in r.matches:
-            seen += sum("empty input" in h.text for h in mt.hypotheses)
-            if mt.hypotheses and "empty input" in mt.hypotheses[0].text:
+            seen += sum("empty input" in h.sentence for h in mt.hypotheses)
+            if mt.hypotheses and "empty input" in mt.hypotheses[0].sentence:
                 assert mt.hypotheses[0].certainty == "possible", (manifest, mt.hypotheses[0])
     assert seen > 0, "the CPU samples hold empty-input causes (jagged): the rule was exercised"

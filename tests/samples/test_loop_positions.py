@@ -64,7 +64,7 @@ def test_the_trace_names_the_sequence_not_a_value(folder, inp, rows, top, dev):
             assert m.verdict.startswith(f"input {inp} (") and f"dim 1 is larger than {rows}" in m.verdict
             assert "(or < 0)" not in m.verdict  # a one-sided check: no negative value reaches it
             assert not any("negative indices" in x for x in m.notes)
-            assert m.hypotheses[0].certainty == "certain" and "whatever the values" in m.hypotheses[0].text
+            assert m.hypotheses[0].certainty == "certain" and "whatever the values" in m.hypotheses[0].sentence
             d = diagnose(pkg, log)
             assert d.category == "index_assert" and d.verdict == m.verdict
             assert d.steps[0].do == diagnose_words.TRACE_LOOP_POSITION

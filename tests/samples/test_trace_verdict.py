@@ -99,4 +99,4 @@ def test_a_one_row_buffer_is_named_by_the_dim_it_is_indexed_along():
     assert "1 rows" not in t.verdict
     assert "`embeddings.token_type_ids` (shape [1, 512]: indexed along dim 1, 512 long)" in t.verdict
     assert "values read from constant embeddings.position_ids hold values ≥ 512" in t.verdict
-    assert "never loaded" in t.matches[0].hypotheses[0].text
+    assert "never loaded" in t.matches[0].hypotheses[0].sentence

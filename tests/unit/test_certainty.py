@@ -57,9 +57,9 @@ def test_topk_trace_ranks_the_position_by_the_package_not_an_empty_input(device)
         r = trace_assert(p, log=(S / device / "topk_gather/error.log").read_text())
     mt = r.matches[0]
     assert mt.position is not None and mt.position.op == "topk" and (mt.position.input, mt.position.dim) == (0, 1)
-    assert mt.hypotheses[0].text.startswith("the index is a position topk returns")
+    assert mt.hypotheses[0].sentence.startswith("the index is a position topk returns")
     assert mt.hypotheses[0].certainty == "likely"
-    assert any("empty input" in h.text and h.certainty == "possible" for h in mt.hypotheses[1:])
+    assert any("empty input" in h.sentence and h.certainty == "possible" for h in mt.hypotheses[1:])
 
 
 # -- negative indices -------------------------------------------------------------------------------------------
@@ -187,7 +187,7 @@ def test_bucket_ids_past_a_smaller_table_may_fail():
         assert check(p, [parse_spec("0=float32[5]"), parse_spec("1=float32[10,4]")]).ok
         mt = trace_assert(p, log=(S / "cpu/bucketize_index/error.log").read_text()).matches[0]
     assert mt.position is not None and mt.position.static == 8 and mt.position.past == 1
-    assert mt.hypotheses[0].text.startswith("the index is a position bucketize returns along 8 boundaries")
+    assert mt.hypotheses[0].sentence.startswith("the index is a position bucketize returns along 8 boundaries")
 
 
 @pytest.mark.parametrize("device", ["cpu", "cuda"])
@@ -217,7 +217,7 @@ def test_a_cut_log_is_no_evidence_that_a_thread_passed():
     with inspector.open_package(S / "cuda/topk_gather/topk_gather.pt2") as p:
         mt = trace_assert(p, log=log).matches[0]
     assert mt.certainty != "certain" and "not an empty input" not in mt.verdict
-    assert any("empty input" in h.text for h in mt.hypotheses)
+    assert any("empty input" in h.sentence for h in mt.hypotheses)
 
 
 def test_triton_inlined_bucketize_bounds_the_index():
@@ -229,7 +229,7 @@ def test_triton_inlined_bucketize_bounds_the_index():
         assert [(x["op"], x["index_size"], x["bound"]) for x in r.may_fail] == [("bucketize", 8, 6)]
         assert check(p, [parse_spec("0=float32[5]@cuda"), parse_spec("1=float32[10,4]@cuda")]).ok
         mt = trace_assert(p, log=(S / "cuda/bucketize_index/error.log").read_text()).matches[0]
-    assert mt.hypotheses[0].text.startswith("the index is a position bucketize returns along 8 boundaries")
+    assert mt.hypotheses[0].sentence.startswith("the index is a position bucketize returns along 8 boundaries")
     assert mt.hypotheses[0].certainty == "certain" and len(mt.hypotheses) == 1
 
 

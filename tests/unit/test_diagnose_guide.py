@@ -102,7 +102,7 @@ def test_the_first_thread_decides_which_hypothesis_leads():
         with inspector.open_package(pkg_path) as pkg:
             t = trace_assert(pkg, log=log.read_text())
         v = t.matches[0].verdict
-        assert ("empty input" in t.matches[0].hypotheses[0].text) == empty_first, (pkg_path, v)
+        assert ("empty input" in t.matches[0].hypotheses[0].sentence) == empty_first, (pkg_path, v)
         assert ("the log shows that one did not" in v) == (not empty_first), (pkg_path, v)
         # the thread is the evidence, quoted: the empty input is likely (not certain), a bound not 0 is certain
         assert t.matches[0].hypotheses[0].certainty == ("likely" if empty_first else "certain")
@@ -177,8 +177,8 @@ def test_an_argmax_position_names_the_dim_that_bounds_it():
         t = trace_assert(pkg, log=(S / "cuda/argmax_embedding/error.log").read_text())
     mt = t.matches[0]
     assert "position an argmax/argmin returns along input 0 (arg1_1) dim 1" in mt.verdict
-    assert mt.hypotheses[0].text.startswith("the index is a position triton_per_fused_argmax_0 found")
-    assert "100 rows" in mt.hypotheses[0].text
+    assert mt.hypotheses[0].sentence.startswith("the index is a position triton_per_fused_argmax_0 found")
+    assert "100 rows" in mt.hypotheses[0].sentence
 
 
 def test_an_aten_layout_error_is_never_read_as_an_index_bound():

@@ -1,8 +1,9 @@
-"""explain words a check's limit from typed facts only (issue 21 §1, "rendering never parses"): whether ``-N`` and
-``N - 1`` need parentheses is read off the bound's expression tree (`Assertion.bound_tree`) and its terms, never off
-the limit's words with a regular expression.  The crafted bounds below sit beside the real ones of
-tests/unit/test_trace_issue8.py; on every sample's answers the typed rule decided as the old regex did (2,998
-decisions, the snapshot of every trace, diagnose and report answer unchanged)."""
+"""A check's limit is decided from typed facts only (`inspector.queries.causes.limit_of`) and worded by explain
+(issue 21 §1, "rendering never parses"): whether ``-N`` and ``N - 1`` need parentheses is read off the bound's
+expression tree (`Assertion.bound_tree`) and its terms, never off the limit's words with a regular expression.
+The crafted bounds below sit beside the real ones of tests/unit/test_trace_issue8.py; on every sample's answers
+the typed rule decided as the old regex did (2,998 decisions, the snapshot of every trace, diagnose and report
+answer unchanged)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 import inspector.explain as words
 from inspector.model import Assertion
+from inspector.queries import causes
 from inspector.queries.walk import BoundChain, BoundTerm, InputRef
 
 
@@ -49,20 +51,25 @@ CASES = [
 @pytest.mark.parametrize("case,want", CASES, ids=[c[0][0] or "none" for c in CASES])
 def test_negated_limit(case, want):
     t = _check(*case)
-    note = words.wrap_note(t)
+    note = words.note_words(causes.wrap_note(t), t)
     assert f"only values below {want} fail the check." in note, note
+
+
+def _outside(t, last=None) -> str:
+    return words.outside_words(causes.Range(causes.limit_of(t), bool(t.negative_wrap), last))
 
 
 def test_the_range_a_value_stays_in():
     t = _check("512L", static=512)
-    assert words._outside(t, *words._limit(t), last=511) == "-512..511"
+    assert _outside(t, last=511) == "-512..511"
     t = _check("ks0", [_term("ks0", True)], "input 0's dim 0")
-    assert words._outside(t, *words._limit(t)) == "-(input 0's dim 0)..(input 0's dim 0) - 1"
+    assert _outside(t) == "-(input 0's dim 0)..(input 0's dim 0) - 1"
     t.negative_wrap = False
-    assert words._outside(t, *words._limit(t)) == "0..(input 0's dim 0) - 1"
+    assert _outside(t) == "0..(input 0's dim 0) - 1"
     t = _check("ks0", [_term("ks0", False)], "ks0", wrap=False)
-    assert words._outside(t, *words._limit(t)) == "0..ks0 - 1" and words._below(t, *words._limit(t)) == "< 0"
-    assert words._bare(None, []) is False  # no tree: nothing to say it is one word
+    rng = causes.Range(causes.limit_of(t), False)
+    assert _outside(t) == "0..ks0 - 1" and words.below_words(rng) == "< 0"
+    assert causes.one_operand(None, []) is False  # no tree: nothing to say it is one word
 
 
 def test_the_words_are_never_read_back():
@@ -70,4 +77,5 @@ def test_the_words_are_never_read_back():
     one word (a user name that is a plain identifier would be one) still says what the tree says."""
     a = _check("ks0", [_term("ks0", False)], "ks0")
     b = _check("ks0", [_term("ks0", True)], "ks0")
-    assert words._limit(a) == ("ks0", True) and words._limit(b) == ("ks0", False)
+    assert causes.limit_of(a) == causes.Limit(words="ks0", one_operand=True)
+    assert causes.limit_of(b) == causes.Limit(words="ks0", one_operand=False)

@@ -110,7 +110,7 @@ def _trace_html(i: int, tf: TracedFailure) -> tuple[str, dict]:
         "trace.html", i=str(i), message=_e(mt.assertion.message), model=_e(mt.model), kernel=_e(mt.kernel),
         line=str(mt.file_line), how="exact" if mt.exact else "candidate", matched_by=_e(mt.matched_by),
         verdict=_e(mt.verdict), certainty=_e(mt.certainty),
-        explanation="".join(f"<li><b>[{_e(h.certainty)}]</b> {_e(h.text)}"
+        explanation="".join(f"<li><b>[{_e(h.certainty)}]</b> {_e(h.sentence)}"
                             + "".join(f"<br><small>evidence: {_e(e)}</small>" for e in h.evidence) + "</li>"
                             for h in mt.hypotheses)
         + "".join(f"<li class=\"note\">note: {_e(x)}</li>" for x in mt.notes)

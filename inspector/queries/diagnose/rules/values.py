@@ -34,7 +34,7 @@ class NanInf(Rule):
             d.steps = ([step(say.NAN_CHECK_INPUT)] if direct else []) + [
                        step(say.NAN_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "2",
                                               "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": mt.kernel}, "compile")]
-            d.notes += [h.text for h in mt.hypotheses[:1]]
+            d.notes += [h.sentence for h in mt.hypotheses[:1]]
             return
         if inp is not None:
             label = say.input_label(inp.index, inp.name, obs.ep.user_name(inp.index) if obs.ep else None)

@@ -8,7 +8,8 @@ from itertools import compress, count, repeat
 
 from inspector.dialects import sniff
 from inspector.dialects.base import _BINDS, _CALL_HEAD, _DECL_WORDS  # the words; the dispatch below is the old one
-from inspector.parse.regions import LauncherRegion, RunStatement, WrapperMap, decorator_heuristic
+from inspector.parse.kernel_scan import decorator_heuristic
+from inspector.parse.wrapper_map import LauncherRegion, RunStatement, WrapperMap
 
 
 def reference_scan(text: str, member: str, dialect: Dialect | None = None, progress=None) -> WrapperMap:

@@ -17,7 +17,8 @@ import itertools
 import operator
 
 from ..model import Model
-from ..parse.regions import consumes_comments, declared_name
+from ..parse.declared import declared_name
+from ..parse.regions import consumes_comments
 from ..parse.tokens import NAME
 from .name_closure import grow
 
@@ -181,7 +182,7 @@ def _contract(ix, name: str):
             params.append(KernelParam(name=p.name, position=len(params), role=param_role(p.name), ctype=p.ctype))
     if r.triton is None:
         from ..model import Kernel
-        from ..parse.regions import kernel_heuristic
+        from ..parse.kernel_scan import kernel_heuristic
 
         k = Kernel(name=name, backend="triton", heuristic=kernel_heuristic(name, None), source_file=wm.member)
     else:

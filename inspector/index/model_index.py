@@ -35,8 +35,11 @@ import os
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
 from ..dialects.metadata import WrapperMetadata
-from ..parse.regions import (TOKEN, WrapperMap, check_statement, constant_totals, declared_names, kernel_heuristic,
-                             scan_kernel_cpp, scan_warnings, scan_wrapper)
+from ..parse.declared import declared_names
+from ..parse.kernel_scan import check_statement, kernel_heuristic, scan_kernel_cpp
+from ..parse.regions import constant_totals, scan_warnings, scan_wrapper
+from ..parse.tokens import NAME
+from ..parse.wrapper_map import WrapperMap
 from .name_closure import grow
 from .cache_parts import FACTS, CacheParts, Summary, add_coverage, coverage_since, slice_part
 from .postings import HOT, _Postings, _TextPostings
@@ -479,7 +482,7 @@ class ModelIndex(TypedTier):
             elif kind == "declaration":
                 text = texts[i]
                 if text.startswith(("int64_t ", "int32_t ")) and ("_size[" in text or text.count("=") == 1 and
-                                                                  TOKEN.fullmatch(text.split("=", 1)[1].strip(" ;"))):
+                                                                  NAME.fullmatch(text.split("=", 1)[1].strip(" ;"))):
                     seeds.append(i)  # a symbol (`int64_t s2 = arg3_1_size[0];`) or its alias (`int64_t s23 = s2;`)
         return seeds
 
@@ -504,7 +507,7 @@ class ModelIndex(TypedTier):
         sc.run_statements(sorted(statements))
         if not all_constants:
             texts = self.wmap.run.text
-            named = {t for i in uses for t in TOKEN.findall(texts[i])}
+            named = {t for i in uses for t in NAME.findall(texts[i])}
             sc.read_constants({idx for name, idx in m.constant_bindings.items() if name in named})
         sc.finish()
         if scanner_out is not None:

@@ -1,5 +1,5 @@
 """Where each name appears among run_impl's statements (a name's postings), for the slices of
-`inspector.index.model_index`: the statements a name is mentioned in, as a whole identifier (`TOKEN` reads them),
+`inspector.index.model_index`: the statements a name is mentioned in, as a whole identifier (`inspector.parse.tokens.NAME` reads them),
 found per name when a slice asks, never for every name up front.
 
 * `_TextPostings` searches the wrapper's own text (run_impl's lines, where the scan left them) for the first
@@ -17,7 +17,7 @@ import bisect
 import itertools
 import re
 
-from ..parse.regions import RunColumns, WrapperLines
+from ..parse.wrapper_map import RunColumns, WrapperLines
 
 # A name mentioned by more run_impl statements than this (`kernels`, `stream`, a dtype) is followed to its
 # declaration only, not to every call that names it.
@@ -26,7 +26,7 @@ TEXT_NAMES = 4  # `_TextPostings` searches the wrapper's text for this many name
 
 
 class _Postings:
-    """The run_impl statements each name appears in (as a whole identifier, as `TOKEN` reads them), looked up
+    """The run_impl statements each name appears in (as a whole identifier, as `inspector.parse.tokens.NAME` reads them), looked up
     per name with `str.find` over the statements' joined text when a slice asks: a slice follows a few dozen
     names, so tokenizing every statement of a 20,000-kernel wrapper up front costs more than it saves.  A name
     in more than `HOT` statements answers with HOT + 1 of them (the caller then follows its declaration only).

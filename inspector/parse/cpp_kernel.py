@@ -15,7 +15,7 @@ import re
 from ..model import AccUpdate, Assertion, Coverage, Expr, Kernel, KernelParam, Store, TmpDef, param_role
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .message import parse_check_message
-from .regions import scan_kernel_cpp
+from .kernel_scan import scan_kernel_cpp
 from .statements import AccAssign, CppCheck, CppParam, CppSignature, CppTmp, ScalarStore, VecStore
 from .tokens import NAME_OR_SUFFIX
 

@@ -16,7 +16,7 @@ from ..naming import is_kernel_def
 from . import STATEMENTS
 from .grammar import STARTS as GRAMMAR_STARTS, ExprTransformer, parse_one
 from .message import parse_check_condition, parse_check_message, parse_value_check
-from .regions import _DECORATOR, kernel_heuristic
+from .kernel_scan import _DECORATOR, kernel_heuristic
 from .statements import Annotation, Control, TritonAssign, TritonCall, TritonDef, TritonParam
 from .tokens import NAME_OR_SUFFIX
 

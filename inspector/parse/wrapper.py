@@ -39,7 +39,7 @@ from ..model import (
 from ..dialects import embedded_source
 from . import STATEMENTS
 from .comments import provenance_key, source_nodes_and_ops
-from .regions import LauncherRegion, WrapperMap
+from .wrapper_map import LauncherRegion, WrapperMap
 from .statements import (
     Assign, CallStmt, ConstantSlot, Decl, GuardDim, InputSlot, LauncherParam, LoadKernel, Moved, RaiiDecl, SizeOf, View,
 )

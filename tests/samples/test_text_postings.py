@@ -12,7 +12,7 @@ from _samples import PACKAGES
 import inspector
 from inspector.index import postings
 from inspector.index.postings import _Postings, _TextPostings
-from inspector.parse.regions import TOKEN
+from inspector.parse.tokens import NAME as TOKEN
 from inspector.parse.regions import WrapperLines, scan_wrapper
 
 

@@ -3,7 +3,8 @@
 
 import random
 
-from inspector.parse.regions import RunStatement, declared_name, declared_names
+from inspector.parse.declared import declared_name, declared_names
+from inspector.parse.wrapper_map import RunStatement
 
 from _paths import S
 

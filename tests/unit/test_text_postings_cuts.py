@@ -5,7 +5,7 @@ from array import array
 
 from inspector.index import postings
 from inspector.index.postings import _Postings, _TextPostings
-from inspector.parse.regions import RunColumns, WrapperLines
+from inspector.parse.wrapper_map import RunColumns, WrapperLines
 
 LINES = [
     "buf0 before",

@@ -10,7 +10,6 @@ import inspector
 import inspector.explain as words
 from inspector.queries import causes as C
 from inspector.queries import explanation
-from inspector.queries.trace import trace_assert
 
 from _samples import LOGS, pkg_for
 
@@ -30,7 +29,7 @@ def test_each_answer_is_the_words_of_its_decision(log, monkeypatch):
 
     monkeypatch.setattr(explanation.causes, "decide", spy)
     with inspector.open_package(pkg_for(log)) as p:
-        r = trace_assert(p, log=log.read_text(errors="replace"))
+        r = inspector.trace_assert(p, log=log.read_text(errors="replace"))
     for mt in r.matches:  # (a log no match of this package explains has nothing to compare)
         d = made[id(mt)]
         assert d.verdict.case in C.VERDICT_CASES

@@ -9,6 +9,7 @@ imported is not an edge: a package that assembles its own submodules (inspector.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -27,13 +28,19 @@ def _modules() -> dict[str, Path]:
     return mods
 
 
+@functools.cache
+def _imports(f: Path) -> tuple[ast.Import | ast.ImportFrom, ...]:
+    """The import statements of one module, anywhere in it (read once per run: several tests walk them)."""
+    return tuple(n for n in ast.walk(ast.parse(f.read_text(), str(f))) if isinstance(n, (ast.Import, ast.ImportFrom)))
+
+
 def import_graph() -> dict[str, set[str]]:
     mods = _modules()
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for name, f in mods.items():
         is_pkg = f.name == "__init__.py"
         here = name if is_pkg else name.rsplit(".", 1)[0]  # the package a relative import starts from
-        for node in ast.walk(ast.parse(f.read_text(), str(f))):
+        for node in _imports(f):
             targets = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
@@ -116,7 +123,7 @@ def test_no_circle_when_a_relative_import_names_its_package():
     strict: dict[str, set[str]] = {m: set() for m in mods}
     for name, f in mods.items():
         here = name if f.name == "__init__.py" else name.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(f.read_text(), str(f))):
+        for node in _imports(f):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):

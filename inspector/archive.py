@@ -34,6 +34,15 @@ MAX_MEMBERS = 1_000_000
 # A stored (uncompressed) text member at least this big is decoded straight from the zip file mapped into memory
 # (`Archive.read_text`): no bytes copy of it is made first (177 MB and ~0.15 s on the assertion-dense 20k package).
 MAP_TEXT_BYTES = 1 << 20
+# The compression methods Python's zipfile reads (PKWARE APPNOTE 4.4.5: stored, deflated, bzip2, LZMA); torch writes
+# stored members.  Any other (99 is WinZip's AES) is a member nobody here can read.
+READABLE_METHODS = {0: "stored", 8: "deflated", 12: "bzip2", 14: "LZMA"}
+ENCRYPTED_FLAG = 0x1  # general purpose bit 0 (APPNOTE 4.4.4)
+UTF8_FLAG = 0x800  # general purpose bit 11: the name is UTF-8; without it, IBM code page 437 (APPNOTE appendix D)
+# The local file header (APPNOTE 4.3.7): signature, version needed, flags, method, time, date, CRC-32, compressed and
+# uncompressed size, name length, extra field length; 30 bytes, the name and the extra field follow.
+LOCAL_HEADER = struct.Struct("<4s5H3L2H")
+LOCAL_SIGNATURE = b"PK\x03\x04"
 
 
 @dataclass
@@ -120,6 +129,9 @@ class Archive:
         self._crc: dict[str, int] = {}  # name -> CRC-32 from the zip's central directory
         self.root = ""  # the archive's top folder, e.g. "embedding/"
         self.skipped: list[str] = []  # unsafe names, symlinks: never read
+        self.unreadable: dict[str, str] = {}  # member -> why no reader can read it (its method, encryption)
+        self.duplicates: dict[str, int] = {}  # a name the zip directory lists more than once -> how many times
+        self.odd_names: list[str] = []  # names without the UTF-8 flag holding bytes >= 0x80 (read as code page 437)
         self._local_zip = False  # a zip file on this machine (`_open_zip`), which `read_text` may map
 
     # -- opening ---------------------------------------------------------
@@ -160,10 +172,20 @@ class Archive:
             infos = zf.infolist()
         except (zipfile.BadZipFile, OSError, EOFError) as e:
             raise UnreadablePackage(f"{p}: damaged or truncated zip ({e})") from None
+        except UnicodeDecodeError as e:  # a name flagged UTF-8 (bit 11) that is not
+            raise UnreadablePackage(f"{p}: a member's name is flagged UTF-8 but is not (byte 0x{e.object[e.start]:02x} "
+                                    f"at {e.start}): a damaged zip") from None
         if len(infos) > MAX_MEMBERS:
             raise UnreadablePackage(f"{p}: {len(infos)} members, more than the {MAX_MEMBERS} accepted")
         self._zip = zf
         self._local_zip = True
+        self.take_infos(infos)
+
+    def take_infos(self, infos: list[zipfile.ZipInfo]) -> None:
+        """The zip directory's entries as members: folders dropped; unsafe names and symlinks skipped (never read);
+        a member no reader can read (an unknown compression method, encryption) kept with its reason, so that
+        reading it says which member and why; a name listed twice counted (the later entry is the one read here;
+        which one torch's loaders read is not defined: miniz finds a name by a search of the sorted directory)."""
         for info in infos:
             mode = info.external_attr >> 16
             if info.is_dir():
@@ -171,8 +193,21 @@ class Archive:
             if stat.S_ISLNK(mode) or not _safe_name(info.filename):
                 self.skipped.append(info.filename)
                 continue
-            self._members[info.filename] = info.file_size
-            self._crc[info.filename] = info.CRC
+            name = info.filename
+            if name in self._members:
+                self.duplicates[name] = self.duplicates.get(name, 1) + 1
+            if info.compress_type not in READABLE_METHODS:
+                self.unreadable[name] = (f"compression method {info.compress_type}"
+                                         f"{' (AES encryption)' if info.compress_type == 99 else ''}, which no reader "
+                                         "here knows (a package torch wrote is stored)")
+            elif info.flag_bits & ENCRYPTED_FLAG:
+                self.unreadable[name] = "encrypted (a package torch wrote is not)"
+            else:
+                self.unreadable.pop(name, None)
+            if not info.flag_bits & UTF8_FLAG and not name.isascii():
+                self.odd_names.append(name)
+            self._members[name] = info.file_size
+            self._crc[name] = info.CRC
 
     def _open_dir(self, p: Path):
         self._dir = p
@@ -238,9 +273,14 @@ class Archive:
     def size(self, name: str) -> int:
         return self._members[name]
 
-    def read_bytes(self, name: str, limit: int = MAX_TEXT_BYTES) -> bytes:
+    def _readable(self, name: str) -> None:
         if name not in self._members:
             raise KeyError(name)
+        if name in self.unreadable:
+            raise UnreadablePackage(f"{self.path}: cannot read {name}: {self.unreadable[name]}")
+
+    def read_bytes(self, name: str, limit: int = MAX_TEXT_BYTES) -> bytes:
+        self._readable(name)
         if self._members[name] > limit:
             raise UnreadablePackage(f"{self.path}: member {name} is {self._members[name]} bytes, over the {limit} accepted")
         try:
@@ -250,7 +290,9 @@ class Archive:
             else:
                 with (self._dir / name).open("rb") as f:
                     data = f.read(limit + 1)
-        except (zipfile.BadZipFile, OSError, EOFError) as e:
+        except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as e:
+            # (NotImplementedError, RuntimeError: zipfile's words for a method or an encryption only the local header
+            # declares, which the directory's entry did not)
             raise UnreadablePackage(f"{self.path}: cannot read {name}: {e}") from None
         except UnicodeDecodeError:  # zipfile decodes the local header's name (UTF-8 flag set): a damaged zip
             raise UnreadablePackage(f"{self.path}: cannot read {name}: its local header's name is not UTF-8 "
@@ -263,8 +305,7 @@ class Archive:
         """``size`` bytes of a member from ``offset`` (fewer at its end), without reading the rest: what
         `inspector.elf` needs of a `.so` (its headers and symbol tables) when the weights are compiled into it.
         A stored zip member (as AOTI writes them) is sought directly; a deflated one is decompressed up to there."""
-        if name not in self._members:
-            raise KeyError(name)
+        self._readable(name)
         if offset < 0 or size < 0:
             return b""
         try:
@@ -275,7 +316,7 @@ class Archive:
             with (self._dir / name).open("rb") as f:
                 f.seek(offset)
                 return f.read(size)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as e:
             raise UnreadablePackage(f"{self.path}: cannot read {name}: {e}") from None
         except UnicodeDecodeError:
             raise UnreadablePackage(f"{self.path}: cannot read {name}: its local header's name is not UTF-8 "
@@ -329,22 +370,22 @@ class Archive:
         zipfile checks it); None when it is not one such (compressed, small, remote, an odd local header), or when
         anything is amiss (its CRC, its header's name, a short file): then `read_bytes` reads it and raises the
         error zipfile finds, word for word."""
-        if not self._local_zip or name not in self._members or not MAP_TEXT_BYTES <= self._members[name] <= MAX_TEXT_BYTES:
+        if not self._local_zip or name not in self._members or name in self.unreadable \
+                or not MAP_TEXT_BYTES <= self._members[name] <= MAX_TEXT_BYTES:
             return None
         info = self._zip.getinfo(name)
         if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1 or info.file_size != info.compress_size:
             return None
         try:
             with self.path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-                head = mm[info.header_offset: info.header_offset + zipfile.sizeFileHeader]
-                if len(head) != zipfile.sizeFileHeader:
+                head = mm[info.header_offset: info.header_offset + LOCAL_HEADER.size]
+                if len(head) != LOCAL_HEADER.size:
                     return None
-                fh = struct.unpack(zipfile.structFileHeader, head)
-                if fh[zipfile._FH_SIGNATURE] != zipfile.stringFileHeader:
+                signature, *_, fname_len, extra_len = LOCAL_HEADER.unpack(head)
+                if signature != LOCAL_SIGNATURE:
                     return None
-                at = info.header_offset + zipfile.sizeFileHeader
-                fname_len, extra_len = fh[zipfile._FH_FILENAME_LENGTH], fh[zipfile._FH_EXTRA_FIELD_LENGTH]
-                if mm[at: at + fname_len] != info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437"):
+                at = info.header_offset + LOCAL_HEADER.size
+                if mm[at: at + fname_len] != info.orig_filename.encode("utf-8" if info.flag_bits & UTF8_FLAG else "cp437"):
                     return None
                 start = at + fname_len + extra_len
                 if start + info.file_size > len(mm):
@@ -359,6 +400,9 @@ class Archive:
             return json.loads(self.read_text(name))
         except json.JSONDecodeError as e:
             raise UnreadablePackage(f"{self.path}: {name} is not valid JSON ({e.msg} at line {e.lineno})") from None
+        except RecursionError:
+            raise UnreadablePackage(f"{self.path}: {name} nests its JSON deeper than can be read: not a file torch "
+                                    "wrote") from None
 
     def small_text(self, name: str) -> str | None:
         """archive_format, archive_version and the like: short, optional."""

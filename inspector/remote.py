@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import io
 import os
-import struct
 import zipfile
 
-from .archive import MAX_MEMBERS, Archive, _safe_name
+from .archive import LOCAL_HEADER, LOCAL_SIGNATURE, MAX_MEMBERS, Archive
 from .errors import UnreadablePackage, UsageError
 
 SCHEMES = ("https://", "http://", "s3://", "gs://", "gcs://")
@@ -195,21 +194,14 @@ class RemoteArchive(Archive):
             raise
         except (zipfile.BadZipFile, OSError, EOFError) as e:
             raise UnreadablePackage(f"{url}: not a zip archive, or a damaged one ({e})") from None
+        except UnicodeDecodeError as e:  # a name flagged UTF-8 (bit 11) that is not
+            raise UnreadablePackage(f"{url}: a member's name is flagged UTF-8 but is not (byte 0x{e.object[e.start]:02x} "
+                                    f"at {e.start}): a damaged zip") from None
         if len(infos) > MAX_MEMBERS:
             raise UnreadablePackage(f"{url}: {len(infos)} members, more than the {MAX_MEMBERS} accepted")
         a._zip = zf
-        a._infos = {}
-        import stat as _stat
-
-        for i in infos:
-            if i.is_dir():
-                continue
-            if _stat.S_ISLNK(i.external_attr >> 16) or not _safe_name(i.filename):
-                a.skipped.append(i.filename)
-                continue
-            a._members[i.filename] = i.file_size
-            a._crc[i.filename] = i.CRC
-            a._infos[i.filename] = i
+        a.take_infos(infos)  # the same entries as a local zip's (inspector.archive)
+        a._infos = {i.filename: i for i in infos if i.filename in a._members}
         a._find_root()
         return a
 
@@ -225,13 +217,13 @@ class RemoteArchive(Archive):
     def read_range(self, name: str, offset: int, size: int) -> bytes:
         """A stored member is read straight at its offset (zipfile would read up to it); else as for a file."""
         info = getattr(self, "_infos", {}).get(name)
-        if info is None or info.compress_type != zipfile.ZIP_STORED or offset < 0 or size < 0:
+        if info is None or name in self.unreadable or info.compress_type != zipfile.ZIP_STORED or offset < 0 or size < 0:
             return super().read_range(name, offset, size)
-        head = self._raw.read_at(info.header_offset, 30)
-        if len(head) != 30 or head[:4] != b"PK\x03\x04":
+        head = self._raw.read_at(info.header_offset, LOCAL_HEADER.size)
+        if len(head) != LOCAL_HEADER.size or head[:4] != LOCAL_SIGNATURE:
             raise UnreadablePackage(f"{self.path}: cannot read {name}: bad local header")
-        n, m = struct.unpack("<HH", head[26:30])
-        start = info.header_offset + 30 + n + m + offset
+        *_, n, m = LOCAL_HEADER.unpack(head)
+        start = info.header_offset + LOCAL_HEADER.size + n + m + offset
         return self._raw.read_at(start, max(0, min(size, info.file_size - offset)))
 
     def close(self):

@@ -30,8 +30,9 @@ examples:
   pt2-inspect scan sample_packages/cpu --torch 2.13 --format junit -o scan.xml
 
 exit codes: 0 every package read and no error found, 1 an error found, a package
-unreadable or not checked, or a path missing, 2 usage (nothing to scan), 3 the
-scheduler cannot be reached, 4 an internal error on some package
+not checked, or a path missing, 2 usage (nothing to scan), 3 a package unreadable
+(damaged: its row says which member and why) or the scheduler cannot be reached,
+4 an internal error on some package
 """
 
 
@@ -123,4 +124,6 @@ def run(a) -> int:
             sys.stdout.write(text)
     if summary["internal_errors"]:
         return 4
-    return 1 if summary["will_not_run"] or summary["unreadable"] or summary["not_checked"] or missing else 0
+    if summary["unreadable"]:
+        return 3
+    return 1 if summary["will_not_run"] or summary["not_checked"] or missing else 0

@@ -80,6 +80,12 @@ def _metadata_unreadable(x):
     return "the wrapper metadata is not valid JSON", [x["member"]], None
 
 
+def _duplicate_member(x):
+    return (f"{x['member']} is in the zip {x['count']} times: which copy torch's loader reads is not defined",
+            [f"the zip directory lists {x['member']} {x['count']} times"],
+            "rebuild the package (aoti_compile_and_package writes each member once), or remove the extra copies")
+
+
 # -- gpu_arch ---------------------------------------------------------------------------------------------
 
 _FORM_WORDS = {"cubin": "cubins", "fatbin": "fatbins (emit_multi_arch_kernel)",
@@ -597,7 +603,7 @@ def _memory(x):
 
 
 WORDS = {
-    "metadata_unreadable": _metadata_unreadable,
+    "metadata_unreadable": _metadata_unreadable, "duplicate_member": _duplicate_member,
     "gpu_cpu_model": _gpu_cpu_model, "gpu_unreadable": _gpu_unreadable, "gpu_not_found": _gpu_not_found,
     "gpu_wrong_arch": _gpu_wrong_arch, "gpu_runs": _gpu_runs, "gpu_sass_only": _gpu_sass_only,
     "gpu_none_usable": _gpu_none_usable, "gpu_ptx_jit": _gpu_ptx_jit, "gpu_sass_runs": _gpu_sass_runs,

@@ -34,7 +34,7 @@ import os
 
 from ..archive import Archive, ModelFiles
 from ..model import Constant, Coverage, Kernel, KernelParam, Model, ProvenanceEntry
-from ..dialects.metadata import WrapperMetadata
+from ..dialects.metadata import WrapperMetadata, provenance_entries
 from ..parse.declared import declared_names
 from ..parse.kernel_scan import check_statement, kernel_heuristic, scan_kernel_cpp
 from ..parse.regions import constant_totals, scan_warnings, scan_wrapper
@@ -154,20 +154,22 @@ class ModelIndex(TypedTier):
     def _summarize(self) -> None:
         f, archive, wm = self.files, self.archive, self.wmap
         raw = archive.read_json(f.wrapper_metadata) if f.wrapper_metadata else None
-        wmeta = WrapperMetadata.read(raw, launches_gpu_kernels=bool(wm.launchers or f.cubins))
+        wmeta = WrapperMetadata.read(raw, launches_gpu_kernels=bool(wm.launchers or f.cubins),
+                                     member=f"{archive.path}: {f.wrapper_metadata}")
         self.metadata: dict = wmeta.filled(raw)
         self.warnings += scan_warnings(wm)
         if wmeta.device_guessed:
             self.warnings.append("no wrapper_metadata.json: device guessed from the kernels")
+        for name, n in archive.duplicates.items():
+            if name.startswith(f.folder):
+                self.warnings.append(f"{name} is listed {n} times in the zip: the last is read here; which one torch's "
+                                     "loader reads is not defined (it finds a name by a search of a sorted directory)")
+        self.warnings += [f"{name}: a member name with bytes past ASCII and no UTF-8 flag (read as code page 437): "
+                          "not a name torch wrote" for name in archive.odd_names if name.startswith(f.folder)]
         self.provenance: dict[str, ProvenanceEntry] = {}
         if f.kernel_information:
-            info = archive.read_json(f.kernel_information)
-            for key, v in (info or {}).items():
-                if isinstance(v, dict):
-                    self.provenance[key] = ProvenanceEntry(
-                        key=key, stack_traces=list(v.get("stack_traces") or []),
-                        pre_grad_nodes=list(v.get("pre_grad_nodes") or []),
-                        post_grad_nodes=list(v.get("post_grad_nodes") or []))
+            entries = provenance_entries(archive.read_json(f.kernel_information), f"{archive.path}: {f.kernel_information}")
+            self.provenance = {key: ProvenanceEntry(key=key, **lists) for key, lists in entries.items()}
         self._constant_totals = constant_totals(wm)
         kinds, sites = self._scan_kernel_parts()
         self._scan_parts.update(kernels=kinds, sites=sites)

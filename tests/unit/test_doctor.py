@@ -236,7 +236,7 @@ def test_scan_a_registry_with_hostile_files(tmp_path, capsys):
     assert by_name["good.pt2"]["ok"] is False and by_name["cpu.pt2"]["ok"] is True
     assert by_name["junk.pt2"]["ok"] is None and not by_name["junk.pt2"]["internal"]
     assert summary["packages"] == 4 and summary["unreadable"] == 2 and summary["will_not_run"] == 1
-    assert summary["internal_errors"] == 0 and rc == 1
+    assert summary["internal_errors"] == 0 and rc == 3  # a package unreadable: exit 3 (issue 36 §1)
     rc, out, _ = run(capsys, ["scan", str(reg / "cpu.pt2")])
     assert rc == 0 and "1 package(s), 1 model(s)" in out
     rc, _, err = run(capsys, ["scan", str(tmp_path / "nothing-here")])

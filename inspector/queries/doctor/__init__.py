@@ -44,7 +44,7 @@ from ...explain.doctor import MEMORY_MEASURED  # noqa: F401
 from ...host import host_cpu_flags, nvidia_smi_sm  # noqa: F401
 from .abi import ROOTLESS_LOADERS, Layout, TorchAbi, resolve_release, shim_table  # noqa: F401
 from .base import Check, Here, Subject
-from .completeness import CmakeProject, Complete, Metadata, cmake_project  # noqa: F401
+from .completeness import CmakeProject, Complete, DuplicateMembers, Metadata, cmake_project  # noqa: F401
 from .cpu import CpuIsa, built_native, uses_amx  # noqa: F401
 from .footprint import Memory
 from .gpu import DeviceIndex, GpuArch, parse_gpu
@@ -54,7 +54,7 @@ from .weights import (INLINED_MAX_NUMEL, Weights, WeightsFile, compare_weights, 
                       weights_blob_member, weights_on_disk)
 
 # The checks, in the order their findings are made (the answer sorts them by severity, model and kind, stably)
-CHECKS: list[Check] = [Metadata(), GpuArch(), DeviceIndex(), CpuIsa(), TorchAbi(), Layout(), Weights(), CmakeProject(),
+CHECKS: list[Check] = [Metadata(), DuplicateMembers(), GpuArch(), DeviceIndex(), CpuIsa(), TorchAbi(), Layout(), Weights(), CmakeProject(),
                        Complete(), CompiledChecks(), Unchecked(), CustomOps(), Memory(), ConstantNan(), WeightsFile()]
 
 

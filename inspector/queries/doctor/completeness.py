@@ -11,6 +11,16 @@ from ..kernel_binaries import cpp_build, embedded_kernel_symbols
 from .base import Check, Here, Subject
 
 
+class DuplicateMembers(Check):
+    """A member of the model listed twice in the zip directory: which copy torch's loader reads is not defined."""
+
+    name = "duplicate_members"
+
+    def run(self, m: Subject, here: Here):
+        return [m.finding("completeness", "warn", "duplicate_member", member=name, count=n)
+                for name, n in m.pkg.archive.duplicates.items() if name.startswith(m.files.folder)]
+
+
 class Metadata(Check):
     """An unreadable metadata member is a finding, not a crash."""
 

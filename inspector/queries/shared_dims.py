@@ -1,0 +1,304 @@
+"""Input dims the wrapper only range-checks (``argN[d]``: read into no symbol), and how far the kernels read those
+inputs: a kernel indexes such an input with the sizes of others (HF Llama's attention mask with the ids' batch and
+sequence, a src with the index's length), so its size must match theirs, which no runtime check compares.
+
+`reads_past` evaluates, at given sizes, the last element each kernel launch loads from such an input (its address
+with every loop position at its end: a CPU loop's ``x < bound``, a Triton ``xindex < xnumel``; the size arguments
+from the launch, the symbols from the given dims) against the elements the input holds.  `read_as` says, with no
+sizes, which symbols the kernels read such an input by: the reads at distinct prime sizes, divided by the input's
+known dims, named as the symbol (or product of symbols) they equal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from ..model import Model
+from ..naming import root_symbol
+from ..package import Package
+from ..parse import expr_tree as E
+
+_PRIMES = (7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)
+
+
+@dataclass
+class InputRead:
+    """The furthest load of input ``input`` by kernel ``kernel`` (launched at wrapper line ``line``): element
+    ``last`` (so ``last + 1`` elements) at the sizes asked."""
+
+    input: int
+    kernel: str
+    line: int
+    last: int
+    address: str
+
+
+def _partial_inputs(m: Model) -> list[int]:
+    return [i.index for i in m.inputs if i.shape and any(str(x) == "?" for x in i.shape)]
+
+
+def _loop_maxima(k, env: dict[str, int]) -> dict[str, int]:
+    """Each loop position's last value: a CPU loop variable's (bound - 1 over its headers), a Triton kernel's
+    ``xindex``/``r0_index``-style positions (numel - 1)."""
+    out: dict[str, int] = {}
+    if k.backend == "cpp":
+        from ..parse.cpp_loops import loop_headers
+
+        for h in loop_headers(k):
+            try:
+                v = E.evaluate(h.bound.tree, env) - 1
+            except E.EvalError:
+                continue
+            out[h.var] = max(out.get(h.var, v), v)
+        return out
+    for p in k.params:
+        if p.name.endswith("numel") and p.name in env:
+            axis = p.name[: -len("numel")]
+            out[f"{axis}index"] = env[p.name] - 1
+            out[f"{axis}offset"] = 0
+    return out
+
+
+def _kernel_env(k, env: dict[str, int]) -> dict[str, int]:
+    """``env`` with the kernel's loop positions at their end and its tmps that are plain index arithmetic of them
+    (``x1 = xindex // 4``) evaluated."""
+    out = dict(env)
+    out.update(_loop_maxima(k, out))
+    for t in k.tmps:
+        if t.name in out:
+            continue
+        try:
+            out[t.name] = E.evaluate(t.expr.tree, out)
+        except E.EvalError:
+            continue
+    return out
+
+
+def size_env(m: Model, dims: dict[tuple[int, int], int]) -> dict[str, int]:
+    """run_impl's size names at the sizes ``dims`` give: every symbol (aliases too) and every local its arithmetic
+    makes of them (``xnumel = 4L*s23``, ``s45 = c10::div_floor_integer(arg20_1_size_2, 16L)``)."""
+    env: dict[str, int] = {}
+    for s in m.symbols.values():
+        root = root_symbol(m.symbols, s.name)
+        src = root if root is not None else s
+        if src.input is not None and (src.input, src.dim) in dims:
+            env[s.name] = dims[(src.input, src.dim)]
+    for _ in range(3):  # in any order
+        for n, e in m.locals.items():
+            if n not in env:
+                try:
+                    env[n] = E.evaluate(e.tree, env)
+                except E.EvalError:
+                    continue
+    return env
+
+
+@dataclass
+class Derived:
+    """A dim the package computes from sizes (``16L*s45`` with ``s45 = size // 16``) that the given size is not:
+    the kernels use ``value`` for it (``expr`` at these sizes)."""
+
+    input: int
+    dim: int
+    given: int
+    expr: str
+    value: int
+    multiple_of: int | None  # the sizes it holds for are this number's multiples (None: not that simple)
+    shape: list[int] | None  # the input's shape as the kernels see it, every dim computed
+
+
+def _value(tree, env) -> int | None:
+    try:
+        return E.evaluate(tree, env)
+    except E.EvalError:
+        return None
+
+
+def _multiple(m: Model, idx: int, d: int, want: E.Node, lo: int, hi: int) -> int | None:
+    """The k such that the sizes ``want`` equals (over lo..hi, other dims as their lower bounds) are exactly k's
+    multiples: what ``16L*s45`` with ``s45 = size // 16`` asks."""
+    held = []
+    for n in range(max(lo, 1), min(hi, lo + 4096) + 1):
+        env = size_env(m, {(idx, d): n})
+        if _value(want, env) == n:
+            held.append(n)
+    if len(held) < 2:
+        return None
+    k = held[1] - held[0]
+    return k if all(b - a == k for a, b in zip(held, held[1:])) and held[0] % k == 0 else None
+
+
+def derived_mismatches(m: Model, dims: dict[tuple[int, int], int]) -> list[Derived]:
+    """The given dims whose shape entry is an expression of sizes (not a symbol, not a number) that evaluates, at the
+    given sizes, to something else: the package derives the dim and the kernels read that size."""
+    env = size_env(m, dims)
+    out = []
+    for (i, d), got in sorted(dims.items()):
+        inp = m.inputs[i] if i < len(m.inputs) else None
+        if inp is None or d >= len(inp.shape):
+            continue
+        want = inp.shape[d]
+        if isinstance(want, int) or str(want) == "?" or str(want) in m.symbols or str(want).rstrip("L").isdigit():
+            continue
+        tree = E.parse_expr(str(want))
+        v = _value(tree, env)
+        if v is None or v == got:
+            continue
+        own = next((s for s in m.symbols.values() if s.input == i and s.dim == d), None)
+        lo, hi = (own.min or 1, own.max or 4096) if own else (1, 4096)
+        shape = [_value(E.parse_expr(str(x)), env) if not isinstance(x, int) else x for x in inp.shape]
+        out.append(Derived(i, d, got, str(want), v, _multiple(m, i, d, tree, lo, hi),
+                           None if any(x is None for x in shape) else shape))
+    return out
+
+
+def reads_past(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> list[InputRead]:
+    """The furthest element each kernel loads from each input with a range-only dim, at the sizes ``dims`` give
+    ((input, dim) -> size); only loads whose address is loop arithmetic (no value read from a tensor)."""
+    from ..graph.build import call_params
+    from ..parse.access import kernel_accesses
+
+    ix = pkg.index(name)
+    eager = ix.eager()
+    targets = {eager.inputs[i].name: i for i in _partial_inputs(eager)}
+    if not targets:
+        return []
+    kernels = list(dict.fromkeys(c.target for c in ix.calls() if c.kind == "kernel"
+                                 and any(c.mentions(n) for n in targets)))
+    if not kernels:
+        return []
+    m = ix.slice(kernels=kernels)
+    env = size_env(m, dims)
+    out = []
+    for site in m.calls:
+        k = m.kernels.get(site.target) if site.kind == "kernel" else None
+        if k is None:
+            continue
+        kenv: dict[str, int] = {}
+        bound: dict[str, int] = {}  # pointer param -> input index
+        for pname, arg in zip(call_params(m, site), site.args):
+            if arg.base in targets and k.param(pname) is not None:
+                bound[pname] = targets[arg.base]
+            try:
+                kenv[pname] = E.evaluate(arg.tree, env)
+            except E.EvalError:
+                continue
+        if not bound:
+            continue
+        kenv = _kernel_env(k, kenv)
+        best: dict[int, tuple[int, str]] = {}
+        for acc in kernel_accesses(k):
+            i = bound.get(acc.ptr)
+            if i is None or acc.kind != "load" or not acc.closed:
+                continue
+            tree = acc.address.tree
+            if E.has_opaque(tree) or any(n.startswith("tmp") for n in E.names(tree)):
+                continue
+            try:
+                v = E.evaluate(tree, kenv)
+            except E.EvalError:
+                continue
+            if i not in best or v > best[i][0]:
+                best[i] = (v, str(acc.address))
+        out += [InputRead(i, k.name, site.line, v, a) for i, (v, a) in best.items()]
+    return out
+
+
+def numel(shape: list[int]) -> int:
+    return prod(shape)
+
+
+@dataclass
+class ReadAs:
+    """A range-only dim ``input``/``dim`` that the kernels read as ``symbols`` (the product of those sizes), from
+    the loads of ``kernel``: its size must be at least that, and an exported shared `Dim` makes it equal."""
+
+    input: int
+    dim: int
+    symbols: list[str]  # root symbols, their product
+    owners: list[tuple[int, int]]  # (input, dim) each symbol is read from
+    kernel: str
+    line: int
+
+
+def read_as(pkg: Package, name: str) -> list[ReadAs]:
+    """For each input with exactly one range-only dim whose other dims are static numbers or symbols: the sizes
+    the kernels read it by, found by evaluating the reads at distinct prime sizes (one prime per root symbol)."""
+    ix = pkg.index(name)
+    m = ix.eager()
+    partial = _partial_inputs(m)
+    if not partial:
+        return []
+    roots = [s for s in m.symbols.values() if s.alias_of is None and s.input is not None and s.dim is not None]
+    dims: dict[tuple[int, int], int] = {}
+    prime_of: dict[int, str] = {}
+    for s, p in zip(roots, _PRIMES):
+        dims[(s.input, s.dim)] = p
+        prime_of[p] = s.name
+    if len(prime_of) < len(roots):
+        return []
+    out = []
+    for i in partial:
+        inp = m.inputs[i]
+        unknown = [d for d, x in enumerate(inp.shape) if str(x) == "?"]
+        if len(unknown) != 1:
+            continue
+        known = 1
+        for d, x in enumerate(inp.shape):
+            if d == unknown[0]:
+                continue
+            if isinstance(x, int) or str(x).isdigit():
+                known *= int(x)
+            else:
+                sym = root_symbol(m.symbols, str(x))
+                if sym is None or (sym.input, sym.dim) not in dims:
+                    known = None
+                    break
+                known *= dims[(sym.input, sym.dim)]
+        if known is None:
+            continue
+        for d, x in enumerate(inp.shape):  # the range-only dim at a size no symbol has: its own
+            if d != unknown[0] and not (isinstance(x, int) or str(x).isdigit()):
+                dims.setdefault((i, d), known)
+        reads = [r for r in reads_past(pkg, name, dims) if r.input == i]
+        if not reads:
+            continue
+        r = max(reads, key=lambda r: r.last)
+        n = r.last + 1
+        if n % known:
+            continue
+        rows = n // known
+        factors, left = [], rows
+        for p in sorted(prime_of):
+            while left % p == 0:
+                factors.append(prime_of[p])
+                left //= p
+        if left != 1 or not factors:
+            continue
+        owners = [(m.symbols[f].input, m.symbols[f].dim) for f in factors]
+        out.append(ReadAs(i, unknown[0], factors, owners, r.kernel, r.line))
+    return out
+
+
+def dim_contracts(pkg: Package, name: str) -> list[dict]:
+    """What `show` says of the dims the runtime checks do not tie down: each range-only dim the kernels read by
+    other inputs' sizes (``kind`` "shared": ``symbols``, ``owners``) and each dim the package computes from its
+    size (``kind`` "derived": ``expr``, ``multiple_of``)."""
+    ix = pkg.index(name)
+    m = ix.eager()
+    out = []
+    for i in m.inputs:
+        for d, want in enumerate(i.shape or []):
+            if isinstance(want, int) or str(want) == "?" or str(want) in m.symbols or str(want).rstrip("L").isdigit():
+                continue
+            own = next((s for s in m.symbols.values() if s.input == i.index and s.dim == d), None)
+            if own is None:
+                continue
+            k = _multiple(m, i.index, d, E.parse_expr(str(want)), own.min or 1, own.max or 4096)
+            if k is not None and k > 1:
+                out.append({"kind": "derived", "input": i.index, "dim": d, "expr": str(want), "multiple_of": k,
+                            "line": i.size_stride_line})
+    for r in read_as(pkg, name):
+        out.append({"kind": "shared", "input": r.input, "dim": r.dim, "symbols": r.symbols,
+                    "owners": [list(o) for o in r.owners], "kernel": r.kernel, "line": r.line})
+    return out

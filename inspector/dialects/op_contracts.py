@@ -11,7 +11,7 @@ Sources (read for this table):
   TORCH_CHECKs that raise), ``torchvision/ops/boxes.py`` (``batched_nms``: boxes ``[N, 4]`` as (x1, y1, x2, y2),
   scores ``[N]``, idxs ``[N]``; it offsets each class's boxes by ``idxs * (boxes.max() + 1)`` and calls nms, so in a
   package it is an nms whose boxes were computed from idxs), ``torchvision/ops/roi_align.py`` / ``roi_pool.py``.
-- Seen for real here (torch 2.14.1 CPU, `sample_packages/harvest/contracts_cpu/roi_head`): a roi whose batch index is
+- Seen for real here (torch 2.14.1 CPU, `sample_packages/harvest/contracts_cpu214/roi_head`): a roi whose batch index is
   the image count returns a wrong score silently (rc 0, `AOTI_RUNTIME_CHECK_INPUTS=1` too); 1e6 dies of SIGSEGV.
 - ATen (``aten/src/ATen/native``): embedding, index_select, gather, scatter*, index_put, take, index_add/copy and
   embedding_bag check their indices and raise on CPU (``index out of range in self``, ``index 20 is out of bounds

@@ -18,7 +18,10 @@ from ..naming import root_symbol
 from ..package import Package
 from ..parse import expr_tree as E
 
-_PRIMES = (7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)
+# read_as probes each root symbol at a prime times _BASE (so a size the package divides, `s9 = s / 8`, stays whole):
+# a read of n elements is then _BASE**k times a product of k of the primes, which names the k symbols
+_PRIMES = (11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53)
+_BASE = 5040  # 2**4 * 3**2 * 5 * 7
 
 
 @dataclass
@@ -31,6 +34,9 @@ class InputRead:
     line: int
     last: int
     address: str
+    # the address's step along each loop position it names (the positions 0 but one, at 1): the strides the kernel
+    # reads the input with, largest first (a broadcast position steps 0 and is left out)
+    strides: tuple[int, ...] = ()
 
 
 def _partial_inputs(m: Model) -> list[int]:
@@ -89,8 +95,36 @@ def size_env(m: Model, dims: dict[tuple[int, int], int]) -> dict[str, int]:
                 try:
                     env[n] = E.evaluate(e.tree, env)
                 except E.EvalError:
-                    continue
+                    v = _exact(e.tree, env)  # torch 2.11 CUDA: `s9 = (1.0 / 8.0) * arg23_1_size_1`
+                    if v is not None:
+                        env[n] = v
     return env
+
+
+def _exact(n, env: dict[str, int]) -> int | None:
+    """A size Inductor wrote with float literals (``(1.0 / 8.0) * arg23_1_size_1``: a sequence that is a multiple of
+    8, divided by it) evaluated exactly: its value when that is a whole number, else None."""
+    from fractions import Fraction
+
+    def ev(x):
+        if isinstance(x, (E.Int, E.Float)):
+            return Fraction(x.value)
+        if isinstance(x, E.Name):
+            return Fraction(env[x.id]) if x.id in env else None
+        if isinstance(x, E.Paren) and not isinstance(x.inner, E.Tuple):
+            return ev(x.inner)
+        if isinstance(x, E.Cast):
+            v = ev(x.operand)
+            return Fraction(int(v)) if v is not None else None
+        if isinstance(x, E.BinOp) and x.op in "+-*/":
+            a, b = ev(x.left), ev(x.right)
+            if a is None or b is None or (x.op == "/" and b == 0):
+                return None
+            return {"+": a + b, "-": a - b, "*": a * b, "/": a / b if b else None}[x.op]
+        return None
+
+    v = ev(n)
+    return int(v) if v is not None and v.denominator == 1 else None
 
 
 @dataclass
@@ -199,9 +233,23 @@ def reads_past(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> lis
             except E.EvalError:
                 continue
             if i not in best or v > best[i][0]:
-                best[i] = (v, str(acc.address))
-        out += [InputRead(i, k.name, site.line, v, a) for i, (v, a) in best.items()]
+                best[i] = (v, str(acc.address), _strides(tree, kenv))
+        out += [InputRead(i, k.name, site.line, v, a, st) for i, (v, a, st) in best.items()]
     return out
+
+
+def _strides(tree, env: dict[str, int]) -> tuple[int, ...]:
+    """The address's step along each loop position it names (`is_loop_index`), largest first, each once."""
+    from ..parse.names import is_loop_index
+
+    pos = [n for n in dict.fromkeys(E.names(tree)) if is_loop_index(n)]
+    zero = dict(env, **{n: 0 for n in pos})
+    try:
+        base = E.evaluate(tree, zero)
+        steps = {E.evaluate(tree, dict(zero, **{n: 1})) - base for n in pos}
+    except E.EvalError:
+        return ()
+    return tuple(sorted((x for x in steps if x > 0), reverse=True))
 
 
 def numel(shape: list[int]) -> int:
@@ -233,7 +281,7 @@ def read_as(pkg: Package, name: str) -> list[ReadAs]:
     dims: dict[tuple[int, int], int] = {}
     prime_of: dict[int, str] = {}
     for s, p in zip(roots, _PRIMES):
-        dims[(s.input, s.dim)] = p
+        dims[(s.input, s.dim)] = p * _BASE
         prime_of[p] = s.name
     if len(prime_of) < len(roots):
         return []
@@ -241,6 +289,9 @@ def read_as(pkg: Package, name: str) -> list[ReadAs]:
     for i in partial:
         inp = m.inputs[i]
         unknown = [d for d, x in enumerate(inp.shape) if str(x) == "?"]
+        if len(unknown) == len(inp.shape) > 1:
+            out += _read_by_strides(pkg, name, m, i, dims, prime_of)
+            continue
         if len(unknown) != 1:
             continue
         known = 1
@@ -267,17 +318,43 @@ def read_as(pkg: Package, name: str) -> list[ReadAs]:
         n = r.last + 1
         if n % known:
             continue
-        rows = n // known
-        factors, left = [], rows
-        for p in sorted(prime_of):
-            while left % p == 0:
-                factors.append(prime_of[p])
-                left //= p
-        if left != 1 or not factors:
+        factors = _factor(n // known, prime_of)
+        if factors is None:
             continue
         owners = [(m.symbols[f].input, m.symbols[f].dim) for f in factors]
         out.append(ReadAs(i, unknown[0], factors, owners, r.kernel, r.line))
     return out
+
+
+def _factor(n: int, prime_of: dict[int, str]) -> list[str] | None:
+    """The symbols whose probe values (prime × _BASE) multiply to ``n``; None when ``n`` is no such product."""
+    k, left = 0, n
+    while left and left % _BASE == 0:
+        left //= _BASE
+        k += 1
+    factors = []
+    for p in sorted(prime_of):
+        while left % p == 0:
+            factors.append(prime_of[p])
+            left //= p
+    return factors if left == 1 and factors and len(factors) == k else None
+
+
+def _read_by_strides(pkg: Package, name: str, m: Model, i: int, dims: dict, prime_of: dict[int, str]) -> list[ReadAs]:
+    """An input none of whose dims the wrapper reads (HF Llama's attention mask on torch 2.11 CUDA): its dims from
+    the strides a kernel reads it with (a contiguous read: steps d1*…, …, 1) and the elements it reads."""
+    rank = len(m.inputs[i].shape)
+    for r in sorted((r for r in reads_past(pkg, name, dims) if r.input == i), key=lambda r: -r.last):
+        st = r.strides
+        if len(st) != rank or st[-1] != 1 or (r.last + 1) % st[0] or any(a % b for a, b in zip(st, st[1:])):
+            continue
+        sizes = [(r.last + 1) // st[0]] + [a // b for a, b in zip(st, st[1:])]
+        named = [_factor(x, prime_of) for x in sizes]
+        if any(x is None for x in named):
+            continue
+        return [ReadAs(i, d, f, [(m.symbols[x].input, m.symbols[x].dim) for x in f], r.kernel, r.line)
+                for d, f in enumerate(named)]
+    return []
 
 
 def dim_contracts(pkg: Package, name: str) -> list[dict]:

@@ -35,6 +35,6 @@ def op_call(c: dict) -> str:
 
 
 def op_contract(u: dict) -> str:
-    who = {"op": "the op checks it", "nothing": "NOTHING checks it", "device_assert": "a device-side assert"}.get(
+    who = {"op": "the op checks it", "nothing": "NOTHING checks it", "device_assert": "a device-side assert checks it"}.get(
         u["checked_by"], u["checked_by"])
     return f"needs {u['condition']}: {who}; broken: {_EFFECT.get(u['effect'], u['effect'])}"

@@ -88,7 +88,7 @@ def _contracts_of_sizes(pkg: Package, m: Model, res: CheckResult, dims: dict[tup
     partial = {i for (i, _) in dims if m.inputs[i].shape and any(str(s) == "?" for s in m.inputs[i].shape)}
     if not partial:
         return
-    said = set()
+    said = {v["input"] for v in res.violations if v["kind"] == "equal"}  # the exported program said it already
     for r in read_as(pkg, m.name):
         if r.input not in partial or (r.input, r.dim) not in dims or any(s not in values for s in r.symbols):
             continue

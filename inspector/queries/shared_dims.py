@@ -43,19 +43,21 @@ def _partial_inputs(m: Model) -> list[int]:
     return [i.index for i in m.inputs if i.shape and any(str(x) == "?" for x in i.shape)]
 
 
-def _loop_maxima(k, env: dict[str, int]) -> dict[str, int]:
-    """Each loop position's last value: a CPU loop variable's (bound - 1 over its headers), a Triton kernel's
+def _loop_maxima(k, env: dict[str, int], at: float | None = None) -> dict[str, int]:
+    """Each loop position's last value: a CPU loop variable's (bound - 1, from the header of that variable last
+    above kernel line ``at``: one kernel's loop nests reuse ``x0`` with other bounds), a Triton kernel's
     ``xindex``/``r0_index``-style positions (numel - 1)."""
     out: dict[str, int] = {}
     if k.backend == "cpp":
         from ..parse.cpp_loops import loop_headers
 
         for h in loop_headers(k):
-            try:
-                v = E.evaluate(h.bound.tree, env) - 1
-            except E.EvalError:
+            if at is not None and h.line > at:
                 continue
-            out[h.var] = max(out.get(h.var, v), v)
+            try:
+                out[h.var] = E.evaluate(h.bound.tree, env) - 1
+            except E.EvalError:
+                out.pop(h.var, None)
         return out
     for p in k.params:
         if p.name.endswith("numel") and p.name in env:
@@ -65,13 +67,13 @@ def _loop_maxima(k, env: dict[str, int]) -> dict[str, int]:
     return out
 
 
-def _kernel_env(k, env: dict[str, int]) -> dict[str, int]:
-    """``env`` with the kernel's loop positions at their end and its tmps that are plain index arithmetic of them
-    (``x1 = xindex // 4``) evaluated."""
+def _kernel_env(k, env: dict[str, int], at: float | None = None) -> dict[str, int]:
+    """``env`` with the kernel's loop positions at their end (those around kernel line ``at``) and its tmps that are
+    plain index arithmetic of them (``x1 = xindex // 4``) evaluated."""
     out = dict(env)
-    out.update(_loop_maxima(k, out))
+    out.update(_loop_maxima(k, out, at))
     for t in k.tmps:
-        if t.name in out:
+        if t.name in out or (at is not None and t.line > at):
             continue
         try:
             out[t.name] = E.evaluate(t.expr.tree, out)
@@ -80,25 +82,57 @@ def _kernel_env(k, env: dict[str, int]) -> dict[str, int]:
     return out
 
 
+class _Sizes(dict):
+    """run_impl's size names at given sizes, each resolved when an evaluation asks for it (a 20,000-kernel package
+    has tens of thousands of `xnumel` locals; a question reads a few): symbols from the given dims (aliases too),
+    locals by their arithmetic (``xnumel = 4L*s23``, ``s45 = c10::div_floor_integer(arg20_1_size_2, 16L)``)."""
+
+    def __init__(self, m: Model, dims: dict[tuple[int, int], int]):
+        super().__init__()
+        self._m, self._dims, self._busy = m, dims, set()
+
+    def _resolve(self, name: str) -> bool:
+        if dict.__contains__(self, name):
+            return True
+        if name in self._busy:
+            return False
+        m = self._m
+        sym = m.symbols.get(name)
+        if sym is not None:
+            root = root_symbol(m.symbols, name)
+            src = root if root is not None else sym
+            if src.input is not None and (src.input, src.dim) in self._dims:
+                dict.__setitem__(self, name, self._dims[(src.input, src.dim)])
+                return True
+            return False
+        e = m.locals.get(name)
+        if e is None:
+            return False
+        self._busy.add(name)
+        try:
+            try:
+                v = E.evaluate(e.tree, self)
+            except E.EvalError:
+                v = _exact(e.tree, self)  # torch 2.11 CUDA: `s9 = (1.0 / 8.0) * arg23_1_size_1`
+        finally:
+            self._busy.discard(name)
+        if v is None:
+            return False
+        dict.__setitem__(self, name, v)
+        return True
+
+    def __contains__(self, name) -> bool:
+        return isinstance(name, str) and self._resolve(name)
+
+    def __getitem__(self, name):
+        if not self._resolve(name):
+            raise KeyError(name)
+        return dict.__getitem__(self, name)
+
+
 def size_env(m: Model, dims: dict[tuple[int, int], int]) -> dict[str, int]:
-    """run_impl's size names at the sizes ``dims`` give: every symbol (aliases too) and every local its arithmetic
-    makes of them (``xnumel = 4L*s23``, ``s45 = c10::div_floor_integer(arg20_1_size_2, 16L)``)."""
-    env: dict[str, int] = {}
-    for s in m.symbols.values():
-        root = root_symbol(m.symbols, s.name)
-        src = root if root is not None else s
-        if src.input is not None and (src.input, src.dim) in dims:
-            env[s.name] = dims[(src.input, src.dim)]
-    for _ in range(3):  # in any order
-        for n, e in m.locals.items():
-            if n not in env:
-                try:
-                    env[n] = E.evaluate(e.tree, env)
-                except E.EvalError:
-                    v = _exact(e.tree, env)  # torch 2.11 CUDA: `s9 = (1.0 / 8.0) * arg23_1_size_1`
-                    if v is not None:
-                        env[n] = v
-    return env
+    """run_impl's size names at the sizes ``dims`` give, resolved on demand (`_Sizes`)."""
+    return _Sizes(m, dims)
 
 
 def _exact(n, env: dict[str, int]) -> int | None:
@@ -219,7 +253,7 @@ def reads_past(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> lis
                 continue
         if not bound:
             continue
-        kenv = _kernel_env(k, kenv)
+        args = kenv
         best: dict[int, tuple[int, str]] = {}
         for acc in kernel_accesses(k):
             i = bound.get(acc.ptr)
@@ -228,6 +262,7 @@ def reads_past(pkg: Package, name: str, dims: dict[tuple[int, int], int]) -> lis
             tree = acc.address.tree
             if E.has_opaque(tree) or any(n.startswith("tmp") for n in E.names(tree)):
                 continue
+            kenv = _kernel_env(k, args, acc.line if k.backend == "cpp" else None)
             try:
                 v = E.evaluate(tree, kenv)
             except E.EvalError:

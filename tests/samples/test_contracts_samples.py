@@ -83,6 +83,14 @@ def test_cuda_scatter_add_src_follows_the_index_length():
     assert [v["kind"] for v in res.violations] == ["shared"] and "s23 = 20" in res.violations[0]["detail"]
 
 
+def test_cpu_scatter_add_fits_with_the_example_and_not_with_a_short_src():
+    """torch 2.8 CPU: one kernel reuses `x0` in two loop nests (4*ks0 and ks1): each access is read with the loops
+    around it (read with the other nest's bound, the example's src [20, 4] was said to be read past its end)."""
+    pt2 = ROOT / "sample_packages/cpu-2.8/scatter_add/scatter_add.pt2"
+    assert _check(pt2, "0=float32[16,4]", "1=int64[20]", "2=float32[20,4]").ok
+    assert [v["kind"] for v in _check(pt2, "0=float32[16,4]", "1=int64[20]", "2=float32[4,4]").violations] == ["shared"]
+
+
 # -- a shared Dim the wrapper states (torch 2.13 / 2.14.1 CPU: assert_size_stride, only with the checks on) ---------
 
 @pytest.mark.parametrize("folder", [CPU214 / "llama_shared_mask", CPU213 / "llama_shared_mask"], ids=["2.14.1", "2.13"])

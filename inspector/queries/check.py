@@ -89,14 +89,17 @@ def _contracts_of_sizes(pkg: Package, m: Model, res: CheckResult, dims: dict[tup
     if not partial:
         return
     said = {v["input"] for v in res.violations if v["kind"] == "equal"}  # the exported program said it already
+    shared: set[int] = set()  # one input's dims may each be read as another's (a mask's batch and sequence)
     for r in read_as(pkg, m.name):
-        if r.input not in partial or (r.input, r.dim) not in dims or any(s not in values for s in r.symbols):
+        if (r.input not in partial or r.input in said or (r.input, r.dim) not in dims
+                or any(s not in values for s in r.symbols)):
             continue
         v, got = prod(values[s][0] for s in r.symbols), dims[(r.input, r.dim)]
         if v != got:
-            said.add(r.input)
             res.violations.append({"input": r.input, "kind": "shared", "detail": say.detail(label(r.input), say.read_as_other(
                 r.dim, got, r.symbols, r.owners, v, r.kernel, r.line))})
+            shared.add(r.input)
+    said |= shared
     shapes = {i: [dims[(i, d)] for d in range(len(m.inputs[i].shape))] for i in partial
               if all((i, d) in dims for d in range(len(m.inputs[i].shape)))}
     for r in reads_past(pkg, m.name, dims):

@@ -13,10 +13,22 @@ from ..dialects.op_contracts import contract_of
 from ..errors import InspectorError
 from ..naming import strip_overload
 from ..package import Package
-from ..parse import expr_tree as E
 from ..parse.proxy_call import ExternNode, extern_nodes, proxy_args
 from .fused import extern_op_name
 from .walk import InputRef
+
+
+class _Trees:
+    """`inspector.parse.expr_tree`, imported on first use: a cached `show` that has nothing here to read builds no
+    tree and loads no parser (tests/samples/test_cached_no_parser.py)."""
+
+    def __getattr__(self, name):
+        from ..parse import expr_tree
+
+        return getattr(expr_tree, name)
+
+
+E = _Trees()
 
 
 @dataclass

@@ -16,7 +16,20 @@ from math import prod
 from ..model import Model
 from ..naming import root_symbol
 from ..package import Package
-from ..parse import expr_tree as E
+from ..parse.tokens import identifiers
+
+
+class _Trees:
+    """`inspector.parse.expr_tree`, imported on first use: a cached `show` that has nothing here to read builds no
+    tree and loads no parser (tests/samples/test_cached_no_parser.py)."""
+
+    def __getattr__(self, name):
+        from ..parse import expr_tree
+
+        return getattr(expr_tree, name)
+
+
+E = _Trees()
 
 # read_as probes each root symbol at a prime times _BASE (so a size the package divides, `s9 = s / 8`, stays whole):
 # a read of n elements is then _BASE**k times a product of k of the primes, which names the k symbols
@@ -402,6 +415,8 @@ def dim_contracts(pkg: Package, name: str) -> list[dict]:
     for i in m.inputs:
         for d, want in enumerate(i.shape or []):
             if isinstance(want, int) or str(want) == "?" or str(want) in m.symbols or str(want).rstrip("L").isdigit():
+                continue
+            if not any(n in m.locals for n in identifiers(str(want))):  # computed from no local: no division
                 continue
             own = next((s for s in m.symbols.values() if s.input == i.index and s.dim == d), None)
             if own is None:

@@ -169,10 +169,3 @@ def test_roi_head_check_says_the_batch_index_contract_and_the_runs_break_it():
         assert got != want  # a wrong answer, no error
         run, _ = _run(CPU214 / "roi_head", "batch_index_1e6", checked)
         assert run["rc"] == -11  # the crash check's note names
-
-
-def test_cuda_roi_align_head_names_the_rois_input():
-    with inspector.open_package(H / "issue34_gpu/roi_align_head/roi_align_head.pt2") as pkg:
-        ra = next(c for c in op_calls(pkg, "model") if c.op == "torchvision::roi_align")
-    rois = ra.arg("rois")
-    assert rois.inputs and ra.unchecked and ra.unchecked[0].effect == "illegal_memory_access"

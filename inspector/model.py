@@ -61,6 +61,9 @@ class Input:
     stride: list[int | str] | None = None
     device: str | None = None
     guards: list[Guard] = field(default_factory=list)
+    # run_impl's `assert_size_stride(argN_1, {…}, {…}, "input")` that states shape and stride (torch 2.13+ CPU), which
+    # runs only with AOTI_RUNTIME_CHECK_INPUTS=1 and compares every dim (shared symbols included); None without one
+    size_stride_line: int | None = None
 
 
 @dataclass

@@ -252,3 +252,69 @@ def externs_unread(line: int) -> str:
     """Said after the last extern entry when `divisions.unvouched_externs_read` stopped early."""
     return (f" (extern calls after wrapper.cpp line {line} were not read: the first ones to run that take such a "
             "size are listed)")
+
+
+# -- contracts the runtime checks do not enforce (issue 34 §4): shared dims, derived dims, op value contracts ---------
+_EFFECT = {"raises": "the op raises", "wrong_or_crash": "the op reads outside the tensor: wrong values silently, or a "
+           "crash", "wrong": "silently wrong results", "illegal_memory_access": "the op reads outside the tensor: an "
+           "illegal memory access, reported at a later call", "device_assert": "a device-side assert"}
+
+
+def unequal_caught(line: int | None) -> str:
+    """After `unequal`: what stops the run (the wrapper's assert_size_stride, only with the checks on)."""
+    if line is None:
+        return ""
+    return (f"; AOTI_RUNTIME_CHECK_INPUTS=1 stops it (assert_size_stride, wrapper.cpp line {line}); without it the "
+            "kernels index this input with the other's size and the run returns wrong numbers with no error")
+
+
+def _owners(owners) -> str:
+    return " × ".join(f"input {i} dim {d}" for i, d in owners)
+
+
+def read_as_other(dim: int, got: int, symbols: list[str], owners, value: int, kernel: str, line: int) -> str:
+    return (f"dim {dim} is {got}, but kernel {kernel} (wrapper.cpp line {line}) reads it as {' × '.join(symbols)} = "
+            f"{value} ({_owners(owners)}): the wrapper reads this dim into no symbol and its guards check only its "
+            "range, so no runtime check compares them (AOTI_RUNTIME_CHECK_INPUTS=1 included); the run reads the "
+            "wrong elements" + (", past the input's end," if got < value else "") + " with no error")
+
+
+def reads_past_end(numel: int, last: int, kernel: str, line: int, address: str) -> str:
+    return (f"holds {numel:,} element(s), but at these sizes kernel {kernel} (wrapper.cpp line {line}) reads up to "
+            f"element {last:,} (`{address}`): its size follows other inputs' and no runtime check compares them "
+            "(its guards check only its range); the run reads past its end: wrong values silently, or a crash")
+
+
+def derived_dim(dim: int, got: int, expr: str, value: int, multiple: int | None, shape, line: int | None) -> str:
+    caught = (f"; AOTI_RUNTIME_CHECK_INPUTS=1 stops it (assert_size_stride, wrapper.cpp line {line}: "
+              f"`expected size {got}=={value}`)" if line is not None else "; no runtime check compares it")
+    seen = (f": the model sees a {list(shape)} tensor read from the first {_numel(shape):,} elements of this one "
+            "(its strides computed from those sizes), silently" if shape else ": the kernels use that size, silently")
+    return (f"dim {dim} is {got}" + (f", not a multiple of {multiple}" if multiple else "")
+            + f"; the package computes it as {expr} = {value}" + seen + caught)
+
+
+def _numel(shape) -> int:
+    n = 1
+    for x in shape:
+        n *= x
+    return n
+
+
+def op_contract_note(op: str, line: int, condition: str, args: str, effect: str) -> str:
+    return (f"{op} (wrapper.cpp line {line}) needs {condition} ({args}): nothing checks it at run time, in the package "
+            f"or the op; a run that breaks it: {_EFFECT.get(effect, effect)}")
+
+
+def arg_words(name: str, inputs, direct: bool, value: str | None) -> str:
+    """``rois = input 1 (arg5_1)``, ``input = buf4, made from input 0 (arg4_1)``."""
+    ins = ", ".join(f"input {i.index} ({i.name}" + (f", `{i.user_name}`" if i.user_name else "") + ")" for i in inputs)
+    if direct and ins:
+        return f"{name} = {ins}"
+    if ins:
+        return f"{name} = {value}, made from {ins}"
+    return f"{name} = {value}" if value else name
+
+
+def contracts_verdict(n: int, model: str, ops: list[str]) -> str:
+    return f"the {n} given input(s) fit model {model!r} by size; unchecked value contracts: {', '.join(dict.fromkeys(ops))}"

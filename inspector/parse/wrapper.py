@@ -37,6 +37,7 @@ from ..model import (
     param_role,
 )
 from ..dialects import embedded_source
+from ..dialects import proxy_executor as PX
 from . import STATEMENTS
 from .comments import provenance_key, source_nodes_and_ops
 from .wrapper_map import LauncherRegion, WrapperMap
@@ -76,7 +77,7 @@ class WrapperScanner:
         self.aliases: dict[str, str] = {}  # run_impl local -> base (var_0 -> buf2)
         self.constant_infos: dict[int, Constant] = {}
         self.input_names: dict[int, str] = {}
-        self.size_stride: dict[int, tuple[list, list]] = {}
+        self.size_stride: dict[int, tuple[list, list, int]] = {}
         self.guards: dict[int, list[Guard]] = {}
         self._node_memo: dict[str, tuple[list[str], list[str]] | None] = {}
 
@@ -211,7 +212,7 @@ class WrapperScanner:
         inp = next((x for x in self.m.inputs if x.name == r.args[0].text), None)
         if inp is None:
             return
-        self.size_stride[inp.index] = (_dims(r.args[1].text), _dims(r.args[2].text))
+        self.size_stride[inp.index] = (_dims(r.args[1].text), _dims(r.args[2].text), line)
 
     def _declaration(self, typ: str, name: str, value, line: int):
         if isinstance(value, InputSlot):
@@ -300,7 +301,9 @@ class WrapperScanner:
                 site.args.append(CallArg(text=text, base=out_handle, names=a.names))
                 continue
             site.args.append(CallArg(text=text, base=self._base(a.names), names=a.names))
-        if kind == "extern":
+        if kind == "extern" and callee == PX.PROXY_CALL:
+            self._proxy_reads_writes(site, args)
+        elif kind == "extern":
             bases = [x.base for x in site.args if x.base and x.base not in site.writes]
             if (callee.endswith("_out") or callee.endswith("_")) and callee not in self.d.assign_calls:
                 first = site.args[0].base if site.args else None
@@ -315,6 +318,21 @@ class WrapperScanner:
             site.provenance = self.pending_provenance
         self.pending_provenance = None
         self.m.calls.append(site)
+
+    def _proxy_reads_writes(self, site: CallSite, args: list[Expr]) -> None:
+        """A proxy-executor call hands the op every tensor in one list (`inspector.dialects.proxy_executor`): the
+        handles made just for it by ``aoti_torch_new_uninitialized_tensor`` are its outputs, the rest its inputs."""
+        from .proxy_call import proxy_args
+
+        pa = proxy_args(tuple(args))
+        if pa is None:
+            return
+        fresh = {b for c in self.m.calls if c.target == PX.NEW_HANDLE for b in c.writes}
+        for t in pa.tensors:
+            b = self.aliases.get(t, t) if self._known(t) else None
+            if b is None or b in self.m.symbols or b in self.locals:
+                continue
+            (site.writes if b in fresh else site.reads).append(b)
 
     # -- after the pass ----------------------------------------------------------
     def finish(self):
@@ -370,7 +388,7 @@ class WrapperScanner:
             if strides:
                 inp.stride = [strides.get(d, "?") for d in range(max(max(strides) + 1, len(inp.shape)))]
             if inp.index in self.size_stride:  # run_impl's own statement of shape and stride wins
-                inp.shape, inp.stride = self.size_stride[inp.index]
+                inp.shape, inp.stride, inp.size_stride_line = self.size_stride[inp.index]
         m.locals = dict(self.locals)
 
 

@@ -32,9 +32,15 @@ class CheckResult:
     certainty: str = "certain"  # of the verdict: "certain" | "likely" | "possible"
     checked: list[dict] = field(default_factory=list)  # what each given input was matched to
     notes: list[str] = field(default_factory=list)
+    # the ops the package calls whose arguments' values must meet a contract nothing checks (roi_align's batch
+    # index): `inspector.queries.op_calls`; in the JSON only when there is one
+    value_contracts: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if not d["value_contracts"]:
+            del d["value_contracts"]
+        return d
 
 
 def _root(m: Model, name):
@@ -63,6 +69,45 @@ def _resolve(m: Model, spec: InputSpec, ep) -> int:
                 return e.position
     names = [i.name for i in m.inputs] + ([e.name for e in ep.user_inputs] if ep else [])
     raise UsageError(say.no_such_input(who, len(m.inputs), names, ep is not None))
+
+
+def _contracts_of_sizes(pkg: Package, m: Model, res: CheckResult, dims: dict[tuple[int, int], int],
+                        values: dict[str, tuple[int, int, int]], ep) -> None:
+    """What the runtime checks do not compare: a dim the package computes from sizes (``16L*s45``: a multiple of 16)
+    that the given size is not, and a range-only dim the kernels read by other inputs' sizes (a shared `Dim`)."""
+    from math import prod
+
+    from .shared_dims import derived_mismatches, read_as, reads_past
+
+    def label(i):
+        return say.label(i, m.inputs[i].name, ep.user_name(i) if ep else None)
+
+    for x in derived_mismatches(m, dims):
+        res.violations.append({"input": x.input, "kind": "divisible", "detail": say.detail(label(x.input), say.derived_dim(
+            x.dim, x.given, x.expr, x.value, x.multiple_of, x.shape, m.inputs[x.input].size_stride_line))})
+    partial = {i for (i, _) in dims if m.inputs[i].shape and any(str(s) == "?" for s in m.inputs[i].shape)}
+    if not partial:
+        return
+    said = {v["input"] for v in res.violations if v["kind"] == "equal"}  # the exported program said it already
+    shared: set[int] = set()  # one input's dims may each be read as another's (a mask's batch and sequence)
+    for r in read_as(pkg, m.name):
+        if (r.input not in partial or r.input in said or (r.input, r.dim) not in dims
+                or any(s not in values for s in r.symbols)):
+            continue
+        v, got = prod(values[s][0] for s in r.symbols), dims[(r.input, r.dim)]
+        if v != got:
+            res.violations.append({"input": r.input, "kind": "shared", "detail": say.detail(label(r.input), say.read_as_other(
+                r.dim, got, r.symbols, r.owners, v, r.kernel, r.line))})
+            shared.add(r.input)
+    said |= shared
+    shapes = {i: [dims[(i, d)] for d in range(len(m.inputs[i].shape))] for i in partial
+              if all((i, d) in dims for d in range(len(m.inputs[i].shape)))}
+    for r in reads_past(pkg, m.name, dims):
+        if r.input in said or r.input not in shapes or r.last < prod(shapes[r.input]):
+            continue
+        said.add(r.input)
+        res.violations.append({"input": r.input, "kind": "shared", "detail": say.detail(label(r.input), say.reads_past_end(
+            prod(shapes[r.input]), r.last, r.kernel, r.line, r.address))})
 
 
 def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=None, device: str | None = None
@@ -157,7 +202,7 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
                         bad("range", say.out_of_range(d, got, sym.name, lo, hi, sym.input, glines))
                     if sym.name in values and values[sym.name][0] != got:
                         v, oi, od = values[sym.name]
-                        bad("equal", say.unequal(d, got, oi, od, v, sym.name))
+                        bad("equal", say.unequal(d, got, oi, od, v, sym.name) + say.unequal_caught(inp.size_stride_line))
                     values.setdefault(sym.name, (got, idx, d))
         if spec.stride is not None and inp.stride:
             if len(spec.stride) == len(inp.stride):
@@ -166,6 +211,7 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
                         str(want), {k: x[0] for k, x in values.items()})
                     if w is not None and got != w and not (spec.shape and spec.shape[d] <= 1):
                         bad("stride", say.wrong_stride(d, got, want, w))
+    _contracts_of_sizes(pkg, m, res, dims, values, ep)
     devs: dict[str, list[int]] = {}
     for i, dev in on_device.items():
         if device_type(dev) == "cuda":
@@ -209,6 +255,15 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
     if extern:
         res.notes.append(say.EXTERN_SIZES)
     res.ok = not res.violations and not res.predicted_assertions and not res.may_fail
+    from .op_calls import op_calls
+
+    calls = op_calls(pkg, m.name, ep)
+    res.value_contracts = [dict(c.to_dict(), unchecked=[u.to_dict() for u in c.unchecked]) for c in calls if c.unchecked]
+    for c in calls:
+        for u in c.unchecked:
+            args = "; ".join(say.arg_words(a.name, a.inputs, a.direct, a.value) for a in c.args
+                             if a.name in (u.arg, u.against) or (a.inputs and a.name == u.arg))
+            res.notes.append(say.op_contract_note(c.op, c.line, u.condition, args, u.effect))
     if unshaped:
         res.notes.append(say.no_shape(unshaped))
     if (res.ok and (unchecked or unshaped)) or (res.may_fail and not res.violations):
@@ -226,6 +281,9 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
         res.verdict = say.may_fail_verdict(x["kernel"], x["message"], x["why"], len(res.may_fail) - 1)
     elif res.ok and (unchecked or unshaped):
         res.verdict = say.unchecked_verdict(m.name, unchecked, unshaped)
+    elif res.ok and res.value_contracts:
+        res.verdict = say.contracts_verdict(len(given), m.name, [c["op"] for c in res.value_contracts])
+        res.certainty = "likely"
     elif res.ok:
         res.verdict = say.fit_verdict(len(given), m.name)
     else:

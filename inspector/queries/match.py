@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import inspector.explain.trace as say
+from ..dialects.op_contracts import DIM_ARG, INDEXING_OPS  # noqa: F401 - the ops' table (one place); re-exported
 from ..logs import FailedCall, ReportedAssert
 from ..model import CallSite, Model
 from ..naming import strip_overload
@@ -27,12 +28,6 @@ ATEN_KERNEL_OPS = {
 }
 
 # Extern ops that index a tensor: (position of the table argument, position of the index argument).
-INDEXING_OPS = {
-    "embedding": (0, 1), "_embedding_bag": (0, 1), "embedding_bag": (0, 1), "index_select": (0, 2),
-    "gather": (0, 2), "scatter": (0, 2), "scatter_add": (0, 2), "scatter_reduce": (0, 2),
-    "index_put": (0, 1), "_index_put_impl": (0, 1), "take": (0, 1), "index": (0, 1), "index_add": (0, 2),
-    "index_copy": (0, 2),
-}
 
 
 norm_msg = message_key  # a check message as compared with a log's (inspector.parse.names)
@@ -171,9 +166,6 @@ def extern_sites_for_aten(pkg: Package, r: ReportedAssert, model: str | None) ->
     return out
 
 
-# Extern ops whose schema has a `dim` argument: its position (before the out tensor is counted).
-DIM_ARG = {"gather": 1, "scatter": 1, "scatter_add": 1, "scatter_reduce": 1, "index_select": 1, "index_add": 1,
-           "index_copy": 1}
 
 
 def indexed_dim(site: CallSite) -> int:

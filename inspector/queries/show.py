@@ -176,11 +176,18 @@ class ModelSummary:
     # and whether ``constants`` lists them (`summarize(constants=False)` leaves them unparsed).
     constant_totals: ConstantTotals | None = None
     constants_listed: bool = True
+    # What the runtime checks do not enforce (issue 34): dims the kernels read by other inputs' sizes or that the
+    # package computes (a multiple of 16), `shared_dims.dim_contracts`; the ops whose arguments' values must meet a
+    # contract (roi_align's batch index), `op_calls.op_calls`.  In the JSON only when there is one.
+    dim_contracts: list[dict] = field(default_factory=list)
+    op_calls: list[dict] = field(default_factory=list)
 
     _TERMINAL_ONLY = ("constant_totals", "constants_listed")
+    _WHEN_ANY = ("dim_contracts", "op_calls")
 
     def to_dict(self) -> dict:
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in self._TERMINAL_ONLY}
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in self._TERMINAL_ONLY
+                and (f.name not in self._WHEN_ANY or getattr(self, f.name))}
 
     def device_parts(self) -> list[str]:
         """``["cuda", "compute capability 90"]`` / ``["cpu", "CPU ISA AVX512 …"]``: the device as renderers word it."""
@@ -248,6 +255,9 @@ def summarize(pkg: Package, model: str | None = None, full: bool = False, consta
 
 
 def summarize_model(pkg: Package, name: str, full: bool = False, list_constants: bool = True) -> ModelSummary:
+    from .op_calls import op_calls
+    from .shared_dims import dim_contracts
+
     f = pkg.files(name)
     totals = ConstantTotals(**pkg.index(name).constant_totals())  # the scan (before the whole parse: see SEEN)
     if full:
@@ -308,6 +318,8 @@ def summarize_model(pkg: Package, name: str, full: bool = False, list_constants:
         warnings=m.warnings,
         constant_totals=totals,
         constants_listed=list_constants,
+        dim_contracts=dim_contracts(pkg, name),
+        op_calls=[c.to_dict() for c in op_calls(pkg, name)],
     )
 
 

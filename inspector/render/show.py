@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
+from ..explain import contracts as say_contracts
 from ..queries.show import shape_with_ranges
 from .common import _Table, _bytes, _fmt_shape
 
@@ -88,6 +89,11 @@ def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None 
             t.print(console)
             console.print(f"  [yellow]note:[/] {escape(s.guard_note)}; without it nothing stops a size outside the range (a 0 included).")
 
+        if m.dim_contracts:
+            console.print("  [yellow]dims the runtime checks do not tie down:[/]")
+            for c in m.dim_contracts:
+                console.print("    " + escape(say_contracts.dim_contract(c, m.inputs[c["input"]].name)))
+
         t = _Table("outputs", ("#", "name", "from"))
         for o in m.outputs:
             t.add(str(o.index), o.name, o.source or "?")
@@ -106,6 +112,12 @@ def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None 
         _kernel_table(console, m, max_kernel_rows)
         if m.extern_ops:
             console.print("  extern ops: " + ", ".join(f"{e.name} ×{e.calls}" for e in m.extern_ops))
+        if m.op_calls:
+            console.print("  [yellow]ops whose code is not in the package (what their arguments must hold):[/]")
+            for c in m.op_calls:
+                console.print("    " + escape(say_contracts.op_call(c)))
+                for u in c["contracts"]:
+                    console.print("      " + escape(say_contracts.op_contract(u)))
         if m.unchecked_extern_calls:
             console.print("  [yellow]unchecked extern calls:[/] " + ", ".join(
                 f"{e.name} (wrapper.cpp line {e.line})" for e in m.unchecked_extern_calls)

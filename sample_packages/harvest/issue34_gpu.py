@@ -10,7 +10,7 @@ Cases (each `<case>/` gets `<case>.pt2`, re-stored deflated without the .so and 
 `right_category`):
 - llama_shared_dim: a Hugging Face Llama (random weights, a small config), input_ids and attention_mask exported
   with the SAME Dims (the sequence a multiple of 8, as export asks); runs: good, a mask [2,8] with ids [2,16] (plain
-  and AOTI_RUNTIME_CHECK_INPUTS=1).
+  and AOTI_RUNTIME_CHECK_INPUTS=1), and a mask [2,24], inside the guards' range (plain and checked).
 - gpt2_dyn: a GPT-2 (small config), dynamic batch and sequence; runs: good, CPU tensors into the CUDA package,
   int32 ids into the int64 package.
 - custom_op_ima: a `torch.library.custom_op` (a Triton kernel that reads table rows by index with no bounds check),
@@ -142,6 +142,11 @@ def scenarios(case):
             "short_mask_checked": ("the same with AOTI_RUNTIME_CHECK_INPUTS=1", "ids(2,16), mask(2,8)",
                                    {"AOTI_RUNTIME_CHECK_INPUTS": "1"}, "the runtime checks catch it or not",
                                    "shape_contract"),
+            "long_mask": ("ids [2,16] with a mask [2,24], inside the guards' range", "ids(2,16), mask(2,24)", {},
+                          "a wrong output, no error: mask dim 1 must equal ids dim 1 (one symbol)", "shape_contract"),
+            "long_mask_checked": ("the same with AOTI_RUNTIME_CHECK_INPUTS=1", "ids(2,16), mask(2,24)",
+                                  {"AOTI_RUNTIME_CHECK_INPUTS": "1"}, "check predicts rc 0: no runtime check compares them",
+                                  "shape_contract"),
         }
     if case == "gpt2_dyn":
         return {

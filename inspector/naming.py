@@ -63,6 +63,17 @@ def extern_op(target: str, device: str | None = None) -> str | None:
     return op if overload in (None, "out") else f"{op}_{overload.removesuffix('_out')}"
 
 
+_ATEN_OPS_CALL = re.compile(r"^at::_ops::(?P<op>\w+)::call$")
+
+
+def printed_op(kernel: str) -> str | None:
+    """``at::_ops::_embedding_bag::call`` -> ``_embedding_bag``: the ATen op an extern call the intermediate value
+    printer names by its C++ dispatcher entry (torch 2.14) runs; the wrapper calls it as a C shim
+    (``aoti_torch_cpu__embedding_bag``).  None for any other name."""
+    m = _ATEN_OPS_CALL.match(kernel)
+    return m.group("op") if m else None
+
+
 # The extern ops (C-shim names, `extern_op`) that call cuBLAS, and cuDNN's convolutions (on CUDA)
 CUBLAS_OPS = frozenset({"mm", "addmm", "bmm", "baddbmm", "addbmm", "addmv", "mv", "_scaled_mm", "linear"})
 CONV_OPS = frozenset({"convolution", "_convolution"})

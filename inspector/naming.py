@@ -63,15 +63,12 @@ def extern_op(target: str, device: str | None = None) -> str | None:
     return op if overload in (None, "out") else f"{op}_{overload.removesuffix('_out')}"
 
 
-_ATEN_OPS_CALL = re.compile(r"^at::_ops::(?P<op>\w+)::call$")
-
-
-def printed_op(kernel: str) -> str | None:
-    """``at::_ops::_embedding_bag::call`` -> ``_embedding_bag``: the ATen op an extern call the intermediate value
-    printer names by its C++ dispatcher entry (torch 2.14) runs; the wrapper calls it as a C shim
-    (``aoti_torch_cpu__embedding_bag``).  None for any other name."""
-    m = _ATEN_OPS_CALL.match(kernel)
-    return m.group("op") if m else None
+def dispatcher_name(target: str) -> str | None:
+    """``aoti_torch_cpu__embedding_bag`` -> ``at::_ops::_embedding_bag::call``: the name the intermediate value
+    printer (torch 2.14) gives an extern call of a C shim by the C++ dispatcher entry it runs; None when ``target``
+    is no C-shim call."""
+    op = shim_op_name(target)
+    return None if op == target else f"at::_ops::{strip_overload(op)}::call"
 
 
 # The extern ops (C-shim names, `extern_op`) that call cuBLAS, and cuDNN's convolutions (on CUDA)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import naming
+from ..naming import dispatcher_name
 from ..errors import InspectorError
 from ..index.records import Alias
 from ..logs import PrinterBlock
@@ -120,9 +120,9 @@ class _Run:
         self.ordered = sorted(ix.calls(), key=lambda c: c.line)
         for c in self.ordered:
             self.by_kernel.setdefault(c.target, []).append(c)
-            op = naming.shim_op_name(c.target)
-            if op != c.target:  # the printer may name an extern call by its dispatcher entry (torch 2.14)
-                self.by_kernel.setdefault(f"at::_ops::{naming.strip_overload(op)}::call", []).append(c)
+            alt = dispatcher_name(c.target)
+            if alt is not None:  # the printer may name an extern call by its dispatcher entry (torch 2.14)
+                self.by_kernel.setdefault(alt, []).append(c)
         self.root: dict[str, Alias] = {}  # name -> the storage it shares (a view's offset with it)
         for r in ix.statements():
             if type(r) is Alias:
@@ -210,13 +210,15 @@ def _args(bs: list[PrinterBlock]) -> list[str]:
 
 
 def _first_bad(run: _Run, blocks: list[PrinterBlock]) -> PrinterFinding | None:
-    """The first launch that made a NaN/Inf: a block bad after it ran (or, for an argument it only reads, before it
-    ran: values an earlier launch left) whose storage no earlier launch left bad (a buffer it only read, or the base
-    a view of it was written through, holds an earlier launch's NaN).  Within a launch an argument the call writes
-    comes before one it reads."""
+    """The first launch that made a NaN/Inf: a block bad after it ran whose storage no earlier launch left bad (a
+    buffer it only read, or the base a view of it was written through, holds an earlier launch's NaN).  Within a
+    launch: an argument it only reads, bad before it ran, says the values were there already (made by a launch
+    that printed nothing); else an argument the call writes comes before one whose writes are unknown, and that
+    before one it only reads."""
     bad: set[str] = set()  # storages holding NaN/Inf after the launches so far
     for n, bs in sorted(_launches(blocks).items()):
-        found = []  # (rank, block, writes): 0 written by the call, 1 unknown, 2 only read
+        found = []  # (rank, block, writes)
+        clean_before = {b.arg for b in bs if b.when == "before_launch" and not b.bad}
         for b in bs:
             if b.when not in ("after_launch", "before_launch"):
                 continue
@@ -226,7 +228,13 @@ def _first_bad(run: _Run, blocks: list[PrinterBlock]) -> PrinterFinding | None:
             s = run.storage(b.arg or "")
             if b.bad:
                 if s not in bad:
-                    found.append((0 if w else (1 if w is None else 2), b, w))
+                    if b.when == "before_launch":
+                        rank = 0  # handed in bad: made before this launch
+                    elif w is False and b.arg not in clean_before:
+                        rank = 0  # only read, and not printed clean before: the same
+                    else:
+                        rank = 1 if w else 2
+                    found.append((rank, b, w))
             elif b.when == "after_launch" and b.arg and run.view_of(b.arg) is None:
                 bad.discard(s)  # the whole buffer printed clean: whatever it held was overwritten
         for b in bs:
@@ -237,11 +245,11 @@ def _first_bad(run: _Run, blocks: list[PrinterBlock]) -> PrinterFinding | None:
             pc = run.call_of(made.kernel, made.call, _args(bs), n)
             f = PrinterFinding("nan", pc, made.arg, made.bad, run.view_of(made.arg or ""), made)
             f.bad_rows = made.rows_holding(made.bad)
-            if w is True and pc.wrapper_line is not None:
-                f.certainty = "certain"
-            elif w is False and pc.wrapper_line is not None:
+            if rank == 0 and pc.wrapper_line is not None:
                 f.certainty, f.reads_only = "possible", True
                 f.wrapper_writer = run.writer_before(pc.wrapper_line, made.arg or "")
+            elif rank == 1 and pc.wrapper_line is not None:
+                f.certainty = "certain"
             else:
                 f.certainty = "likely"
             return f

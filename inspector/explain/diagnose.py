@@ -756,7 +756,13 @@ def printer_verdict(pf) -> str:
         return (f"the first {pf.what} the printer shows is in {pf.arg}{_rows(pf)}, which {_printed_call(pf.call)} only "
                 f"reads: the launch that wrote it printed nothing; {writer}")
     if pf.kind == "nan":
-        return f"the first kernel whose output holds {pf.what}: {_printed_call(pf.call)} {_wrote(pf)}{_site(pf.call)}"
+        inf = ""
+        if pf.inf_before is not None:
+            i = pf.inf_before
+            inf = (f"; Inf came first, from {i.call.kernel} (launch {i.call.launch}) writing {i.arg}{_rows(i)}: an "
+                   f"attention mask's -inf is meant, an overflow would be the cause")
+        return (f"the first kernel whose output holds {pf.what}: {_printed_call(pf.call)} {_wrote(pf)}{_site(pf.call)}"
+                f"{inf}")
     if pf.kind == "input":
         return printer_input_verdict(pf.arg, pf.what)
     if pf.kind == "diff":

@@ -390,11 +390,12 @@ PRINTER_VALUES_END = _p(
 PRINTER_SCALE_FORM = r"(?:1e[+-]\d+|10+|0\.0*1)"
 PRINTER_COLUMNS = _p(
     "printer_columns", "detail",
-    r"^\s*Columns (?P<first>\d+) to (?P<last>\d+?)(?:(?P<scale>" + PRINTER_SCALE_FORM + r") \*\s*$|(?=[\s\-ni]|$))"
+    r"^\s*Columns (?P<first>\d+) to (?P<last>\d+?)(?: ?(?P<scale>" + PRINTER_SCALE_FORM + r") \*\s*$|(?=[\s\-ni]|$))"
     r"(?P<row>.*)$",
     "a wide tensor's chunk header, with what runs into it: a scale (`Columns 11 to 130.001 *`: columns 11 to 13, "
-    "scale 0.001) or the chunk's first row (`Columns 7 to 12-6.6385e-01 …`); a scale is a power of ten written "
-    "shortest, so the header's last number ends where the scale's form can begin")
+    "scale 0.001; in an n-d slice one space apart, `Columns 1 to 9 0.01 *`) or the chunk's first row (`Columns 7 "
+    "to 12-6.6385e-01 …`); a scale is a power of ten written shortest, so the header's last number ends where the "
+    "scale's form can begin")
 PRINTER_SCALE = _p(
     "printer_scale", "detail", r"^\s*(?P<scale>" + PRINTER_SCALE_FORM + r") \*\s*$",
     "the scale line before a tensor's values (`0.01 *`): each printed value times it is the value")

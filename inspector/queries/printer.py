@@ -66,6 +66,7 @@ class PrinterFinding:
     reads_only: bool = False  # the call only reads ``arg``: the values were made by a launch that printed nothing
     wrapper_writer: tuple[str, int] | None = None  # reads_only: the wrapper's last earlier writer (kernel, line)
     bad_rows: list[int] | None = None  # nan: the rows (dim 0) of ``arg`` that hold it, when its values were printed
+    inf_before: "PrinterFinding | None" = None  # nan (NaN): an earlier launch's Inf (a mask's -inf, an overflow)
 
     def stats(self, b: PrinterBlock | None = None) -> tuple:
         b = b or self.block
@@ -89,7 +90,8 @@ class PrinterFinding:
                 "certainty": self.certainty, "reads_only": self.reads_only,
                 "wrapper_writer": ({"kernel": self.wrapper_writer[0], "wrapper_line": self.wrapper_writer[1]}
                                    if self.wrapper_writer else None),
-                "bad_rows": self.bad_rows}
+                "bad_rows": self.bad_rows,
+                "inf_before": self.inf_before.to_dict() if self.inf_before else None}
 
 
 def _proof(b: PrinterBlock | None) -> list[str]:
@@ -209,16 +211,19 @@ def _args(bs: list[PrinterBlock]) -> list[str]:
     return list(dict.fromkeys(b.arg for b in bs if b.arg))
 
 
-def _first_bad(run: _Run, blocks: list[PrinterBlock]) -> PrinterFinding | None:
+def _first_bad(run: _Run, blocks: list[PrinterBlock], nan_only: bool = False) -> PrinterFinding | None:
     """The first launch that made a NaN/Inf: a block bad after it ran whose storage no earlier launch left bad (a
     buffer it only read, or the base a view of it was written through, holds an earlier launch's NaN).  Within a
     launch: an argument it only reads, bad before it ran, says the values were there already (made by a launch
     that printed nothing); else an argument the call writes comes before one whose writes are unknown, and that
-    before one it only reads."""
+    before one it only reads.  ``nan_only``: NaN alone counts as bad (not Inf)."""
     bad: set[str] = set()  # storages holding NaN/Inf after the launches so far
     for n, bs in sorted(_launches(blocks).items()):
         found = []  # (rank, block, writes)
-        clean_before = {b.arg for b in bs if b.when == "before_launch" and not b.bad}
+        def is_bad(b: PrinterBlock) -> bool:
+            return b.bad == "NaN" if nan_only else b.bad is not None
+
+        clean_before = {b.arg for b in bs if b.when == "before_launch" and not is_bad(b)}
         for b in bs:
             if b.when not in ("after_launch", "before_launch"):
                 continue
@@ -226,7 +231,7 @@ def _first_bad(run: _Run, blocks: list[PrinterBlock]) -> PrinterFinding | None:
             if b.when == "before_launch" and w is not False:
                 continue  # what an output holds before its launch is whatever memory it got
             s = run.storage(b.arg or "")
-            if b.bad:
+            if is_bad(b):
                 if s not in bad:
                     if b.when == "before_launch":
                         rank = 0  # handed in bad: made before this launch
@@ -238,13 +243,14 @@ def _first_bad(run: _Run, blocks: list[PrinterBlock]) -> PrinterFinding | None:
             elif b.when == "after_launch" and b.arg and run.view_of(b.arg) is None:
                 bad.discard(s)  # the whole buffer printed clean: whatever it held was overwritten
         for b in bs:
-            if b.when == "after_launch" and b.bad:
+            if b.when == "after_launch" and is_bad(b):
                 bad.add(run.storage(b.arg or ""))
         if found:
             rank, made, w = min(found, key=lambda x: (x[0], x[1].line_no))
             pc = run.call_of(made.kernel, made.call, _args(bs), n)
-            f = PrinterFinding("nan", pc, made.arg, made.bad, run.view_of(made.arg or ""), made)
-            f.bad_rows = made.rows_holding(made.bad)
+            what = "NaN" if nan_only else made.bad
+            f = PrinterFinding("nan", pc, made.arg, what, run.view_of(made.arg or ""), made)
+            f.bad_rows = made.rows_holding(what)
             if rank == 0 and pc.wrapper_line is not None:
                 f.certainty, f.reads_only = "possible", True
                 f.wrapper_writer = run.writer_before(pc.wrapper_line, made.arg or "")
@@ -303,4 +309,12 @@ def printer_finding(pkg, model: str | None, blocks: list[PrinterBlock],
     bad_in = next((b for b in inputs if b.bad), None)
     if bad_in is not None:
         return PrinterFinding("input", None, bad_in.kernel, bad_in.bad, None, bad_in)
-    return _first_bad(run, blocks) or PrinterFinding("clean")
+    first = _first_bad(run, blocks)
+    if first is not None and first.what == "Inf":
+        # an Inf first (an attention mask's -inf, an overflow): the first NaN, if any, is what a person looks for;
+        # the Inf launch is said beside it
+        nan = _first_bad(run, blocks, nan_only=True)
+        if nan is not None:
+            nan.inf_before = first
+            return nan
+    return first or PrinterFinding("clean")

@@ -112,13 +112,40 @@ def test_a_writer_that_printed_nothing_is_named_from_the_wrapper_with_less_certa
     assert "only reads" in d.verdict and "printed nothing" in d.verdict
 
 
-@pytest.mark.parametrize("name", BUILDS)
-@pytest.mark.parametrize("scen", ["good", "no_history", "mlp_weights", "dense_scaled"])
+BERT = "bert_pool_printer2_cpu213"
+
+
+def test_a_library_model_the_first_nan_is_the_pooling_not_the_attention_masks_inf():
+    # transformers' BERT (tiny config) + mean pooling without its clamp: the attention mask's -inf comes first and
+    # is said beside the NaN, which the pooling's 0/0 makes for the sentence whose mask is all 0
+    text = _log(BERT, "empty_mask")
+    with inspector.open_package(_pkg(BERT)) as pkg:
+        d = diagnose(pkg, text)
+    pf = d.printer
+    assert pf.kind == "nan" and pf.what == "NaN" and pf.block.line_no == _first_nan_a_person_sees(text)
+    assert "div" in pf.call.nodes and "sum_2" in pf.call.nodes and pf.bad_rows == [1] and pf.certainty == "certain"
+    assert pf.inf_before is not None and pf.inf_before.what == "Inf" and pf.inf_before.call.launch < pf.call.launch
+    assert "Inf came first" in d.verdict
+
+
+def test_a_library_model_against_good_names_the_ffn_output_dense():
+    with inspector.open_package(_pkg(BERT)) as pkg:
+        d = diagnose(pkg, _log(BERT, "ffn_weights"), against=_log(BERT, "good"))
+    c = d.printer.call
+    assert (c.kernel, c.call, c.calls) == ("aoti_torch_cpu_addmm_out", 6, 6) and c.nodes == ["addmm_5"]
+    assert d.printer.block.shape == (4, 16) and d.printer.block.printed_as == "chunks"  # the tokens' rows, wide
+    assert d.printer.input_differs is None and d.printer.certainty == "certain"
+
+
+@pytest.mark.parametrize("name,scen", [(n, s) for n in BUILDS for s in ("good", "no_history", "mlp_weights",
+                                                                        "dense_scaled")]
+                         + [(BERT, s) for s in ("good", "empty_mask", "ffn_weights")])
 def test_every_printed_value_is_read_and_agrees_with_its_statistics(name, scen):
     rep = parse_log(_log(name, scen))
     with_values = [b for b in rep.printer_blocks if b.values is not None]
     assert len(with_values) >= 30
-    assert {b.printed_as for b in with_values} >= {"chunks", "rows", "column"}
+    assert {b.printed_as for b in with_values} >= ({"chunks", "rows", "column"} if name != BERT else
+                                                   {"slices", "chunks", "rows"})
     for b in rep.printer_blocks:
         n = int(b.stats["Number of elements"])
         if n > 64:
@@ -128,7 +155,7 @@ def test_every_printed_value_is_read_and_agrees_with_its_statistics(name, scen):
         assert list(b.shape) == json.loads(b.stats["Size"])
         finite = [v for v in b.values if math.isfinite(v)]
         if len(finite) < n:
-            assert b.bad and "nan" in b.stats["Max value"]
+            assert b.bad and ("nan" in b.stats["Max value"] or "inf" in b.stats["Min value"])
             continue
         for key, v in (("Min value", min(finite)), ("Max value", max(finite))):
             want = b.number(key)  # printed with 6 significant digits, the values with 4 decimals or 5 significant
@@ -208,6 +235,10 @@ def test_a_scale_runs_into_the_chunk_header():
              "[ CPUFloatType{1,11} ]", 11,
              "[1, 11]")
     assert b.values[0] == pytest.approx(1e-43) and b.values[10] == 20.0
+    # in an n-d slice the header and the scale are one space apart
+    b = _one("(1,.,.) = \nColumns 1 to 1 0.01 *\n -0.3529\n\nColumns 2 to 2 0.01 *\n  0.5482\n[ CPUFloatType{1,1,2} ]", 2,
+             "[1, 1, 2]")
+    assert b.values == pytest.approx((-0.003529, 0.005482))
 
 
 def test_a_scale_line_before_a_column():

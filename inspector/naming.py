@@ -63,6 +63,14 @@ def extern_op(target: str, device: str | None = None) -> str | None:
     return op if overload in (None, "out") else f"{op}_{overload.removesuffix('_out')}"
 
 
+def dispatcher_name(target: str) -> str | None:
+    """``aoti_torch_cpu__embedding_bag`` -> ``at::_ops::_embedding_bag::call``: the name the intermediate value
+    printer (torch 2.14) gives an extern call of a C shim by the C++ dispatcher entry it runs; None when ``target``
+    is no C-shim call."""
+    op = shim_op_name(target)
+    return None if op == target else f"at::_ops::{strip_overload(op)}::call"
+
+
 # The extern ops (C-shim names, `extern_op`) that call cuBLAS, and cuDNN's convolutions (on CUDA)
 CUBLAS_OPS = frozenset({"mm", "addmm", "bmm", "baddbmm", "addbmm", "addmv", "mv", "_scaled_mm", "linear"})
 CONV_OPS = frozenset({"convolution", "_convolution"})

@@ -731,7 +731,16 @@ def _site(pc) -> str:
 
 def _wrote(pf) -> str:
     view = f" (a view: {pf.view_of})" if pf.view_of else ""
-    return f"wrote {pf.arg}{view}"
+    return f"wrote {pf.arg}{view}{_rows(pf)}"
+
+
+def _rows(pf) -> str:
+    """`` (NaN in row 1 of 2)``: which rows of the printed values hold it (nan, when the values were printed)."""
+    shape = pf.block.shape if pf.block is not None else None
+    if not pf.bad_rows or not shape:
+        return ""
+    rows = ", ".join(str(r) for r in pf.bad_rows[:8]) + ("…" if len(pf.bad_rows) > 8 else "")
+    return f" ({pf.what} in row{'s' if len(pf.bad_rows) > 1 else ''} {rows} of {shape[0]})"
 
 
 def _mmm(t: tuple) -> str:
@@ -740,8 +749,20 @@ def _mmm(t: tuple) -> str:
 
 def printer_verdict(pf) -> str:
     """The sentence for a level-2 printer finding (inspector.queries.printer.PrinterFinding)."""
+    if pf.kind == "nan" and pf.reads_only:
+        w = pf.wrapper_writer
+        writer = (f"the wrapper's last call before it that writes that storage is {w[0]} at wrapper.cpp line {w[1]}"
+                  if w else "no earlier call in the wrapper writes that storage")
+        return (f"the first {pf.what} the printer shows is in {pf.arg}{_rows(pf)}, which {_printed_call(pf.call)} only "
+                f"reads: the launch that wrote it printed nothing; {writer}")
     if pf.kind == "nan":
-        return f"the first kernel whose output holds {pf.what}: {_printed_call(pf.call)} {_wrote(pf)}{_site(pf.call)}"
+        inf = ""
+        if pf.inf_before is not None:
+            i = pf.inf_before
+            inf = (f"; Inf came first, from {i.call.kernel} (launch {i.call.launch}) writing {i.arg}{_rows(i)}: an "
+                   f"attention mask's -inf is meant, an overflow would be the cause")
+        return (f"the first kernel whose output holds {pf.what}: {_printed_call(pf.call)} {_wrote(pf)}{_site(pf.call)}"
+                f"{inf}")
     if pf.kind == "input":
         return printer_input_verdict(pf.arg, pf.what)
     if pf.kind == "diff":

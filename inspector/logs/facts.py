@@ -345,6 +345,13 @@ class PrinterBlock:
     line_no: int = 0
     launch: int = 0
     lines: list[str] = field(default_factory=list)  # the block as printed: its header, then its statistics
+    # its values, when the printer printed them (numel <= 64), read from torch's C++ layout whatever form it took
+    # (``printed_as``: "scalar", "column" (1-d), "rows" (2-d), "chunks" (2-d in `Columns a to b` chunks),
+    # "slices" (n-d), "empty"; "unread": values were printed that did not add up to the footer's sizes)
+    values: tuple[float, ...] | None = None  # row-major, each times its scale
+    shape: tuple[int, ...] | None = None  # the footer's sizes (`{2,13}`)
+    printed_as: str | None = None
+    value_type: str | None = None  # the footer's type: "CPUFloatType", "CPULongType", "CPUBoolType", …
 
     def number(self, key: str) -> float | None:
         """A statistic as a float (``-nan`` and ``inf`` included), None when absent or unreadable."""
@@ -358,13 +365,33 @@ class PrinterBlock:
 
     @property
     def bad(self) -> str | None:
-        """"NaN" or "Inf" when the statistics hold one."""
+        """"NaN" or "Inf" when the statistics hold one (or, where no statistic was printed, its values)."""
         vals = [self.number(k) for k in ("Mean value", "Min value", "Max value")]
+        if not any(v is not None for v in vals):
+            vals = list(self.values or ())
         if any(v is not None and v != v for v in vals):
             return "NaN"
         if any(v is not None and v in (float("inf"), float("-inf")) for v in vals):
             return "Inf"
         return None
+
+    def count(self, what: str) -> int | None:
+        """How many of its printed values are ``what`` ("NaN" | "Inf"); None when its values were not printed."""
+        if self.values is None:
+            return None
+        if what == "NaN":
+            return sum(1 for v in self.values if v != v)
+        return sum(1 for v in self.values if v in (float("inf"), float("-inf")))
+
+    def rows_holding(self, what: str) -> list[int] | None:
+        """The indices along dim 0 whose values hold ``what`` ("NaN" | "Inf"): which rows of a batch went bad;
+        None when its values were not printed or it has no dim 0."""
+        if self.values is None or not self.shape:
+            return None
+        n = self.shape[0]
+        per = len(self.values) // n if n else 0
+        test = (lambda v: v != v) if what == "NaN" else (lambda v: v in (float("inf"), float("-inf")))
+        return [r for r in range(n) if any(test(v) for v in self.values[r * per:(r + 1) * per])]
 
 
 @dataclass(frozen=True)

@@ -255,6 +255,165 @@ def _indent(line: str) -> int:
 # ---------------------------------------------------------------------------
 
 
+class _Printer:
+    """The intermediate value printer's output, read a line at a time into ``PrinterBlock`` facts: a block's header,
+    its values (numel <= 64: torch's C++ layout, whatever form it took, blank lines inside a wide or n-d tensor
+    included), then its statistics up to a blank line; a size argument's line (printf'd with a literal ``\\n``:
+    several and the next header may share a line); at level 3 a kernel's start and end marks.  A launch is the
+    before_launch blocks of one kernel, then its after_launch blocks; ``call`` counts the launches of each kernel."""
+
+    def __init__(self, rep: "LogReport", facts: list):
+        self.rep, self.facts = rep, facts
+        self.block, self.mark, self.stat = (P.REGISTRY["printer_block"].regex.search,
+                                            P.REGISTRY["printer_mark"].regex.search, P.PRINTER_STAT.regex.search)
+        self.symints = P.PRINTER_SYMINT.regex.finditer
+        self.end, self.columns = P.PRINTER_VALUES_END.regex.search, P.PRINTER_COLUMNS.regex.search
+        self.scale, self.slice, self.row = (P.PRINTER_SCALE.regex.search, P.PRINTER_SLICE.regex.search,
+                                            P.PRINTER_ROW.regex.search)
+        self.numbers = P.PRINTER_VALUE.regex.findall
+        self.calls: dict[str, int] = {}
+        self.launch = 0
+        self.prev: PrinterBlock | None = None  # the last block of a launch
+        self.cur: PrinterBlock | None = None  # the block being read
+        self.in_values = False
+        self.parts: list = []  # the values read so far: [slice index, [[first, last, scale, rows]]]
+
+    def _open(self, when: str, kernel: str, arg: str | None, mark: bool, no: int, printed: str) -> PrinterBlock:
+        if when == "aoti_model_inputs":
+            k = 0
+        else:
+            p = self.prev
+            if not (p is not None and p.kernel == kernel and p.when.split(":")[-1] in ("before_launch", when)):
+                self.launch += 1
+                self.calls[kernel] = self.calls.get(kernel, 0) + 1
+            k = self.calls[kernel]
+        b = PrinterBlock(f"mark:{when}" if mark else when, kernel, arg, call=k, line_no=no,
+                         launch=self.launch if k else 0, lines=[printed])
+        self.rep.printer_blocks.append(b)
+        self.facts.append(b)
+        if k:
+            self.prev = b
+        return b
+
+    def line(self, line: str, stripped: str, no: int) -> bool:
+        """Read one line; whether it was the printer's."""
+        if not stripped:
+            if not self.in_values:
+                self.cur = None  # a blank line ends a block's statistics
+            return False
+        rest, mine = line, False
+        if "\\n" in line:
+            for m in self.symints(line):
+                b = self._open(m.group("when"), m.group("kernel"), m.group("arg"), False, no, m.group(0)[:-2].strip())
+                b.values, b.shape, b.printed_as = (float(m.group("value")),), (), "scalar"
+                rest, mine = line[m.end():], True
+            self.cur, self.in_values = None, False
+            if not rest.strip():
+                return True
+        mb = self.block(rest)
+        mm = mb or self.mark(rest)
+        if mm:
+            self.cur = self._open(mm.group("when"), mm.group("kernel"), mm.groupdict().get("arg"), mb is None, no,
+                                  rest.strip())
+            self.in_values, self.parts = mb is not None, []
+            return True
+        b = self.cur
+        if b is None:
+            return mine
+        if self.in_values:
+            if self._value_line(b, rest):
+                return True
+            if not self.stat(rest):
+                return mine  # not the printer's (another writer's line inside the values)
+            self.in_values = False  # more than 64 values: none printed
+        s = self.stat(rest)
+        if s:
+            b.stats[s.group("key")] = s.group("value")
+            b.lines.append(rest.strip())
+            return True
+        return mine
+
+    def _value_line(self, b: PrinterBlock, line: str) -> bool:
+        """One line of a block's values, kept in ``parts`` until the footer puts them in place."""
+        m = self.end(line)
+        if m:
+            self.in_values = False
+            b.value_type = m.group("type")
+            b.shape = tuple(int(x) for x in m.group("sizes").split(",") if x)
+            self._place(b)
+            return True
+        m = self.slice(line)
+        if m:
+            self.parts.append([tuple(int(x) - 1 for x in m.group("index").split(",") if x), []])
+            return True
+        if not self.parts:
+            self.parts.append([None, []])
+        chunks = self.parts[-1][1]
+        m = self.columns(line)
+        if m:
+            chunks.append([int(m.group("first")), int(m.group("last")), float(m.group("scale") or 1), []])
+            if m.group("row").strip():
+                chunks[-1][3].append(self.numbers(m.group("row")))
+            return True
+        m = self.scale(line)
+        if m:
+            if not chunks:
+                chunks.append([None, None, 1.0, []])
+            chunks[-1][2] = float(m.group("scale"))
+            return True
+        if self.row(line):
+            if not chunks:
+                chunks.append([None, None, 1.0, []])
+            chunks[-1][3].append(self.numbers(line))
+            return True
+        return False
+
+    def _place(self, b: PrinterBlock) -> None:
+        """The values read, in row-major order of the footer's sizes; "unread" when they do not add up to them."""
+        shape, parts = b.shape or (), self.parts
+        n = 1
+        for x in shape:
+            n *= x
+        if n == 0:
+            b.values, b.printed_as = (), "empty"
+            return
+        try:
+            if len(shape) <= 1:
+                flat = [float(v) * c[2] for _, cs in parts for c in cs for r in c[3] for v in r]
+                if len(flat) != n:
+                    raise ValueError
+                b.values, b.printed_as = tuple(flat), ("scalar" if not shape else "column")
+                return
+            rows, cols = shape[-2], shape[-1]
+            out = [float("nan")] * n
+            filled = 0
+            for index, chunks in parts:
+                outer = 0
+                if len(shape) > 2:
+                    if index is None or len(index) != len(shape) - 2:
+                        raise ValueError
+                    for d, i in enumerate(index):
+                        outer = outer * shape[d] + i
+                elif index is not None:
+                    raise ValueError
+                for first, last, scale, rs in chunks:
+                    lo, hi = (first - 1, last) if first is not None else (0, cols)
+                    if len(rs) != rows or any(len(r) != hi - lo for r in rs) or not 0 <= lo < hi <= cols:
+                        raise ValueError
+                    for r, vals in enumerate(rs):
+                        at = (outer * rows + r) * cols + lo
+                        out[at:at + hi - lo] = [float(v) * scale for v in vals]
+                        filled += hi - lo
+            if filled != n:
+                raise ValueError
+        except ValueError:
+            b.printed_as = "unread"
+            return
+        b.values = tuple(out)
+        b.printed_as = "slices" if len(shape) > 2 else ("chunks" if any(c[0] is not None for _, cs in parts for c in cs)
+                                                       else "rows")
+
+
 def parse_log(text: str) -> LogReport:
     """Read ``text`` once, line by line (see the module's docstring)."""
     rep = LogReport()
@@ -267,24 +426,21 @@ def parse_log(text: str) -> LogReport:
     mentioned: set[str] = set()
     looking = list(P.MENTIONS)  # each is looked for until found
     # each pattern's bound search, once: the loop below runs them on every line
-    (error_line, exception_line, missing_member, framing, unread_framing, printer_block, printer_mark, printer_stat,
+    (error_line, exception_line, missing_member, framing, unread_framing,
      native_frame, python_frame, cuda_assert, aten_assert, cpu_from, cpu_msg, noticed, noticed_runner, noticed_error,
      noticed_echo) = (p.regex.search for p in (
-        P.ERROR_LINE, P.EXCEPTION_LINE, P.MISSING_MEMBER, P.FRAMING, P.UNREAD_FRAMING, P.REGISTRY["printer_block"],
-        P.REGISTRY["printer_mark"], P.PRINTER_STAT, P.NATIVE_FRAME, P.PYTHON_FRAME, P.CUDA_ASSERT, P.ATEN_ASSERT,
+        P.ERROR_LINE, P.EXCEPTION_LINE, P.MISSING_MEMBER, P.FRAMING, P.UNREAD_FRAMING,
+        P.NATIVE_FRAME, P.PYTHON_FRAME, P.CUDA_ASSERT, P.ATEN_ASSERT,
         P.CPU_FROM, P.CPU_MSG, P.NOTICED, P.NOTICED_RUNNER, P.NOTICED_ERROR, P.NOTICED_ECHO))
     framing_at_start = P.FRAMING.regex.match
     bare_messages = P.BARE_MSG.regex.finditer
     patterns = [(p, p.regex.search) for p in P.PATTERNS]
-    calls: dict[str, int] = {}
-    launch = 0
-    prev: PrinterBlock | None = None
-    cur: PrinterBlock | None = None
+    printer = _Printer(rep, facts)
     for i, line in enumerate(lines):
         no = i + 1
         stripped = line.strip()
         if not stripped:
-            cur = None  # a blank line ends a printer block
+            printer.line(line, stripped, no)
             continue
         if looking:
             for p in [p for p in looking if p.regex.search(line)]:
@@ -296,32 +452,9 @@ def parse_log(text: str) -> LogReport:
             rep.exception_lines.append(ExceptionLine(stripped, no, bool(missing_member(stripped))))
         if framing_at_start(stripped) or unread_framing(stripped):
             read[i] = 1
-        # the intermediate value printer: a block's header, then its statistics up to a blank line
-        mb = printer_block(line)
-        mm = mb or printer_mark(line)
-        if mm:
-            when, kernel = mm.group("when"), mm.group("kernel")
-            if when == "aoti_model_inputs":
-                k = 0
-            else:
-                same = (prev is not None and prev.kernel == kernel and prev.when.split(":")[-1] in ("before_launch", when))
-                if not same:
-                    launch += 1
-                    calls[kernel] = calls.get(kernel, 0) + 1
-                k = calls[kernel]
-            cur = PrinterBlock(f"mark:{when}" if mb is None else when, kernel, mm.groupdict().get("arg"), call=k,
-                               line_no=no, launch=launch if k else 0, lines=[stripped])
-            rep.printer_blocks.append(cur)
-            facts.append(cur)
+        # the intermediate value printer: a block's header, its values, then its statistics up to a blank line
+        if printer.line(line, stripped, no):
             read[i] = 1
-            if k:
-                prev = cur
-        elif cur is not None:
-            s = printer_stat(line)
-            if s:
-                cur.stats[s.group("key")] = s.group("value")
-                cur.lines.append(stripped)
-                read[i] = 1
         for bm in bare_messages(line):
             msg = bm.group(1).strip()
             bare.setdefault(msg, BareMessage(msg, no))

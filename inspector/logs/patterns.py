@@ -111,9 +111,10 @@ PATTERNS: list[Pattern] = [
        "the NaN/Inf check's call in the wrapper, with its line"),
     _p("nan_inf_triton", "nan_inf", r"NaN or Inf found", "a Triton kernel's NaN/Inf device assert"),
     _p("printer_block", "printer",
-       r"^\[\s+(?P<when>before_launch|after_launch|aoti_model_inputs) - (?P<kernel>\w+)(?: - (?P<arg>\w+))?\s+\]:",
+       r"^\[\s+(?P<when>before_launch|after_launch|aoti_model_inputs) - (?P<kernel>[^\s\]]+?)(?: - (?P<arg>[^\s\]:]+))?"
+       r"\s+\]:",
        "the intermediate value printer at level 2: the statistics of one kernel argument before or after it ran"),
-    _p("printer_mark", "printer", r"^\[ (?P<when>before_launch|after_launch): (?P<kernel>\w+) \]\s*$",
+    _p("printer_mark", "printer", r"^\[ (?P<when>before_launch|after_launch): (?P<kernel>[^\s\]]+) \]\s*$",
        "the intermediate value printer at level 3: a kernel starting or ending, no values"),
     _p("constant_not_found", "constants", r"Constant not found: (?P<fqn>\S+)",
        "load_constants / update_constant_buffer got a key that is not a constant of the package"),
@@ -366,14 +367,58 @@ SHIM_IN_FRAME = _p(
     "dot for the shim's local symbol; `aoti_torch_cuda_mm_out`)")
 
 PRINTER_STAT = _p(
-    "printer_stat", "detail", r"^(?P<key>Number of elements|Dtype|Mean value|Min value|Max value|Size|Stride|Device):\s*(?P<value>.*?)\s*$",
-    "a statistic line of the printer's block (level 2)")
+    "printer_stat", "detail",
+    r"^(?P<key>Number of elements|Dtype|Mean value|Min value|Max value|Size|Stride|Device|Layout|Is contiguous"
+    r"|Requires grad):\s*(?P<value>.*?)\s*$",
+    "a statistic line of the printer's block (level 2), after its values")
+
+# The values of a printer block (numel <= 64), as torch's C++ tensor printer (ATen's Formatting.cpp, `at::print`)
+# writes them between the block's header and its statistics.  Its layouts:
+# * 0-d: the value, then the footer; 1-d: one value a line; 2-d: a row a line, each value right-aligned to one
+#   width; n-d: a `(i,j,.,.) = ` line before each 2-d slice (the first index varies fastest), slices apart by a
+#   blank line; an empty tensor: the footer alone.  The footer: `[ CPUFloatType{2,13} ]` (`{}` for 0-d).
+# * wide (more columns than fit 80 characters): `Columns 1 to 10` chunks, apart by a blank line; the chunk header
+#   is followed by no line break: the first row (`Columns 7 to 12-6.6385e-01  1.2e-01`) or the scale line
+#   (`Columns 1 to 100.001 *`) runs into it.
+# * formats: integers (`24`), fixed (`-0.0778`, 4 decimals), scientific (`-1.0782e-18`), a scale printed before
+#   the values they are to be multiplied by (`0.001 *`, `1e-43 *`, `1e+06 *`, `100000 *`: a power of ten);
+#   non-finite as glibc writes them: `nan`, `-nan`, `inf`, `-inf`; bools as 0 and 1.
+PRINTER_VALUES_END = _p(
+    "printer_values_end", "detail",
+    r"^\[ (?P<type>[A-Za-z0-9_]+)\{(?P<sizes>[\d,]*)\}(?P<rest>.*?)\s*\]$",
+    "the footer of a printer block's values: the tensor's type and sizes (`[ CPUFloatType{2,13} ]`)")
+PRINTER_SCALE_FORM = r"(?:1e[+-]\d+|10+|0\.0*1)"
+PRINTER_COLUMNS = _p(
+    "printer_columns", "detail",
+    r"^\s*Columns (?P<first>\d+) to (?P<last>\d+?)(?: ?(?P<scale>" + PRINTER_SCALE_FORM + r") \*\s*$|(?=[\s\-ni]|$))"
+    r"(?P<row>.*)$",
+    "a wide tensor's chunk header, with what runs into it: a scale (`Columns 11 to 130.001 *`: columns 11 to 13, "
+    "scale 0.001; in an n-d slice one space apart, `Columns 1 to 9 0.01 *`) or the chunk's first row (`Columns 7 "
+    "to 12-6.6385e-01 …`); a scale is a power of ten written shortest, so the header's last number ends where the "
+    "scale's form can begin")
+PRINTER_SCALE = _p(
+    "printer_scale", "detail", r"^\s*(?P<scale>" + PRINTER_SCALE_FORM + r") \*\s*$",
+    "the scale line before a tensor's values (`0.01 *`): each printed value times it is the value")
+PRINTER_SLICE = _p(
+    "printer_slice", "detail", r"^\s*\((?P<index>(?:\d+,)+)\.,\.\) =\s*$",
+    "the header of one 2-d slice of an n-d tensor's values (`(2,1,.,.) = `, 1-based)")
+PRINTER_NUMBER = r"[-+]?(?:nan|inf|\d+(?:\.\d*)?(?:e[+-]?\d+)?)"
+PRINTER_ROW = _p(
+    "printer_row", "detail", r"^\s*(?:" + PRINTER_NUMBER + r"\s*)+$",
+    "one row of a printer block's values: numbers right-aligned, a negative one may fill its width")
+PRINTER_VALUE = _p("printer_value", "detail", PRINTER_NUMBER, "one value of a row")
+PRINTER_SYMINT = _p(
+    "printer_symint", "printer",
+    r"\[  (?P<when>before_launch|after_launch) - (?P<kernel>[^\s\]]+?) - (?P<arg>[^\s\]]+): (?P<value>-?\d+)  \]\\n",
+    "a size argument the printer printed (`[  before_launch - k - s17: 8  ]\\n`): printf'd with a literal "
+    "backslash-n, so several of them and the next block's header share one line")
 
 SYMBOL_NAME = _p(
     "symbol_name", "detail", r"\b(?P<symbol>[us]\d+)\b",
     "a size symbol in a runtime assertion's condition: s<N> backed by an input dim, u<N> read from data")
 
-DETAILS = [*ATEN_LAYOUT_ERRORS, PYTHON_FRAME, NATIVE_FRAME, FRAME_FUNCTION, SHIM_IN_FRAME, SYMBOL_NAME, PRINTER_STAT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
+DETAILS = [*ATEN_LAYOUT_ERRORS, PYTHON_FRAME, NATIVE_FRAME, FRAME_FUNCTION, SHIM_IN_FRAME, SYMBOL_NAME, PRINTER_STAT, PRINTER_VALUES_END,
+           PRINTER_COLUMNS, PRINTER_SCALE, PRINTER_SLICE, PRINTER_ROW, PRINTER_VALUE, PRINTER_SYMINT, CPU_MSG, NOTICED_RUNNER, NOTICED_ERROR, NOTICED_ECHO, INPUT_RANGE, INPUT_DTYPE, INPUT_DEVICE,
            DEVICE_PAIR,
            INPUT_SIZE, INPUT_STRIDE, DEVICE_CODE, ERROR_LINE, EXCEPTION_LINE, MISSING_MEMBER, NOT_ELF, FRAMING,
            UNREAD_FRAMING, SAYS_FAILURE, EXTERN_LIMIT]

@@ -4,15 +4,22 @@ run_impl that printed them (issue 22 §1).
 A block is mapped to its call by its position in the launch sequence, never by name alone: an extern op
 (`aoti_torch_cpu_addmm_out`) prints the same name at every call, so the k-th launch of a kernel in the log is the
 k-th call of it in run_impl, checked against the arguments the launch printed (each one must appear in that call's
-statement).  A view (`auto buf3 = …reinterpret_tensor_wrapper(buf4, …, 32L)`) is resolved to the buffer it views
-only to follow the storage's life (a NaN written through buf3 is in buf4 from then on); the writer is always the
-launch that printed the block, never the last call that names the viewed buffer.
+statement).  A view (`auto buf3 = …reinterpret_tensor_wrapper(buf4, …, 32L)`, an ``Alias`` of the typed tier) is
+resolved to the storage it shares: a NaN written through buf3 is in buf4 from then on, so a later launch that
+reads buf4 (and prints it, NaN and all) did not make it.  The writer named is the launch that wrote the bad bytes:
+the first launch whose printed block is bad where no earlier launch left that storage bad, preferring an argument
+the call writes (its statement's ``Call.writes``) over one it only reads.  How sure (``certainty``): "certain" when
+the call writes that argument by its statement; "likely" when the launch could not be mapped to its call, or is an
+extern op whose writes its statement does not show; "possible" when the bad values were first seen in a buffer the
+launch only reads: the launch that wrote them printed nothing, and the writer named is the wrapper's last call
+before it that writes that storage, through any of its views (``wrapper_writer``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..naming import dispatcher_name
 from ..errors import InspectorError
 from ..index.records import Alias
 from ..logs import PrinterBlock
@@ -55,6 +62,11 @@ class PrinterFinding:
     block: PrinterBlock | None = None
     good: PrinterBlock | None = None  # the good run's block (diff, input_diff)
     input_differs: "PrinterFinding | None" = None  # diff: a model input that differs from the good run's too
+    certainty: str | None = None  # nan, diff: "certain" | "likely" | "possible" (the module's rule)
+    reads_only: bool = False  # the call only reads ``arg``: the values were made by a launch that printed nothing
+    wrapper_writer: tuple[str, int] | None = None  # reads_only: the wrapper's last earlier writer (kernel, line)
+    bad_rows: list[int] | None = None  # nan: the rows (dim 0) of ``arg`` that hold it, when its values were printed
+    inf_before: "PrinterFinding | None" = None  # nan (NaN): an earlier launch's Inf (a mask's -inf, an overflow)
 
     def stats(self, b: PrinterBlock | None = None) -> tuple:
         b = b or self.block
@@ -74,7 +86,12 @@ class PrinterFinding:
                 "what": self.what, "view_of": self.view_of,
                 "block_line": self.block.line_no if self.block else None,
                 "good_block_line": self.good.line_no if self.good else None,
-                "input_differs": self.input_differs.to_dict() if self.input_differs else None}
+                "input_differs": self.input_differs.to_dict() if self.input_differs else None,
+                "certainty": self.certainty, "reads_only": self.reads_only,
+                "wrapper_writer": ({"kernel": self.wrapper_writer[0], "wrapper_line": self.wrapper_writer[1]}
+                                   if self.wrapper_writer else None),
+                "bad_rows": self.bad_rows,
+                "inf_before": self.inf_before.to_dict() if self.inf_before else None}
 
 
 def _proof(b: PrinterBlock | None) -> list[str]:
@@ -102,8 +119,12 @@ class _Run:
         ix = pkg.index(model)
         self.pkg, self.model, self.ix = pkg, ix.eager().name, ix
         self.by_kernel: dict[str, list] = {}  # kernel -> its calls (`records.Call`), in wrapper order
-        for c in sorted(ix.calls(), key=lambda c: c.line):
+        self.ordered = sorted(ix.calls(), key=lambda c: c.line)
+        for c in self.ordered:
             self.by_kernel.setdefault(c.target, []).append(c)
+            alt = dispatcher_name(c.target)
+            if alt is not None:  # the printer may name an extern call by its dispatcher entry (torch 2.14)
+                self.by_kernel.setdefault(alt, []).append(c)
         self.root: dict[str, Alias] = {}  # name -> the storage it shares (a view's offset with it)
         for r in ix.statements():
             if type(r) is Alias:
@@ -123,6 +144,30 @@ class _Run:
             return None
         off = E.strip_parens(r.offset.tree)
         return f"{r.of} at offset {off.value if isinstance(off, E.Int) else r.offset}"
+
+    def record(self, kernel: str, call: int):
+        """The run_impl call (`records.Call`) of the ``call``-th launch of ``kernel``, None when there is none."""
+        sts = self.by_kernel.get(kernel, [])
+        return sts[call - 1] if 0 < call <= len(sts) else None
+
+    def writes(self, kernel: str, call: int, arg: str | None) -> bool | None:
+        """Whether that call writes ``arg`` by its statement (through a view of it or not); None: unknown (no call
+        mapped, or an extern call whose statement names no output)."""
+        c = self.record(kernel, call)
+        if c is None or arg is None:
+            return None
+        if arg in c.writes:
+            return True
+        return False if c.writes else None
+
+    def writer_before(self, line: int, name: str) -> tuple[str, int] | None:
+        """The wrapper's last call before ``line`` that writes the storage ``name`` lives in, through any name that
+        shares it (a view written by a fused kernel counts as the viewed buffer's writer)."""
+        s = self.storage(name)
+        for c in reversed([c for c in self.ordered if c.line < line]):
+            if any(self.storage(w) == s for w in c.writes):
+                return c.target, c.line
+        return None
 
     def call_of(self, kernel: str, call: int, args: list[str], launch: int) -> PrintedCall:
         sts = self.by_kernel.get(kernel, [])
@@ -166,27 +211,54 @@ def _args(bs: list[PrinterBlock]) -> list[str]:
     return list(dict.fromkeys(b.arg for b in bs if b.arg))
 
 
-def _first_bad(run: _Run, blocks: list[PrinterBlock]) -> PrinterFinding | None:
-    """The first launch that made a NaN/Inf: an output bad after it ran whose storage no earlier launch left bad
-    (a buffer it only read, or the base a view of it was written through, holds an earlier launch's NaN)."""
+def _first_bad(run: _Run, blocks: list[PrinterBlock], nan_only: bool = False) -> PrinterFinding | None:
+    """The first launch that made a NaN/Inf: a block bad after it ran whose storage no earlier launch left bad (a
+    buffer it only read, or the base a view of it was written through, holds an earlier launch's NaN).  Within a
+    launch: an argument it only reads, bad before it ran, says the values were there already (made by a launch
+    that printed nothing); else an argument the call writes comes before one whose writes are unknown, and that
+    before one it only reads.  ``nan_only``: NaN alone counts as bad (not Inf)."""
     bad: set[str] = set()  # storages holding NaN/Inf after the launches so far
     for n, bs in sorted(_launches(blocks).items()):
-        made = None
+        found = []  # (rank, block, writes)
+        def is_bad(b: PrinterBlock) -> bool:
+            return b.bad == "NaN" if nan_only else b.bad is not None
+
+        clean_before = {b.arg for b in bs if b.when == "before_launch" and not is_bad(b)}
         for b in bs:
-            if b.when != "after_launch":
+            if b.when not in ("after_launch", "before_launch"):
                 continue
+            w = run.writes(b.kernel, b.call, b.arg)
+            if b.when == "before_launch" and w is not False:
+                continue  # what an output holds before its launch is whatever memory it got
             s = run.storage(b.arg or "")
-            if b.bad:
-                if s not in bad and made is None:
-                    made = b
-            elif b.arg and run.view_of(b.arg) is None:
+            if is_bad(b):
+                if s not in bad:
+                    if b.when == "before_launch":
+                        rank = 0  # handed in bad: made before this launch
+                    elif w is False and b.arg not in clean_before:
+                        rank = 0  # only read, and not printed clean before: the same
+                    else:
+                        rank = 1 if w else 2
+                    found.append((rank, b, w))
+            elif b.when == "after_launch" and b.arg and run.view_of(b.arg) is None:
                 bad.discard(s)  # the whole buffer printed clean: whatever it held was overwritten
         for b in bs:
-            if b.when == "after_launch" and b.bad:
+            if b.when == "after_launch" and is_bad(b):
                 bad.add(run.storage(b.arg or ""))
-        if made is not None:
+        if found:
+            rank, made, w = min(found, key=lambda x: (x[0], x[1].line_no))
             pc = run.call_of(made.kernel, made.call, _args(bs), n)
-            return PrinterFinding("nan", pc, made.arg, made.bad, run.view_of(made.arg or ""), made)
+            what = "NaN" if nan_only else made.bad
+            f = PrinterFinding("nan", pc, made.arg, what, run.view_of(made.arg or ""), made)
+            f.bad_rows = made.rows_holding(what)
+            if rank == 0 and pc.wrapper_line is not None:
+                f.certainty, f.reads_only = "possible", True
+                f.wrapper_writer = run.writer_before(pc.wrapper_line, made.arg or "")
+            elif rank == 1 and pc.wrapper_line is not None:
+                f.certainty = "certain"
+            else:
+                f.certainty = "likely"
+            return f
     return None
 
 
@@ -207,16 +279,17 @@ def _first_diff(run: _Run, blocks: list[PrinterBlock], good_blocks: list[Printer
                         and not _is_output(run, b):
                     continue
                 pc = run.call_of(b.kernel, b.call, _args(bs), n)
-                return PrinterFinding("diff", pc, b.arg, None, run.view_of(b.arg or ""), b, g)
+                f = PrinterFinding("diff", pc, b.arg, None, run.view_of(b.arg or ""), b, g)
+                w = run.writes(b.kernel, b.call, b.arg)
+                f.certainty = "certain" if w and pc.wrapper_line is not None else "likely"
+                return f
     return None
 
 
 def _is_output(run: _Run, b: PrinterBlock) -> bool:
     """Whether ``b.arg`` is what its launch writes: the first argument of an extern `_out` op, a kernel's
     non-const pointer (what the dialect reads from the call's text)."""
-    calls = run.by_kernel.get(b.kernel, [])
-    c = calls[b.call - 1] if 0 < b.call <= len(calls) else None
-    return bool(c and b.arg in c.writes)
+    return bool(run.writes(b.kernel, b.call, b.arg))
 
 
 def printer_finding(pkg, model: str | None, blocks: list[PrinterBlock],
@@ -236,4 +309,12 @@ def printer_finding(pkg, model: str | None, blocks: list[PrinterBlock],
     bad_in = next((b for b in inputs if b.bad), None)
     if bad_in is not None:
         return PrinterFinding("input", None, bad_in.kernel, bad_in.bad, None, bad_in)
-    return _first_bad(run, blocks) or PrinterFinding("clean")
+    first = _first_bad(run, blocks)
+    if first is not None and first.what == "Inf":
+        # an Inf first (an attention mask's -inf, an overflow): the first NaN, if any, is what a person looks for;
+        # the Inf launch is said beside it
+        nan = _first_bad(run, blocks, nan_only=True)
+        if nan is not None:
+            nan.inf_before = first
+            return nan
+    return first or PrinterFinding("clean")

@@ -47,7 +47,7 @@ def _holds(f, line: str) -> bool:
     if isinstance(f, NativeFrame):
         return f.fn in s and (f.file is None or f"{f.file}:{f.line}" in s)
     if isinstance(f, PrinterBlock):
-        return f.lines[0] == s and f.kernel in s
+        return f.lines[0] in s and f.kernel in s  # (the printer's size arguments and the next header share a line)
     if isinstance(f, PythonFrame):
         return f'File "{f.file}", line {f.line}, in {f.fn}' in s
     if isinstance(f, BareMessage):

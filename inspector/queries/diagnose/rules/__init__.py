@@ -53,6 +53,8 @@ def _certainty(d: Diagnosis) -> str:
         return "likely" if any(h["certainty"] == "likely" for h in d.fault_sites) else "possible"
     if d.category == "unknown" or not d.evidence:
         return "possible"
+    if d.category == "printer" and getattr(d.printer, "certainty", None):
+        return d.printer.certainty  # which launch wrote the values (inspector.queries.printer's rule)
     if d.input_check is not None:
         return "certain"
     if d.category == "device_assert" and d.candidates:

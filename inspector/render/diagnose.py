@@ -11,7 +11,8 @@ from .trace import _match_tree
 
 
 def render_diagnosis(console: Console, d) -> None:
-    console.print(Text.assemble(("✗ ", "bold red"), (d.category, "bold"), ": ", d.verdict))
+    mark = ("○ ", "bold") if d.category == "no_failure" else ("✗ ", "bold red")  # nothing failed: no cross
+    console.print(Text.assemble(mark, (d.category, "bold"), ": ", d.verdict))
     root = Tree(Text(f"package {d.package}", style="dim"))
     root.add(Text.assemble(("certainty: ", "bold"), d.certainty))
     if d.evidence:

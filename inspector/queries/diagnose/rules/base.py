@@ -30,8 +30,10 @@ class Observations:
         self.isa: list[IsaFinding] = [_with_tile_code(pkg, x) for x in isa_findings(self.rep, self.models)]
         # No line of torch's and no pattern but a crash line: another program's log (an npm run that segfaulted).
         # No rule may read a symptom in it as this package's: a bare "Segmentation fault" names no program.
+        # A log with no failure in it at all is no_failure's, whoever printed it.
         self.not_torch = (not self.rep.mentions("torch_said")
-                          and all(e.pattern == "segfault" for e in self.rep.events))
+                          and all(e.pattern == "segfault" for e in self.rep.events)
+                          and bool(self.rep.events or self.rep.failure_lines or self.rep.exception_lines))
 
     @cached_property
     def located(self):

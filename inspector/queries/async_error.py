@@ -20,8 +20,9 @@ Nothing here words anything: inspector.explain.diagnose does (``async_hypothesis
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ..errors import InspectorError
 from ..logs import LogReport
 from ..naming import ALLOC_OR_COPY_SHIMS
 from ..package import Package
@@ -70,9 +71,10 @@ class AsyncError:
     reported_by: str | None = None  # the call that reported it
     reported_line: int | None = None
     blocking: bool = False  # the log shows CUDA_LAUNCH_BLOCKING=1
-    hypotheses: list[AsyncHypothesis] = None  # type: ignore[assignment]
+    hypotheses: list[AsyncHypothesis] = field(default_factory=list)
     custom_ops: int = 0  # proxy-executor calls before the reporting call
     launches_before: int = 0  # launches (kernels and extern ops) before it
+    candidates: list = field(default_factory=list)  # assert_candidate's `Candidate`s (inspector.queries.candidates)
 
     def first(self, kind: str) -> AsyncHypothesis | None:
         return next((h for h in self.hypotheses if h.kind == kind), None)
@@ -85,7 +87,7 @@ def proxy_ops(pkg: Package, name: str) -> list[str | None]:
     for member in [x for x in pkg.files(name).other if x.endswith(".wrapper.json")]:
         try:
             doc = pkg.archive.read_json(member)
-        except Exception:  # noqa: BLE001 - not JSON: the loader says so; the calls are still named by line
+        except InspectorError:  # not JSON, not UTF-8: the loader says so; the calls are still named by line
             continue
         for n in (doc or {}).get("nodes", []):
             out.append(((n or {}).get("node") or {}).get("target"))
@@ -93,7 +95,9 @@ def proxy_ops(pkg: Package, name: str) -> list[str | None]:
 
 
 def _node_index(call) -> int | None:
-    """A proxy call's extern node index (its second argument: ``proxy_executor, 0, …``)."""
+    """A proxy call's extern node index (its second argument, torch 2.11 and 2.13: ``aoti_torch_proxy_executor_
+    call_function(proxy_executor, 0, <n ints>, <ints>, <n tensors>, <tensors>)``; the index into the
+    ``.wrapper.json``'s nodes)."""
     if len(call.args) < 2:
         return None
     tree = call.args[1].tree
@@ -120,7 +124,7 @@ def async_error(pkg: Package, rep: LogReport, models, model: str | None = None, 
 
     ev = rep.first("illegal_memory_access") or rep.first("cublas_error")
     err = ev.kind if ev is not None and hasattr(ev, "kind") else "unknown"
-    res = AsyncError(kind=err, blocking=rep.mentions("launch_blocking"), hypotheses=[])
+    res = AsyncError(kind=err, blocking=rep.mentions("launch_blocking"))
     reported = None
     for n in rep.noticed:
         hit = site_for_noticed(pkg, n, model)
@@ -174,8 +178,9 @@ def async_error(pkg: Package, rep: LogReport, models, model: str | None = None, 
                                                         if alone else ()))
     cands = []
     if not rep.has("illegal_memory_access") and cuda:  # a cuBLAS error alone may follow an assert whose line is lost
+        res.candidates = assert_candidates(pkg, rep, model)
         cands = [AsyncHypothesis("assert_candidate", POSSIBLE, c.model, c.kernel, c.launched_at, (), None,
-                                 ("before_report",)) for c in assert_candidates(pkg, rep, model)]
+                                 ("before_report",)) for c in res.candidates]
     out = list(named)
     if host is not None and host.certainty == LIKELY:
         out.append(host)

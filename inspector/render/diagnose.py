@@ -36,6 +36,13 @@ def render_diagnosis(console: Console, d) -> None:
             c.add(candidate_line(x))
         if len(d.candidates) > MAX_CANDIDATE_ROWS:
             c.add(Text(f"… {len(d.candidates) - MAX_CANDIDATE_ROWS} more (--json)", style="dim"))
+    if d.async_error is not None and d.async_error.hypotheses:
+        from ..explain.diagnose import async_hypothesis
+
+        a = d.async_error
+        h = root.add(Text(f"what could have made it ({len(a.hypotheses)}, most likely first)", style="bold"))
+        for x in a.hypotheses[:10]:
+            h.add(Text(f"[{x.certainty}] {async_hypothesis(x)}"))
     if d.suspects:
         s = root.add(Text(f"unchecked indirect accesses ({len(d.suspects)}, input-fed first)", style="bold"))
         for x in d.suspects[:10]:

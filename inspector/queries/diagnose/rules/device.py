@@ -97,7 +97,7 @@ class IllegalMemoryAccess(Rule):
         if key == "cuda":
             found = async_error(pkg, obs.rep, obs.models, obs.model, bool(obs.weightless), d.suspects)
             d.async_error = found
-            d.candidates = [c for c in _candidates_of(obs, found)]
+            d.candidates = list(found.candidates)  # a cuBLAS error alone: the assertions it may hide
             said = obs.rep.first("illegal_memory_access")  # quote only a text the log holds
             # the device question first (CPU tensors print the same text), then the reruns that pin the launch
             steps.append(step(say.ima_on_cuda(key, said.printed.strip() if said else None),
@@ -129,14 +129,6 @@ class IllegalMemoryAccess(Rule):
             d.verdict = say.ima_no_suspect_verdict(key == "cuda")
         if found is not None and found.reported_by and not found.blocking:
             d.notes.append(say.async_reported_note(found.reported_by, found.reported_line))
-
-
-def _candidates_of(obs: Observations, found):
-    """The assertions a cuBLAS error alone may hide (no illegal-access text): assert_candidates', as the
-    hypotheses hold them."""
-    if not any(h.kind == "assert_candidate" for h in found.hypotheses):
-        return []
-    return assert_candidates(obs.pkg, obs.rep, obs.model)
 
 
 class DeviceAssert(Rule):

@@ -37,6 +37,7 @@ class NoFailure(Rule):
         d.evidence = _ev(finished, 2)
         d.verdict = say.NO_FAILURE_VERDICT
         d.notes.append(say.NO_FAILURE_NOTE)
+        d.notes += _bare_extern_notes(obs)  # the calls whose failure prints nothing and returns garbage
         d.steps = [step(say.NO_FAILURE_CHECK), step(say.NO_FAILURE_COMPARE)]
 
 
@@ -57,13 +58,20 @@ class Unknown(Rule):
             d.steps = [step(say.NOT_TORCH_STEP)] + general_steps(obs.models)
             return
         d.verdict = say.UNKNOWN_VERDICT
-        for m in obs.models:
-            bare = [(c.target, c.line) for c in obs.pkg.index(m.name).calls()
-                    if c.kind == "extern" and not c.checked and not c.target.startswith(ALLOC_OR_COPY_SHIMS)]
-            if bare:
-                d.notes.append(say.bare_extern_note(m.name, bare))
+        d.notes += _bare_extern_notes(obs)
         d.evidence = [Evidence(ln.printed, ln.pattern) for ln in obs.rep.failure_lines[:5]]
         d.steps = general_steps(obs.models)
+
+
+def _bare_extern_notes(obs: Observations) -> list[str]:
+    """Per model, the extern calls made without an error check (a failure inside them prints at most a line)."""
+    out = []
+    for m in obs.models:
+        bare = [(c.target, c.line) for c in obs.pkg.index(m.name).calls()
+                if c.kind == "extern" and not c.checked and not c.target.startswith(ALLOC_OR_COPY_SHIMS)]
+        if bare:
+            out.append(say.bare_extern_note(m.name, bare))
+    return out
 
 
 def general_steps(models: list[Model]) -> list[Step]:

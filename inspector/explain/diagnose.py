@@ -513,11 +513,11 @@ def cmake_build_step(needs: str, library: str | None) -> str:
 UNKNOWN_VERDICT = "no failure this version knows was found in the log; start with the input contract"
 
 # no_failure: a clean run's log
-NO_FAILURE_VERDICT = ("no failure in this log: no check fired, no call failed and nothing raised; a wrong result "
-                      "without an error is a contract the runtime checks do not enforce (`pt2-inspect check`)")
-NO_FAILURE_NOTE = ("the runtime's own checks (AOTI_RUNTIME_CHECK_INPUTS=1) compare each input with its guards one "
-                   "dim at a time: sizes that must agree between inputs, or a size the kernels divide, can pass "
-                   "them and still give garbage")
+NO_FAILURE_VERDICT = "no failure in this log; `pt2-inspect check` finds the contracts the runtime does not enforce"
+NO_FAILURE_NOTE = ("no check fired, no call failed and nothing raised. A wrong result without an error comes from a "
+                   "contract the runtime's checks do not enforce: AOTI_RUNTIME_CHECK_INPUTS=1 compares each input with "
+                   "its guards one dim at a time, so sizes that must agree between inputs, or a size the kernels "
+                   "divide, can pass it and still give garbage")
 NO_FAILURE_CHECK = ("If the outputs look wrong, check the inputs you ran with against the package's contract: "
                     "`pt2-inspect check PKG --input …` (dtypes, devices, every dim's range and the sizes that must "
                     "agree).")

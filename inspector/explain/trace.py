@@ -136,8 +136,7 @@ def not_an_assert(category: str) -> str:
     """The first line of trace-assert on a log with no check in it: what the log is (diagnose's category, by its
     name) and that no assert fired."""
     if category == "no_failure":
-        return ("no failure in this log, so no assert fired; `pt2-inspect check PKG --input …` finds the contracts "
-                "the runtime does not enforce")
+        return "no failure in this log, so no assert fired; `pt2-inspect check` finds the contracts the runtime skips"
     return f"no assert fired: this log is {category} (diagnose's category); `pt2-inspect diagnose` answers it"
 
 

@@ -349,21 +349,24 @@ def async_hypothesis(h) -> str:
     at = f" at wrapper.cpp line {h.line}" if h.line is not None else ""
     args = f" on {_args_words(h.args)}" if h.args else ""
     if h.kind == "named_custom_op":
-        said = f"the log names {h.function}" if h.function else "it reported the error itself"
+        said = (f"the log names {h.function}" if h.function else
+                "the error was printed inside it (a swallowed exception) before the call that reported it"
+                if "swallowed_before_report" in h.evidence else "it reported the error itself")
         sync = ("; with CUDA_LAUNCH_BLOCKING=1 the launch that reports an error is the one that made it"
                 if "launch_blocking" in h.evidence else
                 "; without CUDA_LAUNCH_BLOCKING=1 an earlier launch may have made it all the same")
         return f"custom op {h.target}, called through the proxy executor{at}{args}: {said}{sync}"
     if h.kind == "host_input":
-        if h.certainty == "likely":
+        if "no_unchecked_access" in h.evidence:  # the package rules the rest out
             return ("an input is on the CPU: the package has no unchecked indirect access and no custom op and holds "
                     "its weights, so none of its kernels can make the access; a kernel given a host pointer can "
                     "(nothing in the log names a device: AOTI_RUNTIME_CHECK_INPUTS=1 would)")
         return ("an input is on the CPU (a kernel given a host pointer prints the same text; nothing in the log names "
                 "a device: AOTI_RUNTIME_CHECK_INPUTS=1 would)")
     if h.kind == "custom_op":
-        return (f"custom op {h.target}, called through the proxy executor{at}{args}, before the call that reported "
-                "the error: the package cannot show its bounds checks")
+        before = ", before the call that reported the error" if "before_report" in h.evidence else ""
+        return (f"custom op {h.target}, called through the proxy executor{at}{args}{before}: the package cannot show "
+                "its bounds checks")
     if h.kind == "unchecked_access":
         s = h.suspect or {}
         return (f"{h.target} {s.get('access', 'read')}s {s.get('pointer', 'a tensor')} at an index with no bounds "
@@ -382,7 +385,7 @@ def async_verdict(a, top) -> str:
     where = (f", reported at {a.reported_by} (wrapper.cpp line {a.reported_line}), not made there" if a.reported_by
              else "")
     head = f"{err}{where}: "
-    if top.kind == "host_input" and top.certainty == "likely":
+    if top.kind == "host_input" and "no_unchecked_access" in top.evidence:
         return head + "most likely " + async_hypothesis(top)
     n = len(a.hypotheses)
     first = async_hypothesis(top)

@@ -137,6 +137,8 @@ def not_an_assert(category: str) -> str:
     name) and that no assert fired."""
     if category == "no_failure":
         return "no failure in this log, so no assert fired; `pt2-inspect check` finds the contracts the runtime skips"
+    if category == "unknown":
+        return "no assert fired in this log, and no failure diagnose knows is in it (unknown)"
     return f"no assert fired: this log is {category} (diagnose's category); `pt2-inspect diagnose` answers it"
 
 

@@ -9,7 +9,7 @@ one reading and the package's typed calls (`records.Call`, in run_impl's order),
   in the log names a device.  ``likely`` only when the package itself rules out the rest (no unchecked indirect
   access, no custom op, its weights in it); else ``possible``;
 * ``custom_op``: each proxy-executor call launched before the reporting call (the package cannot show the op's
-  bounds checks), nearest first;
+  bounds checks), those handed a model input first, then nearest first;
 * ``unchecked_access``: the package's unchecked indirect accesses (`inspector.queries.suspects`);
 * ``assert_candidate``: a device-side assert whose Assertion line is missing (only when the log has no
   illegal-access text: an assert prints `device-side assert triggered`, not an illegal access);
@@ -24,11 +24,10 @@ from dataclasses import dataclass, field
 
 from ..errors import InspectorError
 from ..logs import LogReport
-from ..naming import ALLOC_OR_COPY_SHIMS
+from ..naming import ALLOC_OR_COPY_SHIMS, PROXY_CALL
 from ..package import Package
 from ..parse import expr_tree as E
 from .causes import LIKELY, POSSIBLE
-from .doctor.guards import PROXY_CALL
 from .match import site_for_noticed
 
 HYPOTHESIS_KINDS = ("named_custom_op", "host_input", "custom_op", "unchecked_access", "assert_candidate", "launch")
@@ -49,7 +48,9 @@ class Arg:
 class AsyncHypothesis:
     """One place that could have made the error (``kind``: `HYPOTHESIS_KINDS`), its certainty and the codes of
     what it rests on (``evidence``): "launch_blocking" (the run was synchronous), "named_in_log" (the log names
-    the op's function: ``function``), "before_report" (launched before the reporting call), "no_unchecked_access",
+    the op's function: ``function``), "swallowed_before_report" (a blocking run printed the error as a swallowed
+    shim exception before the reporting call: the nearest unchecked call before it), "before_report" (launched
+    before the reporting call), "no_unchecked_access",
     "no_custom_op", "weights_in_package", "no_device_in_log", "no_bounds_check_known", "unchecked_index"."""
 
     kind: str
@@ -126,13 +127,21 @@ def async_error(pkg: Package, rep: LogReport, models, model: str | None = None, 
     err = ev.kind if ev is not None and hasattr(ev, "kind") else "unknown"
     res = AsyncError(kind=err, blocking=rep.mentions("launch_blocking"))
     reported = None
+    noticed_at = None  # the log line of the call that reported it
     for n in rep.noticed:
         hit = site_for_noticed(pkg, n, model)
         if hit:
             reported = (hit[0].name, hit[1])
             res.reported_by, res.reported_line = hit[1].target, hit[1].line
+            noticed_at = n.line_no
             break
     functions = _functions(rep)
+    # With CUDA_LAUNCH_BLOCKING=1 each launch reports its own error; one printed as a swallowed shim exception
+    # (`Exception in aoti_torch: … an illegal memory access …`) before the reporting call, which run_impl went on
+    # past, came from an unchecked call before it: a proxy-executor call is one (Inductor checks none of them).
+    cuda_lines = {e.line_no for e in rep.events if e.pattern == "illegal_memory_access"}
+    swallowed = res.blocking and any(e.pattern == "exception_in_aoti_torch" and e.line_no in cuda_lines
+                                     and (noticed_at is None or e.line_no < noticed_at) for e in rep.events)
     named: list[AsyncHypothesis] = []
     ops: list[AsyncHypothesis] = []
     nearest: list[AsyncHypothesis] = []
@@ -159,7 +168,8 @@ def async_error(pkg: Package, rep: LogReport, models, model: str | None = None, 
                 else:
                     ops.append(AsyncHypothesis("custom_op", POSSIBLE, m.name, op or PROXY_CALL, c.line,
                                                tensor_args(c, inputs, constants), None,
-                                               ("before_report", "no_bounds_check_known")))
+                                               (("before_report",) if limit is not None else ())
+                                               + ("no_bounds_check_known",)))
                 res.custom_ops += 1
             elif limit is not None and c.line < limit and not c.target.startswith(ALLOC_OR_COPY_SHIMS):
                 res.launches_before += 1
@@ -181,6 +191,12 @@ def async_error(pkg: Package, rep: LogReport, models, model: str | None = None, 
         res.candidates = assert_candidates(pkg, rep, model)
         cands = [AsyncHypothesis("assert_candidate", POSSIBLE, c.model, c.kernel, c.launched_at, (), None,
                                  ("before_report",)) for c in res.candidates]
+    if swallowed and not named and ops:  # the nearest unchecked call before the reporting one: a blocking run's
+        h = ops.pop(0)
+        named.append(AsyncHypothesis("named_custom_op", LIKELY, h.model, h.target, h.line, h.args, None,
+                                     ("launch_blocking", "swallowed_before_report")))
+    # a custom op handed a model input itself ranks first: a value the caller passed can be out of its range
+    ops.sort(key=lambda h: not any(a.input is not None for a in h.args))
     out = list(named)
     if host is not None and host.certainty == LIKELY:
         out.append(host)

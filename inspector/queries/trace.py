@@ -27,7 +27,7 @@ from ..logs import LogReport, OpError, parse_log, stated_failure
 from ..parse.names import numbering_shape
 from ..dialects.metadata import DEVICE_KEY
 from ..model import Assertion, CallSite, Kernel, Model
-from ..naming import ALLOC_OR_COPY_SHIMS
+from ..naming import ALLOC_OR_COPY_SHIMS, PROXY_CALL
 from ..package import Package
 # The per-assertion explanation lives in its own module, so `candidates` can use it without importing this one.
 from .explanation import (ExternCheck, Hypothesis, TraceMatch, assertion_dict, explain, explain_extern,  # noqa: F401
@@ -309,12 +309,16 @@ def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model,
     # extern call that printed "device-side assert triggered" only noticed it and is no failing op.
     noticed_only = ev is not None and any(r.kind == "cuda" for r in report.asserts) and \
         report.events_say("device_assert_said")
-    if ev is not None and not out and not report.noticed and not noticed_only:
+    # A CUDA error in it (`Exception in aoti_torch: CUDA error: an illegal memory access …`) is no op's own error
+    # about an index: an asynchronous one, which diagnose's illegal_memory_access places.
+    cuda_error = report.has("illegal_memory_access")
+    if ev is not None and not out and not report.noticed and not noticed_only and not cuda_error:
         said = ev.op_error
         how = say.how_swallowed(report.mentions("aborted"))
         for name in [model] if model else pkg.model_names:
+            # (a proxy-executor call runs a custom op, not an ATen op whose index arguments are known)
             m, sites = extern_calls(pkg, name, lambda c: not c.checked and not c.target.startswith(
-                ALLOC_OR_COPY_SHIMS))
+                ALLOC_OR_COPY_SHIMS) and c.target != PROXY_CALL)
             for site in sites:
                 if getattr(site, "checked", None) is not True and index_args(site)[1]:
                     out.append((m, site, how, said))

@@ -22,7 +22,8 @@ ASYNC_CATEGORIES = ("illegal_memory_access", "device_assert")
 def trace_log(pkg: Package, report: LogReport, **kw) -> TraceResult:
     """``trace_assert(pkg, report=report, **kw)``, and, when the log holds no check, diagnose's word on it."""
     res = trace_assert(pkg, report=report, **kw)
-    if res.matches or res.candidates or any(kw.get(k) for k in ("line", "message", "kernel")):
+    # a check in the log (matched, foreign or a bare message) is trace-assert's to answer, as is a search
+    if res.matches or res.candidates or report.asserts or any(kw.get(k) for k in ("line", "message", "kernel")):
         return res
     classify(pkg, res, report, kw.get("model"), kw.get("ep"))
     return res

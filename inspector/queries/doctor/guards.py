@@ -5,13 +5,12 @@ constant.  ``custom_op``: ops called through the proxy executor and what the ser
 from __future__ import annotations
 
 from ...errors import InspectorError
-from ...naming import ALLOC_OR_COPY_SHIMS
+from ...naming import ALLOC_OR_COPY_SHIMS, PROXY_CALL  # noqa: F401  (PROXY_CALL: its old home, read by rules)
 from .base import Check, Here, Subject
 
 # the C-shim calls whose presence in the wrapper says a check or the printer was compiled in
 NAN_CHECK = "aoti_torch_check_inf_and_nan"
 PRINTER_CALLS = ("aoti_torch_print_tensor_handle", "aoti_torch_save_tensor_handle")
-PROXY_CALL = "aoti_torch_proxy_executor_call_function"
 
 
 class CompiledChecks(Check):

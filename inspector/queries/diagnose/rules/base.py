@@ -47,7 +47,10 @@ class Observations:
         from ...trace import trace_assert
 
         rep = self.rep
-        extern_text = rep.has("exception_in_aoti_torch") and not rep.has("cublas_error") and not rep.noticed
+        # an op's own exception, swallowed (the call unchecked); a CUDA error in it (an illegal access) is no op's
+        # error but an asynchronous one: illegal_memory_access's
+        extern_text = (rep.has("exception_in_aoti_torch") and not rep.has("cublas_error", "illegal_memory_access")
+                       and not rep.noticed)
         cpu_extern = self.device == "cpu" and any(n.error for n in rep.noticed)
         if not (self.located or extern_text or cpu_extern):
             return None

@@ -106,3 +106,49 @@ def test_an_illegal_access_naming_no_device_is_no_device_mismatch(pkg, log):
     jsonschema.validate(d.to_dict(), DIAGNOSE_SCHEMA)
 
 
+
+
+# --- the lead's H200 run (sample_packages/harvest/issue34_gpu.py, torch 2.11): harvest/issue34_gpu/<package>/ -------
+
+GPU = H / "issue34_gpu"
+# a run's right_category in index.json -> diagnose's category; a silent wrong result ("none (silent: …)") is check's
+RIGHT = {"none (clean run)": "no_failure"}
+GPU_RUNS = [(index.parent, r) for index in sorted(GPU.glob("*/index.json"))
+            for r in json.loads(index.read_text())["runs"] if not r["right_category"].startswith("none (silent")]
+
+
+def test_the_gpu_runs_are_there():
+    assert {f.name for f, _ in GPU_RUNS} >= {"custom_op_ima", "gpt2_dyn", "roi_align_head"}
+
+
+@pytest.mark.parametrize("folder,run_", GPU_RUNS, ids=[f"{f.name}-{r['scenario']}" for f, r in GPU_RUNS])
+def test_each_gpu_run_is_diagnosed_as_built(folder, run_):
+    """predicted (the run's right_category, known by construction) == observed (its exit code) == diagnosed, and
+    trace-assert says the same of a log with no check in it."""
+    want = RIGHT.get(run_["right_category"], run_["right_category"])
+    log = folder / "logs" / f"{run_['scenario']}.log"
+    with inspector.open_package(folder / f"{folder.name}.pt2") as p:
+        d = inspector.diagnose(p, log.read_text())
+        t = inspector.trace_assert(p, log.read_text())
+    assert (run_["rc"] == 0) == (want == "no_failure")
+    assert d.category == want, (d.category, d.verdict)
+    assert INVENTED not in t.verdict
+    if d.category != "index_assert":
+        assert t.log_category == d.category and t.assert_fired is False
+    a = d.async_error
+    if run_["scenario"] in ("bad_batch", "oob"):  # the custom op is named first; nothing says which call reported it
+        assert a.hypotheses[0].kind == "custom_op" and "::" in a.hypotheses[0].target
+        assert a.hypotheses[0].certainty == "possible" and any(x.input is not None for x in a.hypotheses[0].args)
+    if run_["scenario"] in ("bad_batch_blocking", "oob_blocking"):  # a blocking run: the op that made it
+        first = a.hypotheses[0]
+        assert a.blocking and first.kind == "named_custom_op" and first.certainty == "likely"
+        assert d.verdict.startswith(f"an illegal memory access in custom op {first.target}")
+    if (folder.name, run_["scenario"]) == ("roi_align_head", "bad_batch_blocking"):
+        first = a.hypotheses[0]
+        assert first.target == "torchvision::roi_align" and first.function == "roi_align_forward_kernel"
+        assert [x.input for x in first.args if x.input is not None] == [1]  # the rois, input 1, not the images
+    if run_["scenario"] == "cpu_inputs":
+        assert a.hypotheses[0].kind == "host_input" and a.hypotheses[0].certainty == "likely"
+        assert a.reported_by == "aoti_torch_cuda_addmm_out"
+    if run_["scenario"] == "int32_ids":
+        assert any("int32 tensor passed where int64" in h.sentence for m in d.trace.matches for h in m.hypotheses)

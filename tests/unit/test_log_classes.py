@@ -88,9 +88,7 @@ def test_the_call_that_reported_it_is_not_where_it_was_made():
     # the launches before it, nearest first (an input on the CPU stays first: no launch can make it)
     launches = [h for h in a.hypotheses if h.kind == "launch"]
     assert launches and all(h.line < 998 for h in launches) and launches == sorted(launches, key=lambda h: -h.line)
-
-
-def test_a_device_named_in_the_log_is_still_a_device_mismatch():
+    # where the log does show a device, it stays a device_mismatch
     with inspector.open_package(S / "cuda/jagged/jagged.pt2") as p:
         d = inspector.diagnose(p, (S / "cuda/jagged/logs/cpu_inputs_checked.log").read_text())
         assert d.category == "device_mismatch" and d.input_check.got == "cpu"
@@ -160,19 +158,14 @@ def test_int32_ids_into_an_int64_package_list_the_dtype():
     assert "AOTI_RUNTIME_CHECK_INPUTS=1" in dtype.sentence and "x.dtype" in dtype.sentence
     assert d.certainty == "likely"  # a value outside the table is no longer certain: the dtype makes the same log
     assert m.confirm  # the reruns that tell them apart
-
-
-def test_the_rerun_with_the_checks_tells_the_dtype_apart():
+    # the rerun the hypothesis names, run for real: the input check rejects the dtype
     log = DT / "logs/int32_ids_checked.log"
     with inspector.open_package(DT / "dtype_ids_cpu.pt2") as p:
         d = inspector.diagnose(p, log.read_text())
-    assert d.category == _right(log) == "input_check"
+    assert d.category == _right(log) == "input_check" and "`unmatched dtype`" in dtype.sentence
     assert d.input_check.kind == "dtype" and d.input_check.input == 0
-
-
-def test_an_index_read_through_a_buffer_or_in_an_extern_op_gets_no_dtype_hypothesis():
-    """A generated kernel casts the data pointer to its compiled dtype; an extern op is handed the tensor, dtype and
-    all (cpu/embedding_bag's aoti_torch_cpu__embedding_bag): no dtype hypothesis there."""
+    # an extern op is handed the tensor, dtype and all (cpu/embedding_bag's aoti_torch_cpu__embedding_bag): no dtype
+    # hypothesis there; a generated kernel casts the data pointer to its compiled dtype
     with inspector.open_package(S / "cpu/embedding_bag/embedding_bag.pt2") as p:
         d = inspector.diagnose(p, (S / "cpu/embedding_bag/error.log").read_text())
     assert d.category == "extern_op"

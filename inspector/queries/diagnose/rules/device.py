@@ -48,11 +48,12 @@ class DeviceMismatch(Rule):
 
 def _async_symptom(obs: Observations) -> bool:
     """A CUDA package's log whose only failure is one a later call reports: a cuBLAS error that is no allocation
-    failure, or a failed call whose own error (if printed) is no op's error about a layout or an index (that one is
-    the op's, made there), with no device-side assert shown (that one is ``device_assert``'s)."""
+    failure, or a failed call that printed no error of its own, with no device-side assert shown (that one is
+    ``device_assert``'s)."""
     rep = obs.rep
-    own = any(n.op_error is not None and (n.op_error.layout is not None or n.op_error.limit is not None)
-              for n in rep.noticed)
+    # a failed call that printed an error of its own and no CUDA error anywhere (`selected index k out of range`,
+    # checked before any launch) failed there: no asynchronous error
+    own = not rep.has("illegal_memory_access") and any(n.error for n in rep.noticed)
     return (obs.device == "cuda" and not rep.has("device_side_assert") and not rep.events_say("device_assert_said")
             and (rep.has("cublas_error") or (bool(rep.noticed) and not own)))
 

@@ -25,11 +25,14 @@ def __getattr__(name: str):
 
 def trace_assert(pkg, log=None, **kw):
     """From a failure's text (or ``line=``/``kernel=``/``message=``) to the kernel, bound and inputs:
-    ``inspector.queries.trace.trace_assert``.  ``log``: the log's text (read here, once) or its ``LogReport``."""
+    ``inspector.queries.trace.trace_assert``.  ``log``: the log's text (read here, once) or its ``LogReport``; a log
+    with no check in it is classified by diagnose on that reading (``inspector.queries.trace_log``): the answer's
+    ``log_category`` and first line say what it is, and that no assert fired."""
     from .queries.trace import trace_assert as _trace_assert
+    from .queries.trace_log import trace_log
 
     if log is not None:
-        kw["report"] = _read(log)
+        return trace_log(pkg, _read(log), **kw)
     return _trace_assert(pkg, **kw)
 
 

@@ -82,6 +82,9 @@ EFFICIENT_ATTENTION = "aoti_torch_cuda__scaled_dot_product_efficient_attention" 
 # that allocate or copy a tensor: Inductor wraps no error check around them and they never fail on bad data, so
 # none is "an extern op run unchecked" nor the op that failed.
 ALLOC_OR_COPY_SHIMS = ("aoti_torch_clone", "aoti_torch_copy", "aoti_torch_empty")
+# The call a custom op (one with no C shim: torchvision's, a torch.library op) is run through: the proxy executor,
+# called without an error check; its second argument indexes the package's `<hash>.wrapper.json` nodes.
+PROXY_CALL = "aoti_torch_proxy_executor_call_function"
 # Those and `aoti_torch_assign_tensors` (one handle made to alias another's tensor): the C-shim calls that run no
 # ATen kernel, so none divides by a size or checks one.
 NO_KERNEL_SHIMS = (*ALLOC_OR_COPY_SHIMS, "aoti_torch_assign_tensors")

@@ -29,12 +29,16 @@ this package. The categories, tried in this order:
   torch_version          the loading torch lacks a C-shim symbol the .so calls
   wrong_artifact         an exported program given to aoti_load_package, or back
   input_check            AOTI_RUNTIME_CHECK_INPUTS=1 rejected an input
-  device_mismatch        an input on the wrong device (CPU inputs: read from the package)
+  device_mismatch        an input on the wrong device, where the log shows a device
   arithmetic_fault       SIGFPE: a division by a size at 0 (kernels, extern ops)
   weights_not_loaded     a crash on a package built without its weights
-  illegal_memory_access  the package's unchecked indirect accesses (suspects)
-  device_assert          a device-side assert whose line is missing: candidates
+  illegal_memory_access  an asynchronous CUDA error (or a crash): not placed at the
+                         call that reported it; what could have made it, ranked
+                         (custom ops, an input on the CPU, unchecked accesses)
+  device_assert          `device-side assert triggered` without its line: candidates
   load                   the package did not load (device, ISA, members)
+  no_failure             the log shows no failure (a clean run; exit 1): `check`
+                         for the contracts the runtime does not enforce
   unknown                the general first steps; a log with no line of torch's
                          (another program's) is said to be that
 Every environment variable in a step says whether it acts at compile time or

@@ -45,6 +45,7 @@ def add_parser(sub):
 def run(a) -> int:
     from ..package import open_package
     from ..queries.trace import trace_assert
+    from ..queries.trace_log import trace_log
 
     log = read_log(a.log, instead="--line N / --message TEXT") if a.log else None
     if log is None and a.line is None and a.message is None and a.kernel is None and not sys.stdin.isatty():
@@ -58,8 +59,10 @@ def run(a) -> int:
         from ..parse.exported_program import load_ep_option
 
         ep = load_ep_option(a.ep)
-        r = trace_assert(pkg, line=a.line, message=a.message, report=report, kernel=a.kernel, model=a.model, ep=ep,
-                         log_name=a.log if a.log and a.log != "-" else None)
+        kw = dict(line=a.line, message=a.message, kernel=a.kernel, model=a.model, ep=ep,
+                  log_name=a.log if a.log and a.log != "-" else None)
+        # a log: the trace, and what diagnose says the log is when it holds no check (one reading, one trace)
+        r = trace_log(pkg, report, **kw) if report is not None else trace_assert(pkg, report=None, **kw)
         there = "" if r.matches or r.candidates else _what_is_there(pkg, a)
     if a.json:
         print(json.dumps(r.to_dict(), indent=2))
@@ -69,23 +72,14 @@ def run(a) -> int:
         render_trace(console(a.wide), r)
     if not r.matches and not r.candidates:
         print(f"pt2-inspect: nothing found: no assertion in {a.package} matches {r.looked_for}{there}", file=sys.stderr)
-        kind = _other_failure(report) if log else None
-        if kind:
-            print(f"pt2-inspect: the log is not an assertion's but a {kind!r} failure: "
+        if r.log_category == "no_failure":
+            print("pt2-inspect: the log shows no failure: "
+                  f"`pt2-inspect check {a.package} --input …` checks the inputs you ran with", file=sys.stderr)
+        elif r.log_category and r.log_category != "unknown":
+            print(f"pt2-inspect: the log is not an assertion's: diagnose calls it {r.log_category!r}; "
                   f"`pt2-inspect diagnose {a.package} --log {a.log or '-'}` answers it", file=sys.stderr)
-        return NothingFound.exit_code
+        return NothingFound.exit_code  # no assert fired: nothing to trace (exit 1, as for a clean log)
     return 0
-
-
-def _other_failure(rep) -> str | None:
-    """The diagnose category the log's lines point to (its report, as the trace read it), when it is not an
-    assertion's."""
-    from ..queries.diagnose.rules import CATEGORIES
-
-    if any(r.kind != "message" for r in rep.asserts):  # it holds a located check: an assertion's log after all
-        return None
-    cats = [e.category for e in rep.events if e.category in CATEGORIES]
-    return next((c for c in cats if c not in ("index_assert", "extern_op")), None)
 
 
 def _what_is_there(pkg, a, limit: int = 30) -> str:

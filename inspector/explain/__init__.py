@@ -370,7 +370,19 @@ _CAUSES = {
     "extern_index": lambda c, t: (f"{inputs_words(c.source)} holds an index outside {table_words(t.table) or 'the table'} "
                                   f"that {t.kernel} reads: check those values before calling the model."),
     "untraced_bound": lambda c, t: f"The bound `{t.assertion.bound_expr}` could not be traced to a model input.",
+    "input_dtype": lambda c, t: _input_dtype_cause(c, t),
 }
+
+
+def _input_dtype_cause(c, t) -> str:
+    other = "int32" if c.dtype == "int64" else "int64"
+    how = ("int32 values read as int64 pair up into huge ones, and half the read runs past the tensor"
+           if c.dtype == "int64" else "int64 values read as int32 give their low and high halves")
+    return (f"{inputs_words(c.source)} is not of the dtype the package was compiled for: an {other} tensor passed "
+            f"where {c.dtype} was compiled is read as {c.dtype} ({how}), and nothing checks the dtype without the "
+            f"runtime checks. Check x.dtype before the call (x.to(torch.{c.dtype})), or rerun with "
+            "AOTI_RUNTIME_CHECK_INPUTS=1: a wrong dtype then fails as `unmatched dtype`, a bad value passes it and "
+            "fails this check again.")
 
 
 def cause_words(c, t) -> str:
@@ -423,6 +435,8 @@ _EVIDENCE = {
     "log_line": lambda e, t: e.quote,
     "thread_passed": lambda e, t: THREAD_PASSED,
     "thread_failed": lambda e, t: THREAD_FAILED,
+    "compiled_dtype": lambda e, t: (f"{t.kernel} reads {inputs_words(e.source)} as {e.dtype}, the dtype it was "
+                                    "compiled for, whatever the tensor holds"),
 }
 
 

@@ -27,13 +27,16 @@ CATEGORY_DOC = {
     "torch_version": "the loading torch lacks a C-shim symbol the .so calls, or cannot read the archive's layout;",
     "wrong_artifact": "a torch.export.save archive given to aoti_load_package, or the reverse;",
     "input_check": "AOTI_RUNTIME_CHECK_INPUTS=1 (or the wrapper's size/stride assert) rejected an input;",
-    "device_mismatch": "the text names an input on the wrong device;",
+    "device_mismatch": "the text names an input on the wrong device (a device in the message, the input check);",
     "arithmetic_fault": "SIGFPE: an integer division by zero (or INT_MIN / -1) in native code: the kernels that divide "
                         "by a dynamic size and the extern ops fed one, ranked by the backtrace when the log has one;",
     "weights_not_loaded": "a crash while running a package whose weights were left out of the .so and never loaded;",
-    "illegal_memory_access": "IMA / unspecified launch failure: steps and unchecked-indirect-access suspects;",
-    "device_assert": "a device-side assert whose ``Assertion`` line is missing: candidates;",
+    "illegal_memory_access": "IMA / unspecified launch failure / a cuBLAS error after one, reported by a later call: "
+                             "the launches before it that could have made it (custom ops first), the unchecked "
+                             "indirect accesses, an input on the CPU, ranked by evidence;",
+    "device_assert": "`device-side assert triggered` without its ``Assertion`` line: candidates;",
     "load": "the package did not load (host lacks the device, ISA, symbols…);",
+    "no_failure": "the log shows no failure (a clean run): `check` for the contracts the runtime does not enforce;",
     "unknown": "none of the above: general first steps.",
 }
 
@@ -324,6 +327,77 @@ def ima_no_suspect_verdict(on_cuda: bool) -> str:
             + (": check first that every input is on cuda" if on_cuda else ""))
 
 
+# An asynchronous CUDA error (inspector.queries.async_error): what could have made it
+ASYNC_BLOCKING = ("Pin the launch that made it: rerun with CUDA_LAUNCH_BLOCKING=1, so each launch waits and the one "
+                  "that fails reports itself (then give that log to `pt2-inspect diagnose` again).")
+ASYNC_SANITIZER = ("Or run it under `compute-sanitizer --tool memcheck python …`: it names the kernel, the thread and "
+                   "the address of the bad access (slow: use the smallest inputs that fail).")
+
+
+def _args_words(args) -> str:
+    return ", ".join(f"{a.name} (input {a.input})" if a.input is not None else a.name for a in args)
+
+
+def _error_words(kind: str) -> str:
+    return {"illegal_memory_access": "an illegal memory access", "launch_failure": "an unspecified launch failure",
+            "misaligned_address": "a misaligned address", "illegal_instruction": "an illegal instruction",
+            "illegal_address": "an illegal address", "cublas": "a cuBLAS error"}.get(kind, "a CUDA error")
+
+
+def async_hypothesis(h) -> str:
+    """One place that could have made an asynchronous CUDA error (``AsyncHypothesis``), in words."""
+    at = f" at wrapper.cpp line {h.line}" if h.line is not None else ""
+    args = f" on {_args_words(h.args)}" if h.args else ""
+    if h.kind == "named_custom_op":
+        said = (f"the log names {h.function}" if h.function else
+                "the error was printed inside it (a swallowed exception) before the call that reported it"
+                if "swallowed_before_report" in h.evidence else "it reported the error itself")
+        sync = ("; with CUDA_LAUNCH_BLOCKING=1 the launch that reports an error is the one that made it"
+                if "launch_blocking" in h.evidence else
+                "; without CUDA_LAUNCH_BLOCKING=1 an earlier launch may have made it all the same")
+        return f"custom op {h.target}, called through the proxy executor{at}{args}: {said}{sync}"
+    if h.kind == "host_input":
+        if "no_unchecked_access" in h.evidence:  # the package rules the rest out
+            return ("an input is on the CPU: the package has no unchecked indirect access and no custom op and holds "
+                    "its weights, so none of its kernels can make the access; a kernel given a host pointer can "
+                    "(nothing in the log names a device: AOTI_RUNTIME_CHECK_INPUTS=1 would)")
+        return ("an input is on the CPU (a kernel given a host pointer prints the same text; nothing in the log names "
+                "a device: AOTI_RUNTIME_CHECK_INPUTS=1 would)")
+    if h.kind == "custom_op":
+        before = ", before the call that reported the error" if "before_report" in h.evidence else ""
+        return (f"custom op {h.target}, called through the proxy executor{at}{args}{before}: the package cannot show "
+                "its bounds checks")
+    if h.kind == "unchecked_access":
+        s = h.suspect or {}
+        return (f"{h.target} {s.get('access', 'read')}s {s.get('pointer', 'a tensor')} at an index with no bounds "
+                "check (line " + str(s.get("line")) + " of the kernel)")
+    if h.kind == "assert_candidate":
+        return (f"a device-side assert of {h.target} (launched{at}) whose Assertion line is missing: a cuBLAS error "
+                "alone may follow one")
+    return f"{h.target}{at}{args}, launched before the call that reported the error"
+
+
+def async_verdict(a, top) -> str:
+    """The verdict of an asynchronous CUDA error: what it is, where it was reported (not made), the likeliest place."""
+    err = _error_words(a.kind)
+    if top.kind == "named_custom_op":
+        return f"{err} in {async_hypothesis(top)}"
+    where = (f", reported at {a.reported_by} (wrapper.cpp line {a.reported_line}), not made there" if a.reported_by
+             else "")
+    head = f"{err}{where}: "
+    if top.kind == "host_input" and "no_unchecked_access" in top.evidence:
+        return head + "most likely " + async_hypothesis(top)
+    n = len(a.hypotheses)
+    first = async_hypothesis(top)
+    return (head + f"{n} place(s) could have made it, most likely {first}; rerun with CUDA_LAUNCH_BLOCKING=1 or "
+            "under compute-sanitizer to pin it")
+
+
+def async_reported_note(call: str, line: int | None) -> str:
+    return (f"{call}" + (f" at wrapper.cpp line {line}" if line else "") + " reported the error: CUDA errors are "
+            "asynchronous, so it is the next call that noticed one, not the launch that made it")
+
+
 # ---------------------------------------------------------------------------
 # device_assert: candidates
 # ---------------------------------------------------------------------------
@@ -440,6 +514,19 @@ def cmake_build_step(needs: str, library: str | None) -> str:
 # ---------------------------------------------------------------------------
 
 UNKNOWN_VERDICT = "no failure this version knows was found in the log; start with the input contract"
+
+# no_failure: a clean run's log
+NO_FAILURE_VERDICT = "no failure in this log; `pt2-inspect check` finds the contracts the runtime does not enforce"
+NO_FAILURE_NOTE = ("no check fired, no call failed and nothing raised. A wrong result without an error comes from a "
+                   "contract the runtime's checks do not enforce: AOTI_RUNTIME_CHECK_INPUTS=1 compares each input with "
+                   "its guards one dim at a time, so sizes that must agree between inputs, or a size the kernels "
+                   "divide, can pass it and still give garbage")
+NO_FAILURE_CHECK = ("If the outputs look wrong, check the inputs you ran with against the package's contract: "
+                    "`pt2-inspect check PKG --input …` (dtypes, devices, every dim's range and the sizes that must "
+                    "agree).")
+NO_FAILURE_COMPARE = ("Compare with the eager model on the same inputs; to find the first kernel that differs, "
+                      "recompile with the intermediate value printer and give both logs to `pt2-inspect diagnose "
+                      "PKG --log bad.log --against good.log`.")
 # A log with no line of torch's (inspector.logs.patterns ``torch_said``): what was looked for, in a person's words.
 TORCH_SAID_WORDS = ("torch", "AOTI/AOTInductor", "Inductor", "ATen", "c10", "CUDA", "Triton", "a .pt2 name",
                     "cpp_fused_ kernels", "wrapper.cpp", "model_container", "run_impl", "cubin")

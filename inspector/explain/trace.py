@@ -132,6 +132,16 @@ def quoted_paste(first: str, n_lines: int) -> str:
     return f"`{first}`" + (f" (one of {n_lines} lines)" if n_lines > 1 else "")
 
 
+def not_an_assert(category: str) -> str:
+    """The first line of trace-assert on a log with no check in it: what the log is (diagnose's category, by its
+    name) and that no assert fired."""
+    if category == "no_failure":
+        return "no failure in this log, so no assert fired; `pt2-inspect check` finds the contracts the runtime skips"
+    if category == "unknown":
+        return "no assert fired in this log, and no failure diagnose knows is in it (unknown)"
+    return f"no assert fired: this log is {category} (diagnose's category); `pt2-inspect diagnose` answers it"
+
+
 def candidates_verdict(n: int, first_kernel: str) -> str:
     return (f"a device-side assert fired but its Assertion line is not in the text: {n} candidate assertions, most "
             f"likely first ({first_kernel}); rerun with CUDA_LAUNCH_BLOCKING=1 to print the line")

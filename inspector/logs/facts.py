@@ -280,6 +280,16 @@ class CudaError(LogEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RaisedFrom(LogEvent):
+    """``Exception raised from <fn> at <file>:<line>``: the function c10 names as the one that raised (a custom op's
+    launch check, ``roi_align_forward_kernel``; the caching allocator's ``malloc``)."""
+
+    fn: str
+    file: str
+    line: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class DeviceMismatch(LogEvent):
     """An input on the wrong device.  c10's ``Expected all tensors to be on the same device`` names both devices
     (``first``: the other tensors', ``second``: the argument's) and maybe the argument and method; other forms

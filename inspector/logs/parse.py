@@ -40,7 +40,7 @@ import inspector.logs.patterns as P
 from .facts import (AtenAssert, BareMessage, CheckFailure, ConstantNotFound, ConstantNotInMap, ConstantNotProvided,
                     ConstantOnDevice, CpuFlags, CudaError, DeprecatedCall, DeviceAssert, DeviceMismatch,
                     ExceptionLine, FailedCall, FailureLine, InputCheck, IsaMismatch, LogEvent, MissingCustomOp,
-                    NanInfFound, NativeFrame, OpError, OutOfMemory, PrinterBlock, PythonFrame, ReportedAssert,
+                    NanInfFound, NativeFrame, OpError, OutOfMemory, PrinterBlock, PythonFrame, RaisedFrom, ReportedAssert,
                     ShimException, SizeAssert, SymbolicAssert, UndefinedSymbol)
 
 T = TypeVar("T")
@@ -232,6 +232,7 @@ _TYPED = {
     "deprecated_api": lambda b, m: DeprecatedCall(**b, api=m.group("api") or m.group("api2") or m.group("api3"),
                                                   in_frame=bool(m.group("api3"))),
     "cpuinfo_flags": lambda b, m: CpuFlags(**b, flags=tuple(m.group("flags").split())),
+    "raised_from": lambda b, m: RaisedFrom(**b, fn=m.group("fn"), file=m.group("file"), line=int(m.group("line"))),
 }
 
 

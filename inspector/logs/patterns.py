@@ -219,6 +219,14 @@ PATTERNS: list[Pattern] = [
        "the package was built by an older torch than the one loading it"),
     _p("terminate_recursive", "hint", r"terminate called recursively",
        "the error text was lost inside OpenMP threads"),
+    _p("raised_from", "detail", r"Exception raised from (?P<fn>\w+) at (?P<file>\S+?):(?P<line>\d+)",
+       "the function c10 names as the one that raised (`Exception raised from roi_align_forward_kernel at …/"
+       "roi_align_kernel.cu:250`; a CPU kernel's own check is ``cpu_check``)"),
+    _p("run_finished", "no_failure",
+       r"\b(?:rc|returncode|return code|exit code|exit status|exited with)[=: ]+0\b|\brun finished\b|"
+       r"^ok torch\.Size\(|\boutput \d+: shape=",
+       "a line that says the run ended well: an exit code of 0, or an output printed (the harnesses' `[options] "
+       "output 0: shape=(32, 16) …`, `[options] run finished`, `ok torch.Size([4, 8]) …`, a runner's `rc 0`)"),
 ]
 
 # The kinds of CUDA error ``illegal_memory_access`` tells apart (its named groups), for ``facts.CudaError``.
@@ -241,6 +249,9 @@ MENTIONS: list[Pattern] = [
        r"^\s*\[\s*\.\.\.|\.\.\.\s*\]\s*$|\b\d+ (?:more )?lines? (?:left out|omitted|truncated|skipped)\b",
        "a line that stands for lines left out (`[...]`, `[... 40 lines left out ...]`): what the log does not show "
        "may still have happened (which threads failed, for one)"),
+    _p("launch_blocking", "detail", r"^(?!.*consider passing).*\bCUDA_LAUNCH_BLOCKING[= ]+1\b",
+       "the run was made with CUDA_LAUNCH_BLOCKING=1 (a line that sets or echoes it; not torch's advice `For "
+       "debugging consider passing CUDA_LAUNCH_BLOCKING=1`): a CUDA error is then reported by the launch that made it"),
     _p("device_assert_said", "detail", r"device-side assert",
        "the text says a device-side assert fired (trace-assert --message: then its candidates)"),
     _p("torch_said", "detail",

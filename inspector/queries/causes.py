@@ -128,6 +128,7 @@ class Evidence:
     number: int | None = None
     constant: str | None = None
     quote: str | None = None
+    dtype: str | None = None
 
 
 EVIDENCE_KINDS = (
@@ -145,6 +146,7 @@ EVIDENCE_KINDS = (
     "log_line",  # the log's thread line
     "thread_passed",  # thread [0,0,0] of block [0,0,0] did not fail: the bound is not 0
     "thread_failed",  # it failed, as every thread does with a bound of 0
+    "compiled_dtype",  # the kernel reads the input as the dtype it was compiled for, whatever the tensor holds
 )
 
 
@@ -161,6 +163,7 @@ class Cause:
     range: Range | None = None
     limit: Limit | None = None
     position: str | None = None
+    dtype: str | None = None
 
 
 CAUSE_KINDS = (
@@ -176,6 +179,7 @@ CAUSE_KINDS = (
     "empty_input",  # an input dim is 0
     "extern_index",  # an extern op's index input holds an index outside its table
     "untraced_bound",  # the bound could not be traced to an input
+    "input_dtype",  # the input read straight into the index is not of the dtype compiled (int32 read as int64)
 )
 
 POSITION_KINDS = (
@@ -434,6 +438,37 @@ def _as(c: Cause, certainty: str, evidence) -> Cause:
     return replace(c, certainty=certainty, evidence=tuple(evidence))
 
 
+# The integer dtypes a generated kernel reads an index input as (its data pointer cast to ``int64_t*`` /
+# ``int32_t*``): a tensor of the other one is read as this one, since only AOTI_RUNTIME_CHECK_INPUTS=1 checks it.
+INDEX_DTYPES = ("int64", "int32")
+
+
+def dtype_cause(t, dtypes: dict | None) -> Cause | None:
+    """An input read straight into a generated kernel's index, compiled as int64 (or int32): a tensor of the other
+    dtype reaches the kernel unchecked and is read as the compiled one (int32 ids read as int64 pair up into huge
+    values), which fails the check as a bad value does.  ``dtypes``: the model's input dtypes by position.  An extern
+    op is handed the tensor itself, dtype and all: not for it."""
+    if not dtypes or t.kernel_kind == "extern":
+        return None
+    for o in t.index_origin:
+        if o.input and not o.through_buffer and dtypes.get(o.input.index) in INDEX_DTYPES:
+            src = Source("read", (o.input,))
+            dt = dtypes[o.input.index]
+            return Cause("input_dtype", POSSIBLE, (Evidence("compiled_dtype", source=src, dtype=dt),), source=src,
+                         dtype=dt)
+    return None
+
+
+def with_dtype(causes: list[Cause], dt: Cause | None) -> list[Cause]:
+    """The causes with the dtype hypothesis: a value cause is then no longer certain (a wrong dtype makes the same
+    failure, and nothing in a log tells them apart), and the dtype comes last, possible."""
+    if dt is None or not any(c.kind in ("static_read_value", "bound_value") for c in causes):
+        return causes
+    out = [replace(c, certainty=LIKELY) if c.kind in ("static_read_value", "bound_value") and c.certainty == CERTAIN
+           else c for c in causes]
+    return out + [dt]
+
+
 # ---------------------------------------------------------------------------
 # The notes
 # ---------------------------------------------------------------------------
@@ -521,10 +556,12 @@ def needs_confirming(certainty: str, causes: list[Cause]) -> bool:
     return certainty != CERTAIN and len(causes) > 1
 
 
-def decide(t, n_sites: int, first_thread_failed: bool | None = None, thread_line: str | None = None) -> Decision:
+def decide(t, n_sites: int, first_thread_failed: bool | None = None, thread_line: str | None = None,
+           dtypes: dict | None = None) -> Decision:
     """Every decision about match ``t``: its verdict, causes, notes, the verdict's certainty and whether to offer
-    the commands that tell the causes apart."""
-    causes = causes_of(t, first_thread_failed, thread_line)
+    the commands that tell the causes apart.  ``dtypes``: the model's input dtypes by position (the dtype
+    hypothesis of an index read straight from an input: `dtype_cause`)."""
+    causes = with_dtype(causes_of(t, first_thread_failed, thread_line), dtype_cause(t, dtypes))
     certainty = verdict_certainty(causes)
     return Decision(verdict_of(t, first_thread_failed), causes, notes_of(t, n_sites), certainty,
                     needs_confirming(certainty, causes))

@@ -177,13 +177,22 @@ def _finish(pkg, m: Model, match: TraceMatch, ep, n_sites: int) -> None:
     reason(pkg, match, n_sites)
 
 
+def _input_dtypes(pkg, model: str) -> dict[int, str]:
+    """The model's inputs' compiled dtypes by position (its interface: no kernel parsed)."""
+    try:
+        return {i.index: i.dtype for i in pkg.index(model).eager().inputs if i.dtype}
+    except KeyError:  # a model the package does not hold (a match made without one): no dtype known
+        return {}
+
+
 def reason(pkg, match: TraceMatch, n_sites: int, first_thread_failed: bool | None = None,
            thread_line: str | None = None) -> None:
     """The verdict, the ranked hypotheses with their certainty and evidence, the notes, and the commands that
     tell the alternatives apart when no evidence does: decided by `inspector.queries.causes`, worded by
     `inspector.explain`.  ``first_thread_failed``/``thread_line``: the log's thread [0,0,0] of block [0,0,0]
     evidence (CUDA), when it has some."""
-    d = causes.decide(match, n_sites, first_thread_failed=first_thread_failed, thread_line=thread_line)
+    d = causes.decide(match, n_sites, first_thread_failed=first_thread_failed, thread_line=thread_line,
+                      dtypes=_input_dtypes(pkg, match.model))
     match.verdict = words.verdict_words(d.verdict, match)
     match.hypotheses = [Hypothesis(words.cause_words(c, match), c.certainty,
                                    [words.evidence_words(e, match) for e in c.evidence]) for c in d.causes]

@@ -27,7 +27,7 @@ from ..logs import LogReport, OpError, parse_log, stated_failure
 from ..parse.names import numbering_shape
 from ..dialects.metadata import DEVICE_KEY
 from ..model import Assertion, CallSite, Kernel, Model
-from ..naming import ALLOC_OR_COPY_SHIMS
+from ..naming import ALLOC_OR_COPY_SHIMS, PROXY_CALL
 from ..package import Package
 # The per-assertion explanation lives in its own module, so `candidates` can use it without importing this one.
 from .explanation import (ExternCheck, Hypothesis, TraceMatch, assertion_dict, explain, explain_extern,  # noqa: F401
@@ -56,9 +56,17 @@ class TraceResult:
     certainty: str = "possible"  # of the verdict (matches[0]'s, or "possible" when it is ambiguous)
     evidence: list[str] = field(default_factory=list)
     confirm: list[str] = field(default_factory=list)  # commands that tell the alternatives apart
+    # A log given: whether it shows a check that fired (an Assertion line, a CPU check, an ATen kernel's assert, an
+    # extern op's error, or `device-side assert triggered`); None when no log was given.
+    assert_fired: bool | None = None
+    # A log with no check in it: what diagnose, on the same reading, says it is (its category and verdict).
+    log_category: str | None = None
+    log_verdict: str = ""
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        if self.log_category is None:  # a log with a check in it (or none given): the trace says what it is
+            del d["assert_fired"], d["log_category"], d["log_verdict"]
         for m, md in zip(self.matches, d["matches"], strict=True):
             md["complete"] = m.complete
             md["assertion"] = assertion_dict(m.assertion)
@@ -80,7 +88,9 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
     ``message``/``kernel`` (a ``message`` without a report is read here, once, as the paste it is).
 
     ``ep``: an ``ExportedProgramInfo`` (``--ep``); by default the one the package carries, if any.  ``log_name``:
-    the file the log was read from, named in the repro command an answer gives."""
+    the file the log was read from, named in the repro command an answer gives.  A log that holds no check is
+    classified by diagnose on the same report by ``inspector.queries.trace_log.trace_log`` (the command's and the
+    library's entry: this query does not know diagnose, which asks it for traces)."""
     if model is not None:
         pkg.files(model)  # raises a UsageError naming the models when it is not there
     if report is None and line is None and message is None and kernel is None:
@@ -98,7 +108,9 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
             res = TraceResult(package=str(pkg.path), matches=[], hints=words.log_hints(report.hint_codes),
                               looked_for=say.NO_CHECK_IN_LOG,
                               context=_context(pkg, report, model))
-            return _with_candidates(pkg, res, report, model)
+            res = _with_candidates(pkg, res, report, model)
+            res.assert_fired = bool(res.candidates)
+            return res
         message = bare[0]
     for r in located:
         looked.append(say.looked_for_report(r.kind, r.message, f"{r.file_name}:{r.line}" if r.file else None))
@@ -142,6 +154,7 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
                       context=_context(pkg, report, model, skip={(x[1].line) for x in extern}),
                       hints=words.log_hints(report.hint_codes) + warnings + _ep_notes(pkg, eps))
     res.exported_program = next((e.source for e in eps.values() if e), None)
+    res.assert_fired = bool(located or extern or report.asserts) if from_log else None
     for n, mt in zip([c[0] for c in uniq], matches):  # an index that is an argmax's position: the size bounds it
         if mt.position is None:
             mt.position = _reduction_position(slices[n], mt)
@@ -223,12 +236,13 @@ def _quote(text: str, limit: int = 160) -> str:
 
 
 def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: str | None = None) -> TraceResult:
-    """No assertion line: when the log's recognised lines (or the message given) say a device-side assert fired,
-    list the suspects."""
+    """No assertion line: when the log's recognised lines (or the message given) say a device-side assert fired
+    (`device-side assert triggered`), list the suspects.  A cuBLAS error, an illegal access or a failed call alone
+    is no sign of an assert: the log is then classified instead (``inspector.queries.trace_log``)."""
     said = report.events_say("device_assert_said") or "device-side assert" in (message or "")
     if all(pkg.index(n).metadata.get(DEVICE_KEY) == "cpu" for n in ([model] if model else pkg.model_names)):
         return res  # no device-side asserts on CPU: a failed call there is the failure itself
-    if said or report.has("cublas_error", "device_side_assert") or report.noticed:
+    if said or report.has("device_side_assert"):
         from .candidates import assert_candidates
 
         res.candidates = assert_candidates(pkg, report, model)
@@ -295,12 +309,16 @@ def _extern_matches(pkg: Package, report: LogReport, model) -> list[tuple[Model,
     # extern call that printed "device-side assert triggered" only noticed it and is no failing op.
     noticed_only = ev is not None and any(r.kind == "cuda" for r in report.asserts) and \
         report.events_say("device_assert_said")
-    if ev is not None and not out and not report.noticed and not noticed_only:
+    # A CUDA error in it (`Exception in aoti_torch: CUDA error: an illegal memory access …`) is no op's own error
+    # about an index: an asynchronous one, which diagnose's illegal_memory_access places.
+    cuda_error = report.has("illegal_memory_access")
+    if ev is not None and not out and not report.noticed and not noticed_only and not cuda_error:
         said = ev.op_error
         how = say.how_swallowed(report.mentions("aborted"))
         for name in [model] if model else pkg.model_names:
+            # (a proxy-executor call runs a custom op, not an ATen op whose index arguments are known)
             m, sites = extern_calls(pkg, name, lambda c: not c.checked and not c.target.startswith(
-                ALLOC_OR_COPY_SHIMS))
+                ALLOC_OR_COPY_SHIMS) and c.target != PROXY_CALL)
             for site in sites:
                 if getattr(site, "checked", None) is not True and index_args(site)[1]:
                     out.append((m, site, how, said))

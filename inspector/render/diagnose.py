@@ -11,7 +11,8 @@ from .trace import _match_tree
 
 
 def render_diagnosis(console: Console, d) -> None:
-    console.print(Text.assemble(("✗ ", "bold red"), (d.category, "bold"), ": ", d.verdict))
+    mark = ("○ ", "bold") if d.category == "no_failure" else ("✗ ", "bold red")  # nothing failed: no cross
+    console.print(Text.assemble(mark, (d.category, "bold"), ": ", d.verdict))
     root = Tree(Text(f"package {d.package}", style="dim"))
     root.add(Text.assemble(("certainty: ", "bold"), d.certainty))
     if d.evidence:
@@ -35,6 +36,13 @@ def render_diagnosis(console: Console, d) -> None:
             c.add(candidate_line(x))
         if len(d.candidates) > MAX_CANDIDATE_ROWS:
             c.add(Text(f"… {len(d.candidates) - MAX_CANDIDATE_ROWS} more (--json)", style="dim"))
+    if d.async_error is not None and d.async_error.hypotheses:
+        from ..explain.diagnose import async_hypothesis
+
+        a = d.async_error
+        h = root.add(Text(f"what could have made it ({len(a.hypotheses)}, most likely first)", style="bold"))
+        for x in a.hypotheses[:10]:
+            h.add(Text(f"[{x.certainty}] {async_hypothesis(x)}"))
     if d.suspects:
         s = root.add(Text(f"unchecked indirect accesses ({len(d.suspects)}, input-fed first)", style="bold"))
         for x in d.suspects[:10]:

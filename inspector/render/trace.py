@@ -92,6 +92,8 @@ def render_trace(console: Console, r: TraceResult) -> None:
         if r.matches:
             console.print(Text.assemble(("certainty: ", "bold"), r.certainty
                                         + (f" ({'; '.join(r.evidence)})" if r.evidence else "")))
+        if r.log_verdict:  # a log with no check: what diagnose says it is, on the same reading
+            console.print(Text.assemble(("diagnose: ", "bold"), f"{r.log_category}: {r.log_verdict}"))
     if not r.matches and r.candidates:
         render_candidates(console, r.candidates)
     elif r.matches and r.ambiguous:  # no match at all: the CLI says so once, on stderr, with what there is

@@ -141,7 +141,8 @@ def test_report_without_log_and_with_a_log_that_matches_nothing(tmp_path, capsys
     assert main(["report", str(CPU_TRANSFORMER), "--log", str(noise), "-o", str(out)]) == 1
     io = capsys.readouterr()
     assert "no assertion in" in io.err and "diagnose's answer" in io.err
-    assert io.out.startswith("✗ unknown: ")  # what diagnose says, first (issue 15: report says what diagnose says)
+    # what diagnose says, first (issue 15: report says what diagnose says): a log with no failure in it (issue 34 §4)
+    assert io.out.startswith("○ no_failure: no failure in this log")
     assert out.exists() and "next:" in out.read_text()
 
 

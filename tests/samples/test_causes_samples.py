@@ -23,8 +23,8 @@ def test_each_answer_is_the_words_of_its_decision(log, monkeypatch):
     made = {}
     decide = C.decide
 
-    def spy(t, n_sites, first_thread_failed=None, thread_line=None):
-        made[id(t)] = (d := decide(t, n_sites, first_thread_failed, thread_line))
+    def spy(t, n_sites, first_thread_failed=None, thread_line=None, dtypes=None):
+        made[id(t)] = (d := decide(t, n_sites, first_thread_failed, thread_line, dtypes))
         return d
 
     monkeypatch.setattr(explanation.causes, "decide", spy)

@@ -61,8 +61,9 @@ def test_every_failing_run_gets_its_category():
                 continue
             with inspector.open_package(options_pkg(n)) as pkg:
                 d = inspector.diagnose(pkg, options_log(n, r["scenario"]))
-            # cpu_inputs (device_mismatch): only an illegal access after a cuBLAS error; read from the package (no
-            # unchecked indirect access, weights in it), tests/unit/test_arithmetic_fault.py
+            # cpu_inputs (illegal_memory_access, an input on the CPU first): only an illegal access after a cuBLAS
+            # error, no device named; read from the package (no unchecked indirect access, weights in it),
+            # tests/unit/test_arithmetic_fault.py
             assert d.category == want, (n, r["scenario"], d.category, d.verdict)
             checked += 1
     assert checked >= 10

@@ -49,7 +49,7 @@ def test_diagnose_and_trace_json_validate(log, capsys):
     assert len(LOGS) >= 30
     rc = main(["diagnose", str(pkg_for(log)), "--log", str(log), "--json"])
     d = json.loads(capsys.readouterr().out)
-    assert rc == (1 if d["category"] == "unknown" else 0)  # "unknown" is "nothing found" (issue 22 §3)
+    assert rc == (1 if d["category"] in ("unknown", "no_failure") else 0)  # "nothing found" (issue 22 §3, 34 §4)
     _valid(d, "diagnose")
     if d["trace"] is not None:
         _valid(d["trace"], "trace")
@@ -89,7 +89,7 @@ def test_harvested_logs_diagnose_and_trace_json_validate(log, capsys):
     pkg = log.parents[1] / f"{log.parents[1].name}.pt2"
     rc = main(["diagnose", str(pkg), "--log", str(log), "--json"])
     d = json.loads(capsys.readouterr().out)
-    assert rc == (1 if d["category"] == "unknown" else 0)  # "unknown" is "nothing found" (issue 22 §3)
+    assert rc == (1 if d["category"] in ("unknown", "no_failure") else 0)  # "nothing found" (issue 22 §3, 34 §4)
     _valid(d, "diagnose")
     if d["trace"] is not None:
         _valid(d["trace"], "trace")

@@ -1,5 +1,5 @@
-"""SIGFPE (``arithmetic_fault``) and CPU inputs fed to a CUDA package (``device_mismatch`` read from the package),
-each on the real logs: sample_packages/cpu/transformer/logs/sigfpe_*.log (torch 2.13 CPU, input 0 dim 1 at 0 with
+"""SIGFPE (``arithmetic_fault``) and CPU inputs fed to a CUDA package (an illegal access: a host pointer, read from
+the package), each on the real logs: sample_packages/cpu/transformer/logs/sigfpe_*.log (torch 2.13 CPU, input 0 dim 1 at 0 with
 guards off: faulthandler's text, bash's, gdb's) and every real cpu_inputs log of the CUDA samples (torch 2.11, H200)."""
 
 from __future__ import annotations
@@ -96,11 +96,14 @@ CPU_INPUTS = [("cuda/jagged/jagged.pt2", "cpu_inputs.log"), ("cuda/jagged/jagged
 
 
 @pytest.mark.parametrize("pkg,log", CPU_INPUTS)
-def test_cpu_inputs_into_a_cuda_package_are_a_device_mismatch(pkg, log):
+def test_cpu_inputs_into_a_cuda_package_are_an_illegal_access_most_likely_a_host_pointer(pkg, log):
+    """No device in the log: not device_mismatch (issue 34 §2), an illegal access whose likeliest cause is an
+    input on the CPU, read from the package."""
     p = S / pkg
     d = _diag(p, (p.parent / "logs" / log).read_text())
-    assert d.category == "device_mismatch" and d.certainty == "likely"
-    assert d.verdict.startswith("an input is most likely on the CPU")
+    assert d.category == "illegal_memory_access" and d.certainty == "likely"
+    assert "most likely an input is on the CPU" in d.verdict
+    assert d.async_error.hypotheses[0].kind == "host_input" and d.async_error.hypotheses[0].certainty == "likely"
     assert say.HOST_POINTER_RESTS_ON in d.notes  # what the certainty rests on: the package, not a device in the log
     assert d.steps[0].env == {"AOTI_RUNTIME_CHECK_INPUTS": "1"}
 

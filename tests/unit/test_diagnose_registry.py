@@ -134,7 +134,7 @@ def test_the_order_rules_are_tried_in():
     assert list(CATEGORIES) == [
         "index_assert", "extern_op", "foreign_log", "deprecated_api", "symbolic_assert", "nan_inf", "printer",
         "constants", "out_of_memory", "custom_op", "torch_version", "wrong_artifact", "input_check", "device_mismatch", "arithmetic_fault",
-        "weights_not_loaded", "illegal_memory_access", "device_assert", "load", "unknown"]
+        "weights_not_loaded", "illegal_memory_access", "device_assert", "load", "no_failure", "unknown"]
     # each rule lives in its family's module, none at the package's top
     assert all(type(r).__module__.startswith("inspector.queries.diagnose.rules.") for r in RULES)
 

@@ -93,12 +93,15 @@ class Diagnosis:
     notes: list[str] = field(default_factory=list)
     printer: object | None = None  # the printer's PrinterFinding (inspector.queries.printer), level 2
     fault_sites: list[dict] = field(default_factory=list)  # arithmetic_fault: FaultSite dicts, most likely first
+    # illegal_memory_access on CUDA: what could have made the asynchronous error (inspector.queries.async_error)
+    async_error: object | None = None
 
     @property
     def exit_code(self) -> int:
         """The CLI's exit code for this answer, the same for `diagnose` and `report` (issue 22 §3): 0 when a
-        category claimed the log, 1 ("nothing found", README's table) when none did."""
-        return 1 if self.category == "unknown" else 0
+        category claimed a failure in the log, 1 ("nothing found", README's table) when none did or the log shows
+        no failure (``no_failure``: nothing to explain, as trace-assert finds no assertion in it)."""
+        return 1 if self.category in ("unknown", "no_failure") else 0
     certainty: str = "possible"  # of the verdict: "certain" | "likely" | "possible" (see rules._certainty)
 
     @property
@@ -123,4 +126,18 @@ class Diagnosis:
         }
         if self.fault_sites:  # only the categories that rank places of the package (every other answer unchanged)
             out["fault_sites"] = [dict(h) for h in self.fault_sites]
+        if self.async_error is not None:
+            out["async_error"] = async_error_dict(self.async_error)
         return out
+
+
+def async_error_dict(a) -> dict:
+    """An ``AsyncError`` as diagnose's JSON holds it: each hypothesis with its words."""
+    from ...explain.diagnose import async_hypothesis
+
+    return {"kind": a.kind, "reported_by": a.reported_by, "reported_line": a.reported_line, "blocking": a.blocking,
+            "custom_ops": a.custom_ops, "launches_before": a.launches_before,
+            "hypotheses": [{"kind": h.kind, "certainty": h.certainty, "model": h.model, "target": h.target,
+                            "line": h.line, "args": [{"name": x.name, "input": x.input} for x in h.args],
+                            "function": h.function, "evidence": list(h.evidence), "text": async_hypothesis(h)}
+                           for h in a.hypotheses]}

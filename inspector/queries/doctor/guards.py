@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...dialects.proxy_executor import PROXY_CALL  # noqa: F401 - one place (re-exported for the rules)
 from ...errors import InspectorError
-from ...naming import ALLOC_OR_COPY_SHIMS
+from ...naming import ALLOC_OR_COPY_SHIMS, PROXY_CALL  # noqa: F401  (PROXY_CALL: its old home, read by rules)
 from .base import Check, Here, Subject
 
 # the C-shim calls whose presence in the wrapper says a check or the printer was compiled in

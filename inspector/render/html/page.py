@@ -156,7 +156,7 @@ def render_report(res: ReportResult) -> ReportPage:
     verdict = _verdict(summary, r)
     d = res.diagnosis
     if d is not None:  # no single trace: say what diagnose says, with its candidates / suspects
-        verdict = f"✗ {d.category}: {d.verdict}"
+        verdict = f"{'○' if d.category == 'no_failure' else '✗'} {d.category}: {d.verdict}"  # nothing failed: no cross
         notes += "".join(f'<p class="note"><b>evidence:</b> <code>{_e(e.quote)}</code></p>' for e in d.evidence[:6])
         notes += "".join(f'<p class="note"><b>candidate:</b> {_e(c.kernel)} line {c.line}: {_e(c.message)}'
                          f'{" — " + _e(c.reason) if getattr(c, "reason", None) else ""}</p>' for c in d.candidates[:25])

@@ -30,17 +30,18 @@ from .inputs import InputCheckRule, SymbolicAssert
 from .load import Load
 from .memory import OutOfMemory
 from .traced import ExternOp, ForeignLog, IndexAssert
-from .unknown import Unknown
+from .unknown import NoFailure, Unknown
 from .values import NanInf, Printer
 from .weights import Constants, WeightsNotLoaded
 
 # The order rules are tried in: a located, traced check first (index_assert and extern_op exclude each other);
-# "unknown" last (it claims every log).
+# "no_failure" when nothing in the log failed, after every rule that claims a warning; "unknown" last (it claims
+# every log).
 RULES: list[Rule] = [IndexAssert(), ExternOp(), ForeignLog(), DeprecatedApi(), SymbolicAssert(), NanInf(), Printer(), Constants(),
                      OutOfMemory(), CustomOp(),
                      TorchVersion(), WrongArtifact(), InputCheckRule(), DeviceMismatch(), ArithmeticFault(),
                      WeightsNotLoaded(),
-                     IllegalMemoryAccess(), DeviceAssert(), Load(), Unknown()]
+                     IllegalMemoryAccess(), DeviceAssert(), Load(), NoFailure(), Unknown()]
 CATEGORIES: tuple[str, ...] = tuple(r.category for r in RULES)
 
 
@@ -57,19 +58,24 @@ def _certainty(d: Diagnosis) -> str:
         return d.printer.certainty  # which launch wrote the values (inspector.queries.printer's rule)
     if d.input_check is not None:
         return "certain"
+    if d.category == "illegal_memory_access" and d.async_error is not None and d.async_error.hypotheses:
+        return d.async_error.hypotheses[0].certainty  # the likeliest place, by the evidence it rests on
     if d.category == "device_assert" and d.candidates:
         return "possible"  # the Assertion line is missing: which check fired is a ranked guess
     return "likely"
 
 
 def diagnose(pkg: Package, report: LogReport, model: str | None = None, ep=None, against: LogReport | None = None,
-             log_name: str | None = None) -> Diagnosis:
+             log_name: str | None = None, traced=None) -> Diagnosis:
     """Classify the log (``report``: as ``inspector.logs.parse_log`` read it) against ``pkg`` and say what to do next:
     the first rule of ``RULES`` that claims it answers.  ``against``: a good run's log, read so too (the printer's
-    output is compared kernel by kernel).  A trace the answer needs is made from the same report."""
+    output is compared kernel by kernel).  A trace the answer needs is made from the same report; ``traced``: the
+    trace-assert answer made already on it (trace-assert classifying a log with no check in it)."""
     if model is not None:
         pkg.files(model)
     obs = Observations(pkg, report, model, ep, against, log_name)
+    if traced is not None:
+        obs.__dict__["traced"] = traced  # (the cached property's value: the trace is not made twice)
     d = Diagnosis(package=str(pkg.path), category="unknown", verdict="")
     d.notes += list(dict.fromkeys(say.isa_note(x) for x in obs.isa))
     if obs.rep.has("old_package"):

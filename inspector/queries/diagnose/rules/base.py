@@ -30,8 +30,10 @@ class Observations:
         self.isa: list[IsaFinding] = [_with_tile_code(pkg, x) for x in isa_findings(self.rep, self.models)]
         # No line of torch's and no pattern but a crash line: another program's log (an npm run that segfaulted).
         # No rule may read a symptom in it as this package's: a bare "Segmentation fault" names no program.
+        # A log with no failure in it at all is no_failure's, whoever printed it.
         self.not_torch = (not self.rep.mentions("torch_said")
-                          and all(e.pattern == "segfault" for e in self.rep.events))
+                          and all(e.pattern == "segfault" for e in self.rep.events)
+                          and bool(self.rep.events or self.rep.failure_lines or self.rep.exception_lines))
 
     @cached_property
     def located(self):
@@ -45,7 +47,10 @@ class Observations:
         from ...trace import trace_assert
 
         rep = self.rep
-        extern_text = rep.has("exception_in_aoti_torch") and not rep.has("cublas_error") and not rep.noticed
+        # an op's own exception, swallowed (the call unchecked); a CUDA error in it (an illegal access) is no op's
+        # error but an asynchronous one: illegal_memory_access's
+        extern_text = (rep.has("exception_in_aoti_torch") and not rep.has("cublas_error", "illegal_memory_access")
+                       and not rep.noticed)
         cpu_extern = self.device == "cpu" and any(n.error for n in rep.noticed)
         if not (self.located or extern_text or cpu_extern):
             return None

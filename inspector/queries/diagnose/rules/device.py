@@ -15,18 +15,21 @@ from .inputs import _answer_runtime_check
 
 
 class DeviceMismatch(Rule):
+    """An input on the wrong device, where the log shows it: the runtime input check's device failure, or a
+    message that names the devices (`Expected all tensors to be on the same device`, a `cpu` tensor, host memory).
+    An illegal memory access that names no device is ``illegal_memory_access``'s, with "an input on the CPU" among
+    its hypotheses."""
+
     category = "device_mismatch"
 
     def claims(self, obs: Observations) -> bool:
         check = obs.input_check()
-        return (check is not None and check.kind == "device") or obs.rep.has("device_mismatch") or _host_pointer(obs)
+        return (check is not None and check.kind == "device") or obs.rep.has("device_mismatch")
 
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         check = obs.input_check()
         if check is not None and check.kind == "device":
             return _answer_runtime_check(obs, d, check)
-        if not obs.rep.has("device_mismatch"):  # an illegal access that only a host pointer explains (_host_pointer)
-            return _answer_host_pointer(obs, d)
         key = next((m.device for m in obs.models if m.device), "?")
         evs = [e for e in obs.rep.events if e.pattern == "device_mismatch"]
         d.evidence = _ev(evs, 3)
@@ -43,30 +46,16 @@ class DeviceMismatch(Rule):
                    step(say.CONFIRM_WITH_CHECKS, {"AOTI_RUNTIME_CHECK_INPUTS": "1"})]
 
 
-def _host_pointer(obs: Observations) -> bool:
-    """An illegal memory access in a CUDA package that (by the package) cannot come from an index: no kernel has an
-    unchecked indirect access (an out-of-range index would print its Assertion line), the weights are in the
-    package, no located check or device assert was printed.  What is left is a pointer that is not device memory:
-    an input left on the CPU (every real log of CPU inputs fed to a CUDA package, sample_packages/*/logs/
-    cpu_inputs*.log, is this).  Read from the package, so the verdict is ``likely``, never certain."""
-    from ...suspects import model_suspects
-
+def _async_symptom(obs: Observations) -> bool:
+    """A CUDA package's log whose only failure is one a later call reports: a cuBLAS error that is no allocation
+    failure, or a failed call that printed no error of its own, with no device-side assert shown (that one is
+    ``device_assert``'s)."""
     rep = obs.rep
-    if (obs.device in (None, "cpu") or not rep.has("illegal_memory_access") or rep.has("segfault")
-            or rep.has("device_side_assert") or rep.asserts or obs.weightless):
-        return False
-    return not any(model_suspects(obs.pkg, m.name) for m in obs.models)
-
-
-def _answer_host_pointer(obs: Observations, d: Diagnosis) -> None:
-    key = obs.device or "cuda"
-    first = next((e for e in obs.rep.events if e.pattern in ("cublas_error", "illegal_memory_access")), None)
-    d.evidence = _ev([e for e in obs.rep.events if e.pattern in ("cublas_error", "illegal_memory_access")], 3)
-    d.verdict = say.host_pointer_verdict(key, first.pattern == "cublas_error" if first else False)
-    d.notes.append(say.HOST_POINTER_RESTS_ON)
-    d.steps = [step(say.host_pointer_check(key), {"AOTI_RUNTIME_CHECK_INPUTS": "1"}),
-               step(say.mismatch_move(key, obs.models[0])),
-               step(say.IMA_DETERMINISTIC, {"CUDA_LAUNCH_BLOCKING": "1"}, "run")]
+    # a failed call that printed an error of its own and no CUDA error anywhere (`selected index k out of range`,
+    # checked before any launch) failed there: no asynchronous error
+    own = not rep.has("illegal_memory_access") and any(n.error for n in rep.noticed)
+    return (obs.device == "cuda" and not rep.has("device_side_assert") and not rep.events_say("device_assert_said")
+            and (rep.has("cublas_error") or (bool(rep.noticed) and not own)))
 
 
 def _device_pair(evs) -> tuple[str, str, str | None, str | None] | None:
@@ -83,36 +72,47 @@ def _device_pair(evs) -> tuple[str, str, str | None, str | None] | None:
 
 
 class IllegalMemoryAccess(Rule):
-    """An illegal memory access, or a crash while the model ran: the package's unchecked indirect accesses."""
+    """An illegal memory access, an asynchronous CUDA error reported by a later call, or a crash while the model
+    ran: what could have made it, ranked by evidence (`inspector.queries.async_error`), and the package's unchecked
+    indirect accesses."""
 
     category = "illegal_memory_access"
 
     def claims(self, obs: Observations) -> bool:
         if obs.rep.has("segfault"):
             return not obs.crashed_at_load
-        return obs.rep.has("illegal_memory_access")
+        return obs.rep.has("illegal_memory_access") or _async_symptom(obs)
 
     def answer(self, obs: Observations, d: Diagnosis) -> None:
+        from ...async_error import async_error
         from ...suspects import first_kernel_names, model_suspects
 
         pkg = obs.pkg
         d.evidence = _ev([e for e in obs.rep.events
-                          if e.pattern in ("illegal_memory_access", "runner_failed", "segfault")], 3)
+                          if e.pattern in ("cublas_error", "illegal_memory_access", "runner_failed", "segfault")], 3)
+        d.evidence += [Evidence(n.printed, n.pattern) for n in obs.rep.noticed[:1]]
         key = next((m.device for m in obs.models if m.device), "cuda")
-        steps: list[Step] = []
-        if key == "cuda":
-            said = obs.rep.first("illegal_memory_access")  # quote only a text the log holds
-            steps.append(step(say.ima_on_cuda(key, said.printed.strip() if said else None),
-                              {"AOTI_RUNTIME_CHECK_INPUTS": "1"}))
-            steps.append(step(say.IMA_DETERMINISTIC, {"CUDA_LAUNCH_BLOCKING": "1", "PYTORCH_NO_CUDA_MEMORY_CACHING": "1"},
-                              "run"))
-        else:
-            steps.append(step(say.IMA_GDB, {"OMP_NUM_THREADS": "1"}, "run"))
-        steps.append(step(say.IMA_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3"}, "compile"))
         d.suspects = []
         for m in obs.models:  # any unchecked load may be the one: the kernels whose text may hold one, parsed
             for s in model_suspects(pkg, m.name):
                 d.suspects.append(dict(s, model=m.name))
+        steps: list[Step] = []
+        found = None
+        if key == "cuda":
+            found = async_error(pkg, obs.rep, obs.models, obs.model, bool(obs.weightless), d.suspects)
+            d.async_error = found
+            d.candidates = list(found.candidates)  # a cuBLAS error alone: the assertions it may hide
+            said = obs.rep.first("illegal_memory_access")  # quote only a text the log holds
+            # the device question first (CPU tensors print the same text), then the reruns that pin the launch
+            steps.append(step(say.ima_on_cuda(key, said.printed.strip() if said else None),
+                              {"AOTI_RUNTIME_CHECK_INPUTS": "1"}))
+            if not found.blocking:
+                steps.append(step(say.ASYNC_BLOCKING, {"CUDA_LAUNCH_BLOCKING": "1", "PYTORCH_NO_CUDA_MEMORY_CACHING": "1"},
+                                  "run"))
+            steps.append(step(say.ASYNC_SANITIZER, None, "run"))
+        else:
+            steps.append(step(say.IMA_GDB, {"OMP_NUM_THREADS": "1"}, "run"))
+        steps.append(step(say.IMA_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3"}, "compile"))
         names = list(dict.fromkeys(s["kernel"] for s in d.suspects)) or [
             k for m in obs.models for k in first_kernel_names(pkg, m.name, 8)]
         steps.append(step(say.IMA_PRINT_SUSPECTS, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "3",
@@ -121,11 +121,18 @@ class IllegalMemoryAccess(Rule):
         if d.suspects:
             steps.append(step(say.IMA_ASSERTS_ON, None, "compile"))
         d.steps = steps
-        if d.suspects:
+        top = found.hypotheses[0] if found is not None and found.hypotheses else None
+        if found is not None and top is not None and (top.kind != "unchecked_access" or found.custom_ops):
+            d.verdict = say.async_verdict(found, top)
+            if top.kind == "host_input" and top.certainty == "likely":
+                d.notes.append(say.HOST_POINTER_RESTS_ON)
+        elif d.suspects:
             s = d.suspects[0]
             d.verdict = say.ima_verdict(len(d.suspects), s, words.table_words(s["table"]), key == "cuda")
         else:
             d.verdict = say.ima_no_suspect_verdict(key == "cuda")
+        if found is not None and found.reported_by and not found.blocking:
+            d.notes.append(say.async_reported_note(found.reported_by, found.reported_line))
 
 
 class DeviceAssert(Rule):
@@ -134,9 +141,9 @@ class DeviceAssert(Rule):
     category = "device_assert"
 
     def claims(self, obs: Observations) -> bool:
-        rep = obs.rep
+        rep = obs.rep  # only where the log shows one: `device-side assert triggered`
         return (obs.device != "cpu" and not rep.has("segfault")
-                and (rep.has("device_side_assert", "cublas_error") or bool(rep.noticed)))
+                and (rep.has("device_side_assert") or rep.events_say("device_assert_said")))
 
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         rep = obs.rep

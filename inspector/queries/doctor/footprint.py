@@ -38,11 +38,13 @@ class Memory(Check):
         m.readings["memory"] = {
             "constants_bytes": cbytes, "peak_activation_bytes": peak.bytes if est.estimable else None,
             "at": values, "peak_line": peak.line, "live_at_peak": peak.live, "outputs_bytes": peak.outputs,
-            "extern_outputs_estimated": sum(1 for a in plan.allocations if a.estimated_from),
+            "extern_outputs_estimated": sum(1 for a in plan.allocations if a.estimated_from and a.kind == "extern_out"),
+            "extern_outputs_checked": sum(1 for a in plan.allocations if a.kind == "checked"),
             "extern_outputs_unsized": plan.unsized, "given": bool(given),
             "first_run_bytes": est.first.bytes if est.estimable else None,
             "upper_bytes": est.upper if est.estimable else None,
-            "unknown_sizes": peak.unknown, "cublas_workspace": est.cublas, "convolutions": est.conv}
+            "unknown_sizes": peak.unknown, "cublas_workspace": est.cublas, "convolutions": est.conv,
+            "not_counted": [list(x) for x in est.not_counted]}
         if elsewhere:  # a mixed graph: constants kept on the CPU are host memory, not the model device's
             m.readings["memory"]["constants_bytes_elsewhere"] = elsewhere
         about = dict(at=[(k, v) for k, v in sorted(values.items()) if eager.symbols[k].alias_of is None],
@@ -56,5 +58,6 @@ class Memory(Check):
                      first=human_bytes(first) if est.cublas and first > lo else None, floor=not est.upper,
                      line=peak.line, live=len(peak.live), conv=bool(est.conv), unsized=list(plan.unsized),
                      peak_alloc=(alloc.buffer, alloc.formula()) if alloc is not None else None,
-                     estimated=sum(1 for a in plan.allocations if a.estimated_from))
+                     estimated=sum(1 for a in plan.allocations if a.estimated_from and a.kind == "extern_out"),
+                     checked=sum(1 for a in plan.allocations if a.kind == "checked"), custom_ops=list(plan.custom_ops))
         return [m.finding("memory", "info", "memory", **about)]

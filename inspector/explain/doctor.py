@@ -601,6 +601,8 @@ def _memory(x):
     if x["peak_alloc"]:
         buf, formula = x["peak_alloc"]
         ev.append(f"the peak's allocation: {buf} = {formula} bytes (wrapper.cpp line {x['line']})")
+    if x.get("viewed"):
+        ev.append(f"{x['viewed']} extern or custom op outputs sized by the first view read of them (at least that big)")
     if x.get("checked"):
         ev.append(f"{x['checked']} extern op outputs sized by the package's own assert_size_stride after the call")
     if x["estimated"]:

@@ -68,7 +68,9 @@ class Allocation:
     sizes: list[Expr]  # size expressions (C++), or [numel] for an estimated extern output
     strides: list[Expr]
     kind: str  # "alloc" | "extern_out" (sizes: [numel], estimated) | "checked" (an extern output its check sizes)
+    # | "viewed" (an extern output sized by the first view read of it: its sizes, strides and offset)
     estimated_from: str | None = None  # the kernel whose numel sized an extern output
+    offset: Expr | None = None
 
     def elements(self, values: dict[str, int]) -> int | None:
         if self.kind == "extern_out":
@@ -79,7 +81,10 @@ class Allocation:
             return None
         if any(v == 0 for v in sizes):
             return 0
-        return 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
+        off = _size(self.offset, values) if self.offset is not None else 0
+        if off is None:
+            return None
+        return off + 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
 
     def nbytes(self, values: dict[str, int]) -> int | None:
         n = self.elements(values)
@@ -272,6 +277,16 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
             plan.events.append(Event(r.line, "alloc", s))
         elif kind is Call:
             target = r.target
+            if pending:  # a view an op or a kernel reads an extern output through says how big it is, at least
+                for arg in r.args:
+                    v = _view_strided(arg)
+                    if v is None or v[0] not in pending or v[1] not in arrays or v[2] not in arrays:
+                        continue
+                    s = pending.pop(v[0])
+                    a = plan.allocations[s]
+                    a.sizes, a.strides, a.kind, a.offset = list(arrays[v[1]]), list(arrays[v[2]]), "viewed", v[3]
+                    a.dtype, a.estimated_from = first_dtype.get(s), "a view of it"
+                    plan.events.append(Event(a.line, "alloc", s))
             if calls_cublas(target):
                 plan.events.append(Event(r.line, "cublas", -1))
             if target == PROXY_EXECUTOR_CALL:
@@ -345,6 +360,18 @@ def _view(arg: Expr) -> tuple[str, str] | None:
             base, ndim, sizes = n.args[0], n.args[1], n.args[2]
             if isinstance(base, E.Name) and isinstance(ndim, E.Int) and isinstance(sizes, E.Name):
                 return base.id, sizes.id
+            return None
+    return None
+
+
+def _view_strided(arg: Expr) -> tuple[str, str, str, Expr] | None:
+    """(base, size array, stride array, offset) of the first ``reinterpret_tensor_wrapper(base, ndim, sizes,
+    strides, offset)`` in an argument's tree."""
+    for n in E.walk(arg.tree):
+        if isinstance(n, E.Call) and E.dotted(n.func) == VIEW_FUNCTION and len(n.args) >= 5:
+            base, sizes, strides = n.args[0], n.args[2], n.args[3]
+            if isinstance(base, E.Name) and isinstance(sizes, E.Name) and isinstance(strides, E.Name):
+                return base.id, sizes.id, strides.id, lexed_expr(E.unparse(n.args[4]))
             return None
     return None
 

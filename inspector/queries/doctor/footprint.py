@@ -59,5 +59,6 @@ class Memory(Check):
                      line=peak.line, live=len(peak.live), conv=bool(est.conv), unsized=list(plan.unsized),
                      peak_alloc=(alloc.buffer, alloc.formula()) if alloc is not None else None,
                      estimated=sum(1 for a in plan.allocations if a.estimated_from and a.kind == "extern_out"),
-                     checked=sum(1 for a in plan.allocations if a.kind == "checked"), custom_ops=list(plan.custom_ops))
+                     checked=sum(1 for a in plan.allocations if a.kind == "checked"),
+                     viewed=sum(1 for a in plan.allocations if a.kind == "viewed"), custom_ops=list(plan.custom_ops))
         return [m.finding("memory", "info", "memory", **about)]

@@ -606,14 +606,19 @@ def _memory(x):
     if x.get("checked"):
         ev.append(f"{x['checked']} extern op outputs sized by the package's own assert_size_stride after the call")
     if x["estimated"]:
-        ev.append(f"{x['estimated']} extern op outputs sized by the op's contract (attention) or the numel of the "
-                  "kernel that reads them (an estimate)")
+        ev.append(f"{x['estimated']} extern op outputs sized by the numel of the kernel that reads them (an estimate)")
+    if x.get("contract"):
+        ev.append(f"{x['contract']} extern op outputs sized by the op's contract (attention: the query's sizes)")
     if x["unsized"]:
         ev.append(f"{len(x['unsized'])} extern op outputs of unknown size left out: {', '.join(x['unsized'][:5])}")
     if x["unknown"]:
         ev.append(f"{len(x['unknown'])} allocations whose size these values do not settle, left out: "
                   + ", ".join(x["unknown"][:5]))
-    if upper is not None:
+    if upper is not None and x.get("device") == "cpu":
+        ev.append("the range: from the tensors alone up to them" + (" with each convolution's workspace allowance (2x its "
+                                                                "output)" if x["conv"] else "")
+                  + " + 1 MiB for the heap's small blocks and a BLAS library's buffers")
+    elif upper is not None:
         ev.append("the range: the activations alone (a later run in the same process) up to a fresh process's "
                   "first run with cuBLAS's workspace" + (" and each convolution's workspace allowance (2x its output)"
                                                          if x["conv"] else "") + " + 4 MiB for library temporaries")

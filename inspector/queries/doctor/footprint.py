@@ -5,7 +5,10 @@
 from __future__ import annotations
 
 from ...errors import InspectorError
+from ...naming import EFFICIENT_ATTENTION, FLASH_ATTENTION_CPU
 from .base import Check, Here, Subject
+
+CONTRACT_OPS = (EFFICIENT_ATTENTION, FLASH_ATTENTION_CPU)  # the extern ops whose outputs the memory plan sizes by contract
 
 UNGIVEN_SIZE = 64  # what a dynamic size is taken as when --input does not give it
 
@@ -58,7 +61,10 @@ class Memory(Check):
                      first=human_bytes(first) if est.cublas and first > lo else None, floor=not est.upper,
                      line=peak.line, live=len(peak.live), conv=bool(est.conv), unsized=list(plan.unsized),
                      peak_alloc=(alloc.buffer, alloc.formula()) if alloc is not None else None,
-                     estimated=sum(1 for a in plan.allocations if a.estimated_from and a.kind == "extern_out"),
+                     estimated=sum(1 for a in plan.allocations if a.estimated_from and a.kind == "extern_out"
+                                   and a.estimated_from not in CONTRACT_OPS),
+                     contract=sum(1 for a in plan.allocations if a.kind == "extern_out"
+                                  and a.estimated_from in CONTRACT_OPS),
                      checked=sum(1 for a in plan.allocations if a.kind == "checked"),
                      viewed=sum(1 for a in plan.allocations if a.kind == "viewed"), custom_ops=list(plan.custom_ops))
         return [m.finding("memory", "info", "memory", **about)]

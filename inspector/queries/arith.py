@@ -48,13 +48,13 @@ _REAL_TYPES = ("double", "float")
 
 def _floor_div(a, b):
     if b == 0:
-        raise E.EvalError("division by zero")
+        E._floor_div(0, 0)  # raises the tree's own division-by-zero error
     return a // b if isinstance(a, int) and isinstance(b, int) else math.floor(a / b)
 
 
 def _c_div(a, b):
     if b == 0:
-        raise E.EvalError("division by zero")
+        E._floor_div(0, 0)
     if isinstance(a, int) and isinstance(b, int):
         q = abs(a) // abs(b)
         return q if (a >= 0) == (b >= 0) else -q
@@ -86,7 +86,7 @@ def c_value(tree, values: dict[str, int]):
         raise E.UnknownName(n.id)
     if isinstance(n, E.Paren):
         if isinstance(n.inner, E.Tuple):
-            raise E.NotEvaluable(n, "a tuple")
+            raise E.NotEvaluable(n)
         return c_value(n.inner, values)
     if isinstance(n, E.BinOp) and n.op in _C_BINARY:
         return _C_BINARY[n.op](c_value(n.left, values), c_value(n.right, values))
@@ -105,11 +105,11 @@ def c_value(tree, values: dict[str, int]):
             return int(v)  # toward zero, as C's conversion
         if t in _REAL_TYPES:
             return float(v)
-        raise E.NotEvaluable(n, f"a cast to {n.type}")
+        raise E.NotEvaluable(n)
     if isinstance(n, E.Call):
         f = _C_CALLS.get(E.dotted(n.func) or "")
         if f is None or any(isinstance(a, E.Keyword) for a in n.args):
-            raise E.NotEvaluable(n, "a call")
+            raise E.NotEvaluable(n)
         return f(*(c_value(a, values) for a in n.args))
     raise E.NotEvaluable(n)
 

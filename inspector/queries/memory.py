@@ -277,8 +277,8 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
             plan.events.append(Event(r.line, "alloc", s))
         elif kind is Call:
             target = r.target
-            if pending:  # a view an op or a kernel reads an extern output through says how big it is, at least
-                for arg in r.args:
+            if pending and not pending.keys().isdisjoint(r.names):  # a view an op or a kernel reads an extern
+                for arg in r.args:  # output through says how big it is, at least
                     v = _view_strided(arg)
                     if v is None or v[0] not in pending or v[1] not in arrays or v[2] not in arrays:
                         continue

@@ -111,7 +111,7 @@ def test_a_custom_op_makes_the_figure_a_floor_and_says_why():
     with inspector.open_package(H / "vit/vit.pt2") as pkg:
         f = next(x for x in doctor(pkg, inputs=_specs("vit", [8, 3, 224, 224])).findings if x.kind == "memory")
     assert "no upper bound: 1 custom op call (proxy executor" in f.message and "at least" in f.message
-    roi = S / "harvest/issue34_gpu/roi_align_head/roi_align_head.pt2"
+    roi = S / "harvest/issue34_memory/roi_align_head/roi_align_head.pt2"
     with inspector.open_package(roi) as pkg:
         r = doctor(pkg, inputs=[parse_spec("0=float32[8,3,32,32]"), parse_spec("1=float32[1024,5]")])
         plan = memory_plan(pkg)

@@ -32,7 +32,6 @@ def test_library_packages_show_the_stride_the_kernels_assume():
         "cuda/hf_roberta/hf_roberta.pt2": ("arg41_1", ["s72", "s70"], ["s70", 1]),
         "harvest/memory/bert_dynamic/bert_dynamic.pt2": ("arg201_1", ["s72", "s70"], ["s70", 1]),
         "harvest/hf_ctx/gpt2_positions_cuda/gpt2_positions_cuda.pt2": ("arg29_1", [2, "s70"], ["s70", 1]),
-        "harvest/issue34_gpu/gpt2_dyn/gpt2_dyn.pt2": ("arg29_1", ["s43", "s53"], ["s53", 1]),
     }
     for path, (name, shape, stride) in cases.items():
         _, ins = _inputs(S / path)

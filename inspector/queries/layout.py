@@ -24,8 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import permutations
 
-from ..parse import expr_tree as E
-
 UNKNOWN = "?"
 MOST_DIMS = 6  # 720 orders; a higher rank is left as it is
 
@@ -45,6 +43,10 @@ def _factors(size) -> tuple[int, tuple[str, ...]] | None:
         return size, ()
     if not isinstance(size, str) or size == UNKNOWN or ".." in size:
         return None
+    if size.isidentifier():  # a symbol: no expression parser loaded (a cached `show` parses nothing)
+        return 1, (size,)
+    from ..parse import expr_tree as E  # on first use: a cached `show` of plain symbols loads no tree module
+
     try:
         tree = E.parse_expr(size)
     except Exception:  # a size the expression grammar does not take: unknown, as before

@@ -76,6 +76,10 @@ CUBLAS_OPS = frozenset({"mm", "addmm", "bmm", "baddbmm", "addbmm", "addmv", "mv"
 CONV_OPS = frozenset({"convolution", "_convolution"})
 CONV_OP_PREFIX = "cudnn_convolution"
 EFFICIENT_ATTENTION = "aoti_torch_cuda__scaled_dot_product_efficient_attention"  # no _out overload in the shim
+# (output, logsumexp): the output has the query's sizes and dtype, the logsumexp is float32 [B, H, L]
+FLASH_ATTENTION_CPU = "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu"
+# a custom op's call (torchvision::roi_align, a Python op): its own allocations happen inside the op, unseen
+PROXY_EXECUTOR_CALL = "aoti_torch_proxy_executor_call_function"
 
 
 # C-shim calls (name prefixes: `aoti_torch_empty_strided`, `aoti_torch_clone_preserve_strides`, `aoti_torch_copy_`)
@@ -93,6 +97,13 @@ NO_KERNEL_SHIMS = (*ALLOC_OR_COPY_SHIMS, "aoti_torch_assign_tensors")
 def calls_cublas(target: str) -> bool:
     """Whether a run_impl call is a CUDA extern op that calls cuBLAS (``aoti_torch_cuda_mm_out``)."""
     return extern_op(target, "cuda") in CUBLAS_OPS
+
+
+def calls_convolution(target: str) -> bool:
+    """Whether a run_impl call is a convolution on any device (cuDNN's, or the CPU's oneDNN/im2col one: either
+    takes a workspace of its own while it runs, measured up to 1.5x its output on the CPU, torch 2.13)."""
+    op = extern_op(target, "cuda") or extern_op(target, "cpu") or ""
+    return op in CONV_OPS or op.startswith(CONV_OP_PREFIX)
 
 
 def calls_cudnn_conv(target: str) -> bool:

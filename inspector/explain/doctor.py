@@ -551,6 +551,26 @@ MEMORY_MEASURED = ("measured on an H200 (torch.cuda.max_memory_allocated above t
                    "[32,512]), ResNet-18 (batch 1-64, up to 429 MiB), and timm ResNet-18 / MobileNetV3 / ViT-tiny at "
                    "batch 2 falls in it; the activations alone are exact for the MLP and BERT, 0.57x for ResNet-18 "
                    "(cuDNN's workspaces)")
+MEMORY_MEASURED_CPU = ("measured on the CPU (torch 2.13, the resident-size high-water mark above the inputs, "
+                       "memory_cpu213/*/measure.json): transformers BERT + mean pooling, GPT-2, Llama, timm ViT "
+                       "(dynamic image size) and wav2vec2 at their largest measured size land within 15% of the "
+                       "activations' figure")
+
+
+def _not_counted(x) -> str:
+    """Why a figure is a floor (`MemoryPlan.not_counted`), in words."""
+    parts = []
+    if x.get("custom_ops"):
+        n = len(x["custom_ops"])
+        parts.append(f"{n} custom op call{'s' if n > 1 else ''} (proxy executor, wrapper.cpp line "
+                     f"{', '.join(map(str, x['custom_ops'][:3]))}) {'allocate' if n > 1 else 'allocates'} inside the "
+                     "op, which the package does not show: outputs counted, the op's own buffers not")
+    if x.get("unsized"):
+        parts.append(f"{len(x['unsized'])} extern op outputs nothing in the package sizes")
+    if x.get("unknown"):
+        parts.append(f"{len(x['unknown'])} sizes these values do not settle (a data-dependent size, or a symbol "
+                     "not given)")
+    return "; ".join(parts) or "sizes unknown"
 
 
 def _memory_where(x) -> str:
@@ -578,7 +598,7 @@ def _memory(x):
     if upper is not None:
         span = f"{x['low']} to {upper} of activations at their peak"
     else:
-        span = f"at least {x['low']} of activations at their peak (no upper bound: sizes unknown)"
+        span = f"at least {x['low']} of activations at their peak (no upper bound: {_not_counted(x)})"
     msg = (f"{_memory_where(x)}: {span} (wrapper.cpp line {x['line']}, {x['live']} buffers alive)"
            + (f"; a fresh process's first run at least {x['first']} (cuBLAS's 32 MiB workspace)"
               if x["first"] else "")
@@ -587,18 +607,28 @@ def _memory(x):
     if x["peak_alloc"]:
         buf, formula = x["peak_alloc"]
         ev.append(f"the peak's allocation: {buf} = {formula} bytes (wrapper.cpp line {x['line']})")
+    if x.get("viewed"):
+        ev.append(f"{x['viewed']} extern or custom op outputs sized by the first view read of them (at least that big)")
+    if x.get("checked"):
+        ev.append(f"{x['checked']} extern op outputs sized by the package's own assert_size_stride after the call")
     if x["estimated"]:
         ev.append(f"{x['estimated']} extern op outputs sized by the numel of the kernel that reads them (an estimate)")
+    if x.get("contract"):
+        ev.append(f"{x['contract']} extern op outputs sized by the op's contract (attention: the query's sizes)")
     if x["unsized"]:
         ev.append(f"{len(x['unsized'])} extern op outputs of unknown size left out: {', '.join(x['unsized'][:5])}")
     if x["unknown"]:
         ev.append(f"{len(x['unknown'])} allocations whose size these values do not settle, left out: "
                   + ", ".join(x["unknown"][:5]))
-    if upper is not None:
+    if upper is not None and x.get("device") == "cpu":
+        ev.append("the range: from the tensors alone up to them" + (" with each convolution's workspace allowance (2x its "
+                                                                "output)" if x["conv"] else "")
+                  + " + 1 MiB for the heap's small blocks and a BLAS library's buffers")
+    elif upper is not None:
         ev.append("the range: the activations alone (a later run in the same process) up to a fresh process's "
                   "first run with cuBLAS's workspace" + (" and each convolution's workspace allowance (2x its output)"
                                                          if x["conv"] else "") + " + 4 MiB for library temporaries")
-    ev.append(MEMORY_MEASURED)
+    ev.append(MEMORY_MEASURED_CPU if x.get("device") == "cpu" else MEMORY_MEASURED)
     return msg, ev, ("a floor: " if x["floor"] else "") + "not counted: the inputs and the allocator's fragmentation"
 
 

@@ -7,7 +7,7 @@ there), and hands out these records instead:
 * `Call` — a kernel launch or an extern op call (`ModelIndex.calls`: the scan's call list, cached): its target,
   whether it is checked, the names its statement mentions, the names it writes and fills by address, its
   positional arguments as expressions, the FX nodes and provenance key of the comment above it;
-* `IntArray`, `NumelLocal`, `Alloc`, `Alias`, `Release`, `HandOut`, `RuntimeAssert`, and `Call` again, in
+* `IntArray`, `NumelLocal`, `Alloc`, `Alias`, `Release`, `HandOut`, `RuntimeAssert`, `SizeStride`, and `Call` again, in
   statement order (`ModelIndex.statements`: the buffer life cycle doctor's memory estimate walks, the views the
   printer follows, the runtime assertions a symbolic failure names);
 * `AssertSite` — a kernel's assert as the scan found it, with its message (`ModelIndex.assert_sites`).
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from itertools import compress, count
 
 from ..model import Expr
-from ..parse.buffers import (allocation, extern_outputs, handed_out, int_arrays, numel_local, releases, storage_share,
-                             view_of)
+from ..parse.buffers import (allocation, extern_outputs, handed_out, int_arrays, numel_local, releases,
+                             size_stride_check, storage_share, view_of)
 from ..parse.comments import provenance_key, source_nodes_and_ops
 from ..parse.names import text_key
 from ..parse.tokens import NAME, call_args, last_string, lexed_expr as _expr
@@ -193,6 +193,18 @@ class RuntimeAssert:
     condition: str
 
 
+@dataclass(frozen=True, slots=True)
+class SizeStride:
+    """``if (_check_aoti_runtime_check_inputs_env()) { assert_size_stride(buf2, {s77, 192L, s45}, {…}, "op"); }``:
+    the sizes and strides an input or an extern op's output is checked against (torch 2.13 writes one after each
+    extern call: the package's own statement of what the op returns)."""
+
+    line: int
+    buf: str
+    sizes: tuple[Expr, ...]
+    strides: tuple[Expr, ...]
+
+
 class AssertSite:
     """A kernel's assert as the scan found it: its kernel, its line in the kernel's file numbering, its message (the
     last string literal of ``tl.device_assert(cond, "msg")`` / ``AOTI_TORCH_CHECK(cond, "msg");``, "" when it has
@@ -286,6 +298,11 @@ def run_records(run, dialect, calls: dict[int, Call]) -> list:
             out += [Release(line, buf) for buf in releases(d, text)]
         if m_out in text:
             out += [HandOut(line, buf) for buf in handed_out(d, text)]
+        if kind == "size_stride":
+            ss = size_stride_check(text)
+            if ss:
+                out.append(SizeStride(line, ss[0], tuple(map(_expr, ss[1])), tuple(map(_expr, ss[2]))))
+            continue
         if kind is None and _RUNTIME_ASSERT in text:
             at = text.index(_RUNTIME_ASSERT) + len(_RUNTIME_ASSERT)
             said = text[at:text.find('"', at)].split(" but received")[0]

@@ -73,9 +73,33 @@ class Share:
 
 
 def int_arrays(dialect, text: str) -> list[tuple[str, list[str]]]:
-    """``int64_t int_array_0[] = {s77, 64L};`` -> [("int_array_0", ["s77", "64L"])]."""
-    return [(a.group("name"), [x.strip() for x in a.group("items").split(",") if x.strip()])
-            for a in dialect.int_array.finditer(text)]
+    """``int64_t int_array_0[] = {s77, 64L};`` -> [("int_array_0", ["s77", "64L"])]; an item's own commas
+    (``c10::div_floor_integer(static_cast<int64_t>(s27), static_cast<int64_t>(5L))``) stay in it."""
+    return [(a.group("name"), braced_items(a.group("items"))) for a in dialect.int_array.finditer(text)]
+
+
+def braced_items(text: str) -> list[str]:
+    """The top-level items of a brace list's inside (``s77, std::max(1L, s27)`` -> s77, std::max(1L, s27))."""
+    text = text.strip()
+    if text.startswith("{") and text.endswith("}"):
+        text = text[1:-1]
+    return [x for x in call_args("(" + text + ")") if x]
+
+
+SIZE_STRIDE_CALL = "assert_size_stride("
+
+
+def size_stride_check(text: str) -> tuple[str, list[str], list[str]] | None:
+    """``assert_size_stride(buf2, {s77, 192L, s45}, {192L*s45, 1L, 192L}, "torch.ops.aten.convolution.default")``
+    (torch 2.13's check of an input or of an extern op's output, run under AOTI_RUNTIME_CHECK_INPUTS=1) ->
+    (buf2, its sizes, its strides), the items as written; None when ``text`` is no such check."""
+    at = text.find(SIZE_STRIDE_CALL)
+    if at < 0:
+        return None
+    args = call_args(text[at:])
+    if len(args) < 3 or not args[0].isidentifier() or not args[1].startswith("{") or not args[2].startswith("{"):
+        return None
+    return args[0], braced_items(args[1]), braced_items(args[2])
 
 
 def numel_local(dialect, text: str) -> tuple[str, str, str] | None:

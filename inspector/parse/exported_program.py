@@ -47,6 +47,7 @@ class EPInput:
     dtype: str | None = None
     shape: list[int | str] = field(default_factory=list)
     device: str | None = None
+    stride: list[int | str] = field(default_factory=list)
 
 
 @dataclass
@@ -139,7 +140,7 @@ def parse_model_json(doc: dict, source: str, name: str) -> ExportedProgramInfo:
             dev = meta.get("device") or {}
             info.user_inputs.append(EPInput(
                 position=len(info.user_inputs), name=n, dtype=EXPORT_SCALAR_TYPES.get(meta.get("dtype")),
-                shape=[_size(s) for s in meta.get("sizes") or []],
+                shape=[_size(s) for s in meta.get("sizes") or []], stride=[_size(s) for s in meta.get("strides") or []],
                 device=(dev.get("type") + (f":{dev['index']}" if dev.get("index") is not None else "")) if dev.get("type") else None))
         for kind in ("parameter", "buffer", "tensor_constant", "constant_input"):
             if kind in spec:
@@ -267,5 +268,39 @@ def annotate_summary(pkg, s, ep_path: str | None = None) -> None:
         usable = ep is not None and not any(d.names_unusable for d in dis)
         for i in md.inputs:
             i.user_name = ep.user_name(i.index) if usable else None
+            if usable and 0 <= i.index < len(ep.user_inputs) and ("?" in (i.stride or []) or i.layout_from
+                                                                   or any(isinstance(x, str) and ".." in x for x in i.shape or [])):
+                e = ep.user_inputs[i.index]
+                known = from_exported_program(i.shape, i.stride, e.shape, e.stride, i.stride_unchecked)
+                if known is not None and known != (i.shape, i.stride):
+                    i.shape, i.stride = known
+                    i.layout_from = "exported program"
         md.exported_program = ep.source if ep else None
         md.exported_program_disagreements = [disagreement_text(d) for d in dis]
+
+
+def from_exported_program(shape: list | None, stride: list | None, ep_shape: list, ep_stride: list,
+                          unchecked=()) -> tuple | None:
+    """(shape, stride) with each dim the wrapper leaves unsaid (``?``, or a range ``2..8``) and each unchecked or
+    inferred stride (``unchecked``: their dims) taken from the exported program's, where the two agree on every
+    dim and stride the wrapper states; None when they disagree (the program is not this package's)."""
+    if shape is None or len(ep_shape) != len(shape):
+        return None
+
+    def same(a, b):
+        return a == b or str(a).replace("L", "") == str(b).replace("L", "")
+
+    new_shape = []
+    for a, b in zip(shape, ep_shape):
+        if a == "?" or (isinstance(a, str) and ".." in a):
+            new_shape.append(b)
+        elif not same(a, b):
+            return None
+        else:
+            new_shape.append(a)
+    new_stride = stride
+    if ep_stride and stride is not None and len(ep_stride) == len(stride):
+        if any(d not in unchecked and not same(a, b) for d, (a, b) in enumerate(zip(stride, ep_stride))):
+            return None
+        new_stride = [b if d in unchecked else a for d, (a, b) in enumerate(zip(stride, ep_stride))]
+    return new_shape, new_stride

@@ -39,6 +39,7 @@ from ..model import (
 from ..dialects import embedded_source
 from ..dialects import proxy_executor as PX
 from . import STATEMENTS
+from .buffers import braced_items
 from .comments import provenance_key, source_nodes_and_ops
 from .wrapper_map import LauncherRegion, WrapperMap
 from .statements import (
@@ -433,10 +434,9 @@ _LAUNCHER_PARAM = "launcher KernelParam"
 
 
 def _dims(text: str) -> list[int | str]:
-    """``{s23, 8L}`` -> ["s23", 8]."""
+    """``{s23, 8L}`` -> ["s23", 8] (an item's own commas, ``std::max(1L, s27)``, stay in it)."""
     out: list[int | str] = []
-    for x in text.strip("{}").split(","):
-        x = x.strip()
+    for x in braced_items(text):
         if x:
             v = _int(x)
             out.append(v if v is not None else x.replace(" ", ""))

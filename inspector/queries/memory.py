@@ -7,24 +7,30 @@ symbols), ``auto buf4 = std::move(buf0);`` and ``reinterpret_tensor_wrapper(buf5
 the statements in order with symbol values gives the bytes alive after each statement; the largest is the
 run's peak activation memory (constants and inputs are the caller's, counted apart).
 
-What the wrapper does not say: the size of an extern op's own output (``aoti_torch_cuda_convolution(…,
-&buf0_handle)``).  Its size is taken from the ``<kernel>_xnumel`` of the first launch that reads it, with
-the dtype's size from that kernel's Triton signature when it names one (else 4 bytes); an output no launch
-reads is left out and counted in ``unsized``.  The CUDA caching allocator rounds every block up to 512 bytes,
-and so does this estimate.
+An extern op's own output (``aoti_torch_cuda_convolution(…, &buf0_handle)``) is sized by what the package says
+of it: torch 2.13's ``assert_size_stride(buf0, {…}, {…}, "op")`` right after the call, else the op's contract
+(attention), else the ``<kernel>_xnumel`` of the first launch that reads it, with the dtype's size from that
+kernel's Triton signature when it names one (else the op's first input's, else 4 bytes); an output nothing sizes
+is left out and counted in ``unsized``.  A size is computed as the C++ wrapper computes it (`arith.c_size`:
+``c10::div_floor_integer``, ``std::max``, a float ``(1.0/16.0)*x`` truncated), with the symbols the given input
+sizes bind and the locals the wrapper derives from them (``int64_t s45 = (1.0/16.0)*arg32_1_size_2;``).  The CUDA
+caching allocator rounds every block up to 512 bytes, and so does this estimate on CUDA (the CPU allocator's
+bytes are the tensors' own).  What happens inside a custom op (a proxy-executor call) is not in the wrapper: its
+outputs are counted, its own temporaries are not, and the estimate then says it is no bound.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..index.records import Alias, Alloc, Call, HandOut, IntArray, NumelLocal, Release
+from ..index.records import Alias, Alloc, Call, HandOut, IntArray, NumelLocal, Release, SizeStride
 from ..model import Expr
-from ..naming import DTYPE_BYTES, EFFICIENT_ATTENTION, TRITON_DTYPES, calls_cublas, calls_cudnn_conv
+from ..naming import (DTYPE_BYTES, EFFICIENT_ATTENTION, FLASH_ATTENTION_CPU, PROXY_EXECUTOR_CALL, TRITON_DTYPES,
+                      calls_convolution, calls_cublas)
 from ..parse import expr_tree as E
 from ..parse.buffers import VIEW_FUNCTION
 from ..parse.tokens import lexed_expr, without_int_suffix
-from .arith import ARITH, evaluate
+from .arith import ARITH, c_size
 
 ROUND = 512  # the CUDA caching allocator's block granularity
 # cuBLAS's workspace (torch's default on sm_90: CUBLAS_WORKSPACE_CONFIG :4096:8 = 32 MiB), allocated through the
@@ -34,7 +40,9 @@ ROUND = 512  # the CUDA caching allocator's block granularity
 CUBLAS_WORKSPACE = 32 << 20
 # cuDNN's convolution workspace, held only during the call: an allowance of this many times the convolution's
 # output (measured on ResNet-18: 5.8, 47 and 184 MiB above the activations at batch 1, 16 and 64, against a first
-# convolution output of 3.1, 49 and 196 MiB).
+# convolution output of 3.1, 49 and 196 MiB).  The CPU's convolution (torch 2.13: oneDNN, im2col) takes one too:
+# wav2vec2's first conv1d, a 12.5 MiB output, peaked 13-19 MiB above it in eager and in the package
+# (memory_cpu213/wav2vec2/measure.json).
 CONV_WORKSPACE_FACTOR = 2
 # what else a library call may hold above that, at most (cuBLASLt's own workspace, an extern op's temporaries):
 # the most measured above the modelled figure was 0.6 MiB (BERT, batch 1, a fresh process)
@@ -42,10 +50,14 @@ LIBRARY_SLACK = 4 << 20
 # A size expression is C++: its `/` is an integer division, and an integer cast (`static_cast<int64_t>(s70*s70)`)
 # is its operand; a call (`c10::div_floor_integer(…)`) leaves the size unknown
 SIZE_OPS = ARITH | {"/"}
+# On the CPU, what a run holds besides its tensors (the heap's small blocks, a BLAS library's packing buffers): the
+# most measured above the tensors' figure was 0.3 MiB (GPT-2 [16, 64], a first run at that size;
+# memory_cpu213/*/measure.json)
+LIBRARY_SLACK_CPU = 1 << 20
 
 
 def _size(expr: Expr, values: dict[str, int]) -> int | None:
-    return evaluate(expr.tree, values, ops=SIZE_OPS, casts=True)
+    return c_size(expr.tree, values)
 
 
 @dataclass
@@ -55,8 +67,10 @@ class Allocation:
     dtype: str | None
     sizes: list[Expr]  # size expressions (C++), or [numel] for an estimated extern output
     strides: list[Expr]
-    kind: str  # "alloc" | "extern_out" (its size estimated from a launch's numel)
+    kind: str  # "alloc" | "extern_out" (sizes: [numel], estimated) | "checked" (an extern output its check sizes)
+    # | "viewed" (an extern output sized by the first view read of it: its sizes, strides and offset)
     estimated_from: str | None = None  # the kernel whose numel sized an extern output
+    offset: Expr | None = None
 
     def elements(self, values: dict[str, int]) -> int | None:
         if self.kind == "extern_out":
@@ -67,7 +81,10 @@ class Allocation:
             return None
         if any(v == 0 for v in sizes):
             return 0
-        return 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
+        off = _size(self.offset, values) if self.offset is not None else 0
+        if off is None:
+            return None
+        return off + 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
 
     def nbytes(self, values: dict[str, int]) -> int | None:
         n = self.elements(values)
@@ -99,11 +116,18 @@ class MemoryPlan:
     unsized: list[str] = field(default_factory=list)  # extern outputs whose size nothing in the wrapper says
     symbols: list[str] = field(default_factory=list)  # the dynamic symbols the sizes use
     outputs: set[int] = field(default_factory=set)  # storages handed to the caller
+    custom_ops: list[int] = field(default_factory=list)  # wrapper lines of custom-op calls: their temporaries unseen
+    locals: list[tuple[str, Expr]] = field(default_factory=list)  # size locals derived from the symbols, in order
+
+    @property
+    def round(self) -> int:
+        return ROUND if self.device.startswith("cuda") else 1
 
     def peak(self, values: dict[str, int], workspace: bool = False, conv_allowance: bool = False) -> "Peak":
         """The most bytes alive at once.  ``workspace``: a fresh process's first run (cuBLAS's workspace appears at
         the first cuBLAS call and stays); ``conv_allowance``: each cuDNN convolution may take a workspace of
         CONV_WORKSPACE_FACTOR times its output while it runs (an upper allowance, not a measured size)."""
+        values = self.derived(values)
         live: dict[int, int] = {}
         unknown: set[str] = set()
         best = Peak(0, None, [], 0)
@@ -132,7 +156,7 @@ class MemoryPlan:
                 if n is None:
                     unknown.add(a.buffer)
                     continue
-                live[ev.storage] = -(-n // ROUND) * ROUND if n else 0
+                live[ev.storage] = -(-n // self.round) * self.round if n else 0
                 total = sum(live.values()) + held
                 if total > best.bytes:
                     best = Peak(total, ev.line, [self.allocations[i].buffer for i in live], 0)
@@ -142,6 +166,15 @@ class MemoryPlan:
         best.unknown = sorted(unknown)
         return best
 
+    def derived(self, values: dict[str, int]) -> dict[str, int]:
+        """``values`` with the size locals the wrapper computes from them (``int64_t s45 = (1.0/16.0)*arg32_1_size_2;``),
+        in the wrapper's order; a local the values do not settle is left out (its allocations stay unknown)."""
+        out = dict(values)
+        for name, e in self.locals:
+            if name not in out and (v := _size(e, out)) is not None:
+                out[name] = v
+        return out
+
     def estimate(self, values: dict[str, int]) -> "Estimate":
         """The peak as a range that holds: the activations alone (a run after the first in the process), a fresh
         process's first run (cuBLAS's workspace taken), and its upper bound (every convolution's workspace
@@ -150,12 +183,21 @@ class MemoryPlan:
         steady = self.peak(values)
         first = self.peak(values, workspace=True)
         top = self.peak(values, workspace=True, conv_allowance=True)
-        bounded = not (top.unknown or self.unsized)
+        bounded = not (top.unknown or self.unsized or self.custom_ops)
         sized = sum(1 for a in self.allocations if a.kind == "alloc" or a.sizes)
         conv = any(e.op == "conv" for e in self.events)
         cublas = self.cublas_line() is not None
-        upper = (top.bytes + (LIBRARY_SLACK if cublas or conv else 0)) if bounded else None
-        return Estimate(steady, first, upper, top, sized, cublas, conv)
+        slack = LIBRARY_SLACK_CPU if self.device == "cpu" else (LIBRARY_SLACK if cublas or conv else 0)
+        upper = top.bytes + slack if bounded else None
+        return Estimate(steady, first, upper, top, sized, cublas, conv, self.not_counted(steady))
+
+    def not_counted(self, peak: "Peak") -> list[tuple[str, str]]:
+        """Why the estimate is no bound, each as (code, what): a custom op's own allocations, an extern output
+        nothing sizes, a size the given values do not settle (a data-dependent size: an unbacked symbol)."""
+        out = [("custom_op", f"wrapper.cpp line {ln}") for ln in self.custom_ops]
+        out += [("unsized", b) for b in self.unsized]
+        out += [("unknown_size", b) for b in peak.unknown]
+        return out
 
     def cublas_line(self) -> int | None:
         return next((e.line for e in self.events if e.op == "cublas"), None)
@@ -172,6 +214,7 @@ class Estimate:
     sized: int  # allocations whose size the wrapper says
     cublas: bool
     conv: bool
+    not_counted: list = field(default_factory=list)  # (code, what): why `upper` is None (`MemoryPlan.not_counted`)
 
     @property
     def estimable(self) -> bool:
@@ -201,6 +244,10 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
     numel: dict[str, Expr] = {}  # kernel -> its latest xnumel expression
     pending: dict[str, int] = {}  # extern output buffer -> storage, size not known yet
     signature = {k: TRITON_DTYPES.get(t) for k, t in ix.first_pointer_types().items()}
+    checked: dict[str, int] = {}  # extern output buffer -> storage, which a size check below it may size
+    first_dtype: dict[int, str | None] = {}  # extern output storage -> the dtype of its op's first tensor input
+    for name, e in (m.locals or {}).items():
+        plan.locals.append((name, e))
 
     def take(name: str, storage: int) -> None:
         if name in owner:
@@ -230,23 +277,38 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
             plan.events.append(Event(r.line, "alloc", s))
         elif kind is Call:
             target = r.target
+            if pending and not pending.keys().isdisjoint(r.names):  # a view an op or a kernel reads an extern
+                for arg in r.args:  # output through says how big it is, at least
+                    v = _view_strided(arg)
+                    if v is None or v[0] not in pending or v[1] not in arrays or v[2] not in arrays:
+                        continue
+                    s = pending.pop(v[0])
+                    a = plan.allocations[s]
+                    a.sizes, a.strides, a.kind, a.offset = list(arrays[v[1]]), list(arrays[v[2]]), "viewed", v[3]
+                    a.dtype, a.estimated_from = first_dtype.get(s), "a view of it"
+                    plan.events.append(Event(a.line, "alloc", s))
             if calls_cublas(target):
                 plan.events.append(Event(r.line, "cublas", -1))
+            if target == PROXY_EXECUTOR_CALL:
+                plan.custom_ops.append(r.line)
             if r.kind == "extern":  # an extern op that fills a handle allocates its output
                 sized = _attention_outputs(r, arrays, owner, plan.allocations)
+                dt = next((plan.allocations[owner[n]].dtype for n in r.arg_names if n in owner
+                           and plan.allocations[owner[n]].dtype), None)
                 for k, b in enumerate(r.outputs):
                     if b in owner:
                         continue
                     plan.allocations.append(Allocation(b, r.line, None, [], [], "extern_out"))
                     s = len(plan.allocations) - 1
                     take(b, s)
+                    checked[b], first_dtype[s] = s, dt
                     if sized is not None and k < len(sized):  # the op's own contract says its size
                         a = plan.allocations[s]
                         a.sizes, a.dtype, a.estimated_from = [sized[k][0]], sized[k][1], target
                         plan.events.append(Event(r.line, "alloc", s))
                         continue
                     pending[b] = s
-                if calls_cudnn_conv(target):
+                if calls_convolution(target):
                     outs = [owner[b] for b in r.outputs if b in owner]
                     plan.events.append(Event(r.line, "conv", outs[0] if outs else -1))
             elif pending:  # a launch: it sizes the extern outputs it takes
@@ -261,6 +323,14 @@ def memory_plan(pkg, model: str | None = None) -> MemoryPlan:
                         plan.events.append(Event(a.line, "alloc", s))
                     else:  # read by a launch that says no size: left out, and said
                         plan.unsized.append(b)
+        elif kind is SizeStride:  # the package's own statement of an extern output's sizes (torch 2.13)
+            s = checked.pop(r.buf, None)
+            if s is not None and r.buf in pending and r.sizes and len(r.sizes) == len(r.strides):
+                pending.pop(r.buf)
+                a = plan.allocations[s]
+                a.sizes, a.strides, a.kind = list(r.sizes), list(r.strides), "checked"
+                a.dtype, a.estimated_from = first_dtype.get(s), "assert_size_stride"
+                plan.events.append(Event(a.line, "alloc", s))
         elif kind is Alias:
             if r.of in owner:
                 s = owner[r.of]
@@ -294,6 +364,18 @@ def _view(arg: Expr) -> tuple[str, str] | None:
     return None
 
 
+def _view_strided(arg: Expr) -> tuple[str, str, str, Expr] | None:
+    """(base, size array, stride array, offset) of the first ``reinterpret_tensor_wrapper(base, ndim, sizes,
+    strides, offset)`` in an argument's tree."""
+    for n in E.walk(arg.tree):
+        if isinstance(n, E.Call) and E.dotted(n.func) == VIEW_FUNCTION and len(n.args) >= 5:
+            base, sizes, strides = n.args[0], n.args[2], n.args[3]
+            if isinstance(base, E.Name) and isinstance(sizes, E.Name) and isinstance(strides, E.Name):
+                return base.id, sizes.id, strides.id, lexed_expr(E.unparse(n.args[4]))
+            return None
+    return None
+
+
 def _is_zero(arg: Expr) -> bool:
     """``0``, ``0.0``, ``false``: an argument that turns an option off."""
     n = E.strip_parens(arg.tree)
@@ -305,10 +387,10 @@ def _attention_outputs(call, arrays, owner, allocations) -> list[tuple[Expr, str
     output has the query's sizes and dtype; the logsumexp is float32 [B, H, ceil(S/32)*32] when asked for
     (compute_log_sumexp, the 5th argument) and empty otherwise; the philox seed and offset are empty without
     dropout (the 6th argument 0.0) and one int64 each with it."""
-    if call.target != EFFICIENT_ATTENTION:
+    if call.target not in (EFFICIENT_ATTENTION, FLASH_ATTENTION_CPU):
         return None
     args = call.args
-    if len(args) < 6:
+    if len(args) < (6 if call.target == EFFICIENT_ATTENTION else 1):
         return None
     v = _view(args[0])
     base = v[0] if v else (args[0].names[0] if len(args[0].names) == 1 else None)
@@ -317,6 +399,8 @@ def _attention_outputs(call, arrays, owner, allocations) -> list[tuple[Expr, str
         return None
     dtype = allocations[owner[base]].dtype if base in owner else None
     b, h, sq, dq = (f"({x})" for x in sizes)
+    if call.target == FLASH_ATTENTION_CPU:  # (output, logsumexp [B, H, L] float32)
+        return [(lexed_expr(f"{b}*{h}*{sq}*{dq}"), dtype), (lexed_expr(f"{b}*{h}*{sq}"), "float32")]
     lse = f"{b}*{h}*((({sq})+31)//32)*32" if not _is_zero(args[4]) else "0"
     rng = "1" if not _is_zero(args[5]) else "0"
     return [(lexed_expr(f"{b}*{h}*{sq}*{dq}"), dtype), (lexed_expr(lse), "float32"), (lexed_expr(rng), "int64"),
@@ -346,10 +430,13 @@ def symbol_values(m, specs, ep=None) -> dict[str, int]:
         if spec.shape is None:
             continue
         inp = m.inputs[_resolve(m, spec, ep)]
-        for want, got in zip(inp.shape, spec.shape):
+        for want, got in zip(inp.shape or (), spec.shape):
             sym = root_symbol(m.symbols, want)
             if sym is not None:
                 out[sym.name] = got
+        for sym in m.symbols.values():  # a size read into a symbol of its own (`arg32_1_size_2 = arg32_1_size[2]`)
+            if sym.alias_of is None and sym.input == inp.index and sym.dim is not None and sym.dim < len(spec.shape):
+                out.setdefault(sym.name, spec.shape[sym.dim])
     for name, sym in m.symbols.items():  # aliases (s23 = s2) take their root's value
         root = root_symbol(m.symbols, name)
         if root is not None and root.name in out:

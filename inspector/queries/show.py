@@ -12,6 +12,7 @@ from ..explain import GUARD_NOTE
 from ..index.gc_pause import gc_paused
 from ..model import Model
 from ..package import Package
+from .layout import known_layout
 
 
 def _plain(x):
@@ -49,6 +50,11 @@ class InputSummary:
     stride: list | None
     device: str | None
     user_name: str | None = None  # from the exported program (`annotate_summary`)
+    # dims whose stride the package checks nowhere (the run takes any there; `stride` says what the kernels assume)
+    stride_unchecked: list[int] = field(default_factory=list)
+    # where the dims and strides the wrapper leaves unsaid come from: "exported program", "dense" (the only dense
+    # layout the checked strides allow), "row-major assumed" (several do), None (nothing inferred)
+    layout_from: str | None = None
 
 
 @dataclass
@@ -298,8 +304,7 @@ def summarize_model(pkg: Package, name: str, full: bool = False, list_constants:
         machine=wmeta.machine,
         wrapper=m.wrapper_member,
         kernel_cpp=m.kernel_member,
-        inputs=[InputSummary(index=i.index, name=i.name, dtype=i.dtype, shape=i.shape, stride=i.stride,
-                             device=i.device) for i in m.inputs],
+        inputs=[_input_summary(m, i) for i in m.inputs],
         outputs=[OutputSummary(index=o.index, name=o.name, source=o.source) for o in m.outputs],
         symbols=[SymbolSummary(name=s.name, input=s.input, dim=s.dim, min=s.min, max=s.max, alias_of=s.alias_of,
                                line=s.line) for s in m.symbols.values()] + range_only_dims(m),
@@ -321,6 +326,19 @@ def summarize_model(pkg: Package, name: str, full: bool = False, list_constants:
         dim_contracts=dim_contracts(pkg, name),
         op_calls=[c.to_dict() for c in op_calls(pkg, name)],
     )
+
+
+def _input_summary(m: Model, i) -> InputSummary:
+    """An input as `show` states it: what the wrapper says, and for each ``?`` what else the package knows
+    (`inspector.queries.layout`)."""
+    ranges = {}
+    for g in i.guards:
+        if g.dim is not None and g.kind in ("min", "max"):
+            lo, hi = ranges.get(g.dim, (None, None))
+            ranges[g.dim] = (int(g.value), hi) if g.kind == "min" else (lo, int(g.value))
+    lay = known_layout(i.shape, i.stride, ranges)
+    return InputSummary(index=i.index, name=i.name, dtype=i.dtype, shape=lay.shape, stride=lay.stride,
+                        device=i.device, stride_unchecked=lay.unchecked, layout_from=lay.basis)
 
 
 def coverage(m: Model) -> Coverage:

@@ -29,6 +29,27 @@ def _inputs_cell(m: ModelSummary, most: int = 3) -> str:
     return ", ".join(cells) + (f" +{more} more" if more > 0 else "") if cells else "-"
 
 
+def _marked(stride, unchecked):
+    """A stride with each dim the package checks nowhere marked ``*`` (``[s70*, 1]``)."""
+    if stride is None:
+        return None
+    return [f"{x}*" if d in unchecked and x != "?" else x for d, x in enumerate(stride)]
+
+
+def _layout_note(console: Console, m: ModelSummary) -> None:
+    """Where the starred strides come from, once per model."""
+    marked = [i for i in m.inputs if i.stride_unchecked and i.stride and any(
+        i.stride[d] != "?" for d in i.stride_unchecked if d < len(i.stride))]
+    if not marked:
+        return
+    froms = sorted({i.layout_from for i in marked if i.layout_from})
+    words = {"exported program": "the exported program's", "dense": "the only dense layout its checked strides allow",
+             "row-major assumed": "row-major, assumed (several dense layouts fit its checked strides)"}
+    console.print("  [yellow]*[/] a stride the package checks nowhere: the kernels assume it and a tensor with "
+                  "another (a transposed view, a slice) is read wrong without an error; written from "
+                  + "; ".join(words.get(f, f) for f in froms))
+
+
 def _models_table(console: Console, s: ShowResult) -> None:
     """The lead: one row per model (what it is, what it takes, where its assertions are, how big its weights)."""
     t = _Table(f"models ({len(s.models)})", ("model", "device", "inputs", "kernels", "with assertions", "constants"))
@@ -75,8 +96,9 @@ def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None 
         for i in m.inputs:
             t.add(str(i.index), i.name, *((i.user_name or "-",) if named else ()), i.dtype or "?",
                   _fmt_shape(shape_with_ranges(i.shape, m.symbols, i.index)),
-                  _fmt_shape(i.stride), i.device or "?")
+                  _fmt_shape(_marked(i.stride, i.stride_unchecked)), i.device or "?")
         t.print(console)
+        _layout_note(console, m)
 
         if m.symbols:
             t = _Table("symbols (range: input guards)", ("symbol", "input", "dim", "min", "max", "note"))

@@ -162,7 +162,9 @@ def test_a_range_checked_dim_gets_its_range(rel, input_, dim, lo, hi, capsys):
     (m,) = s.models
     rows = [x for x in m.symbols if x.input == input_ and x.dim == dim]
     assert len(rows) == 1 and (rows[0].min, rows[0].max) == (lo, hi) and rows[0].name.endswith(f"[{dim}]")
-    assert m.inputs[input_].shape[dim] == "?"  # --json keeps '?': `check` reads it
+    assert m.inputs[input_].shape[dim] == f"{lo}..{hi}"  # issue 34 §6: --json says the range, not '?'
+    with inspector.open_package(pkg_path) as pkg:  # the model keeps '?': `check` reads it
+        assert pkg.index().eager().inputs[input_].shape[dim] == "?"
     assert main(["show", str(pkg_path)]) == 0
     out = capsys.readouterr().out
     assert f"{lo}..{hi}" in out and "range-checked only" in out

@@ -243,7 +243,9 @@ def test_check_evaluates_through_the_typed_tree():
 
     a = alloc(["static_cast<int64_t>(s70*s70)", "ks0 / 3"], ["3L", "1L"], "float32")
     assert a.elements(v) == 1 + 15 * 3 + 2 and a.formula() == "4*static_cast<int64_t>(s70*s70)*ks0 / 3"
-    assert alloc(["c10::div_floor_integer(ks0, 2L)"], ["1L"]).elements(v) is None
+    # issue 34 §5: a size's floor division, std::max and a float scale are computed as the wrapper computes them
+    assert alloc(["c10::div_floor_integer(ks0, 2L)"], ["1L"]).elements(v) == 5
+    assert alloc(["(1.0/2.0)*ks0", "std::max(1L, ks1)"], ["3L", "1L"]).elements(v) == 1 + 4 * 3 + 2
     assert alloc(["(-1) + s70", "64L"], ["64L", "1L"]).formula() == "4*((-1) + s70)*64"
 
 

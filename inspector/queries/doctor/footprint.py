@@ -5,7 +5,10 @@
 from __future__ import annotations
 
 from ...errors import InspectorError
+from ...naming import EFFICIENT_ATTENTION, FLASH_ATTENTION_CPU
 from .base import Check, Here, Subject
+
+CONTRACT_OPS = (EFFICIENT_ATTENTION, FLASH_ATTENTION_CPU)  # the extern ops whose outputs the memory plan sizes by contract
 
 UNGIVEN_SIZE = 64  # what a dynamic size is taken as when --input does not give it
 
@@ -38,11 +41,13 @@ class Memory(Check):
         m.readings["memory"] = {
             "constants_bytes": cbytes, "peak_activation_bytes": peak.bytes if est.estimable else None,
             "at": values, "peak_line": peak.line, "live_at_peak": peak.live, "outputs_bytes": peak.outputs,
-            "extern_outputs_estimated": sum(1 for a in plan.allocations if a.estimated_from),
+            "extern_outputs_estimated": sum(1 for a in plan.allocations if a.estimated_from and a.kind == "extern_out"),
+            "extern_outputs_checked": sum(1 for a in plan.allocations if a.kind == "checked"),
             "extern_outputs_unsized": plan.unsized, "given": bool(given),
             "first_run_bytes": est.first.bytes if est.estimable else None,
             "upper_bytes": est.upper if est.estimable else None,
-            "unknown_sizes": peak.unknown, "cublas_workspace": est.cublas, "convolutions": est.conv}
+            "unknown_sizes": peak.unknown, "cublas_workspace": est.cublas, "convolutions": est.conv,
+            "not_counted": [list(x) for x in est.not_counted]}
         if elsewhere:  # a mixed graph: constants kept on the CPU are host memory, not the model device's
             m.readings["memory"]["constants_bytes_elsewhere"] = elsewhere
         about = dict(at=[(k, v) for k, v in sorted(values.items()) if eager.symbols[k].alias_of is None],
@@ -56,5 +61,10 @@ class Memory(Check):
                      first=human_bytes(first) if est.cublas and first > lo else None, floor=not est.upper,
                      line=peak.line, live=len(peak.live), conv=bool(est.conv), unsized=list(plan.unsized),
                      peak_alloc=(alloc.buffer, alloc.formula()) if alloc is not None else None,
-                     estimated=sum(1 for a in plan.allocations if a.estimated_from))
+                     estimated=sum(1 for a in plan.allocations if a.estimated_from and a.kind == "extern_out"
+                                   and a.estimated_from not in CONTRACT_OPS),
+                     contract=sum(1 for a in plan.allocations if a.kind == "extern_out"
+                                  and a.estimated_from in CONTRACT_OPS),
+                     checked=sum(1 for a in plan.allocations if a.kind == "checked"),
+                     viewed=sum(1 for a in plan.allocations if a.kind == "viewed"), custom_ops=list(plan.custom_ops))
         return [m.finding("memory", "info", "memory", **about)]

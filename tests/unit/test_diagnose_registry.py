@@ -144,7 +144,7 @@ def test_doctor_checks_in_their_order():
     from inspector.queries.doctor import CHECKS
 
     assert [c.name for c in CHECKS] == [
-        "metadata", "gpu_arch", "device_index", "cpu_isa", "torch_abi", "layout", "weights", "cmake_project",
+        "metadata", "duplicate_members", "gpu_arch", "device_index", "cpu_isa", "torch_abi", "layout", "weights", "cmake_project",
         "complete", "compiled_checks", "unchecked", "custom_ops", "memory", "constant_nan", "weights_file"]
     assert len({type(c) for c in CHECKS}) == len(CHECKS)
 

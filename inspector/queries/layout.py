@@ -47,9 +47,8 @@ def _factors(size) -> tuple[int, tuple[str, ...]] | None:
         return 1, (size,)
     from ..parse import expr_tree as E  # on first use: a cached `show` of plain symbols loads no tree module
 
-    try:
-        tree = E.parse_expr(size)
-    except Exception:  # a size the expression grammar does not take: unknown, as before
+    tree = E.parse_expr(size)
+    if isinstance(tree, E.Opaque):  # a size the expression grammar does not take: unknown, as before
         return None
     coef, out = 1, []
 

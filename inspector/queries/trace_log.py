@@ -12,7 +12,6 @@ from __future__ import annotations
 import inspector.explain.trace as say
 from ..logs import LogReport
 from ..package import Package
-from .diagnose import diagnose
 from .trace import TraceResult, trace_assert
 
 # The categories whose error a later call reports (the calls that noticed it are context, not the failure).
@@ -34,6 +33,8 @@ def classify(pkg: Package, res: TraceResult, report: LogReport, model: str | Non
     diagnose reads), and a first line that says what the log is and that no assert fired.  The calls that noticed
     an error stay as context only for an error that surfaces later (CUDA's asynchronous errors); an allocation that
     failed, a missing op or a load is the failure itself, which diagnose's verdict names."""
+    from .diagnose import diagnose  # on first use: a trace of a log with a check never loads diagnose's rules
+
     d = diagnose(pkg, report, model=model, ep=ep, traced=res)
     res.assert_fired = False
     res.log_category, res.log_verdict = d.category, d.verdict

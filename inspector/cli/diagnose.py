@@ -58,6 +58,9 @@ def add_parser(sub):
     add_log(p, "the log ('-' for stdin; default: stdin when piped)")
     add_model(p)
     add_ep(p)
+    p.add_argument("--verbose", action="store_true",
+                   help="the trace in full: the kernel's lines around the check, the bound hop by hop, every "
+                        "hypothesis' evidence")
     p.add_argument("--against", metavar="FILE", help="a good run's log: the intermediate value printer's output is "
                    "compared kernel by kernel, and the first kernel whose output differs is named")
     add_json(p)
@@ -88,5 +91,5 @@ def run(a) -> int:
     else:
         from ..render.diagnose import render_diagnosis
 
-        render_diagnosis(console(), d)
+        render_diagnosis(console(), d, verbose=a.verbose)
     return d.exit_code

@@ -39,6 +39,9 @@ def add_parser(sub):
     add_json(t)
     add_ep(t)
     add_wide(t)
+    t.add_argument("--verbose", action="store_true",
+                   help="the verdict in full, the kernel's lines around the check, the bound hop by hop, and every "
+                        "hypothesis' evidence (by default a trace fits about 30 lines at 80 columns)")
     return t
 
 
@@ -69,7 +72,7 @@ def run(a) -> int:
     else:
         from ..render.trace import render_trace
 
-        render_trace(console(a.wide), r)
+        render_trace(console(a.wide), r, verbose=a.verbose)
     if not r.matches and not r.candidates:
         print(f"pt2-inspect: nothing found: no assertion in {a.package} matches {r.looked_for}{there}", file=sys.stderr)
         if r.log_category == "no_failure":

@@ -657,3 +657,59 @@ WORDS = {
     "weights_mismatch": _weights_mismatch, "weights_prefix": _weights_prefix, "weights_inlined": _weights_inlined,
     "weights_extra": _weights_extra, "weights_missing": _weights_missing, "weights_match": _weights_match,
 }
+
+
+# -- the headline: each finding in a few words (the message in full is its own line below) ---------------------------
+TITLES = {
+    "metadata_unreadable": "its metadata cannot be read", "duplicate_member": "two members have the same name",
+    "gpu_cpu_model": "a model of it runs on the CPU", "gpu_unreadable": "a GPU kernel image cannot be read",
+    "gpu_not_found": "no GPU found", "gpu_wrong_arch": "it was compiled for another GPU architecture",
+    "gpu_runs": "its kernels run on this GPU", "gpu_sass_only": "its kernels run on one GPU architecture only",
+    "gpu_none_usable": "no kernel image of it runs on this GPU", "gpu_ptx_jit": "its kernels need a PTX JIT here",
+    "gpu_sass_runs": "its kernels run on this GPU", "gpu_multi_arch": "it holds kernels for several GPUs",
+    "device_index": "its inputs must be on the device it was loaded on",
+    "cpu_native": "compiled with -march=native (the build machine's CPU)",
+    "cpu_needs": "its code needs CPU features this host may lack",
+    "cpu_lacks": "this host's CPU lacks instructions its code uses", "cpu_amx_unused": "AMX is not used",
+    "cpu_covered": "this host's CPU has what its code uses",
+    "abi_unreadable": "its .so's torch symbols cannot be read", "abi_unknown": "the torch that built it is unknown",
+    "abi_release_lacks": "this torch lacks a C-shim symbol its .so calls",
+    "abi_release_has": "this torch has every C-shim symbol its .so calls", "abi_oldest": "it needs a recent torch",
+    "glibc_too_new": "it needs a newer glibc than this host has",
+    "layout_root": "its members sit under a root folder an old torch cannot read",
+    "weights_beside": "its weights are beside the .so, not in it",
+    "weights_left_out": "built without weights: call load_constants(…) before the first run",
+    "weights_in_so": "its weights are in its .so", "weights_also_on_disk": "its weights are in the .so and on disk",
+    "weights_blob_truncated": "its weights blob is truncated",
+    "weights_blob_beside": "its weights are in a blob only aoti_load_package loads",
+    "cmake_standalone": "a libtorch-free C++ project: aoti_load_package cannot run it",
+    "cmake_cpp_only": "C++ source to build with its CMakeLists.txt, no .so",
+    "cpp_only_embedded": "C++ source with its kernels embedded, no .so", "cpp_only": "C++ source only, no .so",
+    "no_so": "no compiled .so for a model", "cubins_missing": "kernel images are missing",
+    "no_input_guards": "no input guards compiled in: a wrong shape reaches the kernels",
+    "nan_checks": "NaN/Inf checks are compiled in", "value_printer": "the value printer is compiled in",
+    "unchecked_indirect": "indirect accesses without a bounds check",
+    "unchecked_extern": "extern ops index without a bounds check",
+    "no_proxy_executor": "custom op calls without their proxy executor JSON",
+    "custom_op": "custom ops must be registered where it runs", "memory_unknown": "its memory needs are unknown",
+    "memory": "its memory needs", "constant_nan": "a constant holds NaN/Inf",
+    "weights_mismatch": "the weights do not fit the package", "weights_prefix": "the weights' keys carry a prefix",
+    "weights_inlined": "the weights given are inlined in the .so", "weights_extra": "the weights hold extra keys",
+    "weights_missing": "the weights lack constants the package needs", "weights_match": "the weights fit",
+}
+
+
+def headline(errors: list[str], warnings: list[str], unchecked: bool) -> str:
+    """The first line from the codes of the errors and warnings (most serious first): the verdict, each finding by
+    its title; what was not checked is the answer's next line (`not_checked_line`)."""
+    e, w = errors, warnings
+    if e:
+        return f"will not run as given: {TITLES.get(e[0], e[0])}" + (f" (+{len(e) - 1} more)" if len(e) > 1 else "")
+    head = "no error found in what was checked" if unchecked else "no error found"
+    if w:
+        return f"{head}; {len(w)} warning(s): {TITLES.get(w[0], w[0])}" + (" (+ more below)" if len(w) > 1 else "")
+    return head if unchecked else "no error found: nothing in the package stands against running it here"
+
+
+def not_checked_line(unchecked: list[str]) -> str:
+    return "not checked: " + ", ".join(unchecked)

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import UsageError
 from ..explain import check as say
+from ..explain import headline
 from ..model import Model
 from ..naming import root_symbol
 from ..package import Package
@@ -23,7 +24,7 @@ class CheckResult:
     package: str
     model: str
     ok: bool
-    verdict: str
+    verdict: str  # in full
     violations: list[dict] = field(default_factory=list)
     predicted_assertions: list[dict] = field(default_factory=list)
     # checks these sizes let fail: an index bounded by one size (a top-k/sort/argmax position) reads a table
@@ -35,6 +36,7 @@ class CheckResult:
     # the ops the package calls whose arguments' values must meet a contract nothing checks (roi_align's batch
     # index): `inspector.queries.op_calls`; in the JSON only when there is one
     value_contracts: list[dict] = field(default_factory=list)
+    headline: str = ""  # the first line: the verdict in plain words, ≤ 120 with its mark (explain.headline)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -148,14 +150,16 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
         res.checked.append({"input": idx, "name": inp.name, "user_name": ep.user_name(idx) if ep else None,
                             "spec": asdict(spec)})
 
-        def bad(kind, detail):
-            res.violations.append({"input": idx, "kind": kind, "detail": say.detail(label, detail)})
+        def bad(kind, detail, summary):
+            res.violations.append({"input": idx, "kind": kind, "detail": say.detail(label, detail),
+                                   "summary": f"{headline.short_label(idx, ep.user_name(idx) if ep else None)} {summary}"})
 
         want_dev = device_type(inp.device or pkg_dev)
         if spec.device and want_dev and device_type(spec.device) != want_dev:
-            bad("device", say.wrong_device(spec.device, want_dev, m.device, _cite(inp, 'device')))
+            bad("device", say.wrong_device(spec.device, want_dev, m.device, _cite(inp, 'device')),
+                headline.on_device(spec.device, want_dev))
         if spec.dtype and inp.dtype and spec.dtype != inp.dtype:
-            bad("dtype", say.wrong_dtype(spec.dtype, inp.dtype, _cite(inp, 'dtype')))
+            bad("dtype", say.wrong_dtype(spec.dtype, inp.dtype, _cite(inp, 'dtype')), headline.dtype(spec.dtype, inp.dtype))
         # A package with no input guards (torch 2.6) records only the dims run_impl reads (`s0 = arg0_1_size[0]`):
         # its rank is unknown, so only those dims are checked, never the rank.
         rank_known = bool(inp.guards) or inp.dtype is not None
@@ -166,7 +170,7 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
             unchecked.append(say.rank_unchecked(idx))
         if spec.shape is not None and inp.shape:
             if len(spec.shape) != len(inp.shape) and (rank_known or len(spec.shape) < len(inp.shape)):
-                bad("rank", say.wrong_rank(spec.shape, list(inp.shape)))
+                bad("rank", say.wrong_rank(spec.shape, list(inp.shape)), headline.rank(len(spec.shape), len(inp.shape)))
             else:
                 for d, (got, want) in enumerate(zip(spec.shape, inp.shape)):  # zip: the dims both sides know
                     dims[(idx, d)] = got
@@ -183,26 +187,27 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
                             unchecked.append(say.dim_unchecked(idx, d))
                         elif (lo is not None and got < lo) or (hi is not None and got > hi):
                             glines = [g.line for g in inp.guards if g.kind in ("min", "max") and g.dim == d]
-                            bad("range", say.out_of_guards(d, got, idx, lo, hi, glines))
+                            bad("range", say.out_of_guards(d, got, idx, lo, hi, glines), headline.out_of(d, got, lo, hi))
                         continue
                     if is_int(want):
                         if got != int(want):
-                            bad("size", say.not_static(d, got, want, _cite(inp, 'eq', d)))
+                            bad("size", say.not_static(d, got, want, _cite(inp, 'eq', d)), headline.not_size(d, got, want))
                         continue
                     sym = _root(m, want)
                     if sym is None:
                         v = evaluate(str(want), {k: x[0] for k, x in values.items()})
                         if v is not None and v != got:
-                            bad("size", say.not_formula(d, got, want, v))
+                            bad("size", say.not_formula(d, got, want, v), headline.not_size(d, got, v))
                         continue
                     lo, hi = sym.min, sym.max
                     if (lo is not None and got < lo) or (hi is not None and got > hi):
                         owner = m.inputs[sym.input] if sym.input is not None and sym.input < len(m.inputs) else inp
                         glines = [g.line for g in owner.guards if g.kind in ("min", "max") and g.dim == sym.dim]
-                        bad("range", say.out_of_range(d, got, sym.name, lo, hi, sym.input, glines))
+                        bad("range", say.out_of_range(d, got, sym.name, lo, hi, sym.input, glines), headline.out_of(d, got, lo, hi))
                     if sym.name in values and values[sym.name][0] != got:
                         v, oi, od = values[sym.name]
-                        bad("equal", say.unequal(d, got, oi, od, v, sym.name) + say.unequal_caught(inp.size_stride_line))
+                        bad("equal", say.unequal(d, got, oi, od, v, sym.name) + say.unequal_caught(inp.size_stride_line),
+                            headline.unequal(d, got, oi, od, v))
                     values.setdefault(sym.name, (got, idx, d))
         if spec.stride is not None and inp.stride:
             if len(spec.stride) == len(inp.stride):
@@ -210,7 +215,7 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
                     w = int(want) if is_int(want) else evaluate(
                         str(want), {k: x[0] for k, x in values.items()})
                     if w is not None and got != w and not (spec.shape and spec.shape[d] <= 1):
-                        bad("stride", say.wrong_stride(d, got, want, w))
+                        bad("stride", say.wrong_stride(d, got, want, w), headline.stride(d, got, w))
     _contracts_of_sizes(pkg, m, res, dims, values, ep)
     devs: dict[str, list[int]] = {}
     for i, dev in on_device.items():
@@ -276,11 +281,14 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
     if res.may_fail and not res.violations and res.may_fail[0]["op"] == "extern":
         x = res.may_fail[0]
         res.verdict = say.extern_size_verdict(x["kernel"], x["why"], len(res.may_fail) - 1)
+        res.headline = headline.may_fail(x["kernel"], None, len(res.may_fail) - 1)
     elif res.may_fail and not res.violations:
         x = res.may_fail[0]
         res.verdict = say.may_fail_verdict(x["kernel"], x["message"], x["why"], len(res.may_fail) - 1)
+        res.headline = headline.may_fail(x["kernel"], x["message"], len(res.may_fail) - 1)
     elif res.ok and (unchecked or unshaped):
         res.verdict = say.unchecked_verdict(m.name, unchecked, unshaped)
+        res.headline = headline.CHECK_UNCHECKED
     elif res.ok and res.value_contracts:
         res.verdict = say.contracts_verdict(len(given), m.name, [c["op"] for c in res.value_contracts])
         res.certainty = "likely"
@@ -290,4 +298,9 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
         first = (res.violations[0]["detail"] if res.violations else
                  say.would_fail(res.predicted_assertions[0]["kernel"], res.predicted_assertions[0]["message"]))
         res.verdict = say.violations_verdict(len(res.violations), len(res.predicted_assertions), first)
+        res.headline = headline.check_violations(
+            len(res.violations), len(res.predicted_assertions),
+            res.violations[0].get("summary") or headline.violation_kind(res.violations[0]["kind"], res.violations[0]["input"])
+            if res.violations else f"{res.predicted_assertions[0]['kernel']} would fail")
+    res.headline = res.headline or headline.check_other(res.verdict)
     return res

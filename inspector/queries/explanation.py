@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import inspector.explain as words
+import inspector.explain.headline as headline
 import inspector.graph.ids as ids
 from . import causes
 from ..errors import InspectorError
@@ -84,7 +85,8 @@ class TraceMatch:
     snippet: list[tuple[int, str]] = field(default_factory=list)
     stack_traces: list[str] = field(default_factory=list)
     post_grad_nodes: list[str] = field(default_factory=list)
-    verdict: str = ""
+    verdict: str = ""  # the verdict in full: its alternatives, the kernel it was checked in
+    headline: str = ""  # the verdict in plain words, ≤ 120 characters with its label (explain.headline)
     hypotheses: list[Hypothesis] = field(default_factory=list)  # the one ranked list of causes, likeliest first
     notes: list[str] = field(default_factory=list)  # facts beside the causes (paths, launches, your code): no rank
     certainty: str = "possible"  # of the verdict: "certain" | "likely" | "possible"
@@ -194,6 +196,7 @@ def reason(pkg, match: TraceMatch, n_sites: int, first_thread_failed: bool | Non
     d = causes.decide(match, n_sites, first_thread_failed=first_thread_failed, thread_line=thread_line,
                       dtypes=_input_dtypes(pkg, match.model))
     match.verdict = words.verdict_words(d.verdict, match)
+    match.headline = headline.trace_headline(d.verdict, match, headline.MATCH_BUDGET)
     match.hypotheses = [Hypothesis(words.cause_words(c, match), c.certainty,
                                    [words.evidence_words(e, match) for e in c.evidence]) for c in d.causes]
     match.notes = [words.note_words(n, match) for n in d.notes]

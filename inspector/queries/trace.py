@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 import inspector.explain as words
+import inspector.explain.headline as headline
 import inspector.explain.trace as say
 from ..errors import UsageError
 from ..logs import LogReport, OpError, parse_log, stated_failure
@@ -50,7 +51,8 @@ class TraceResult:
     ambiguous: bool = False
     context: list[str] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
-    verdict: str = ""
+    verdict: str = ""  # in full
+    headline: str = ""  # the first line: the verdict in plain words (explain.headline), ≤ 120 with its label
     candidates: list[dict] = field(default_factory=list)  # a device assert without its line: ranked suspects
     exported_program: str | None = None
     certainty: str = "possible"  # of the verdict (matches[0]'s, or "possible" when it is ambiguous)
@@ -169,7 +171,7 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         for mt in matches:
             mt.confirm = words.confirm_commands(str(pkg.path), log_name) if mt.confirm else []
     if matches:
-        res.verdict = matches[0].verdict
+        res.verdict, res.headline = matches[0].verdict, matches[0].headline
         res.certainty, res.evidence, res.confirm = matches[0].certainty, list(matches[0].evidence), list(matches[0].confirm)
         if res.ambiguous:  # several assertions match: which one fired is itself unknown
             res.certainty = "possible"
@@ -180,10 +182,11 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         if aten is not None and len(calls) > 1:
             res.ambiguous = True
             res.verdict = words.ambiguous_aten_verdict(aten.kernel, calls)
+            res.headline = headline.ambiguous_aten(aten.kernel, len(calls), calls[0].kernel)
             res.certainty = "possible"
         return res
     if located:  # the log names its check's file and line, and nothing here is it: never guess among ours
-        res.verdict, note = _foreign(pkg, located, model)
+        res.verdict, note, res.headline = _foreign(pkg, located, model)
         res.hints.append(note)
         return res
     return _with_candidates(pkg, res, report, model, message=message)
@@ -205,7 +208,7 @@ def _first_thread_failed(located, mt) -> tuple[bool | None, str | None]:
     return None, None
 
 
-def _foreign(pkg, located, model) -> tuple[str, str]:
+def _foreign(pkg, located, model) -> tuple[str, str, str]:
     """The log's located checks match no assertion of this package: it comes from another package or build.
     When an assertion here differs from the log's only in its numbering (tmp9 / tmp12, ks0 / ks1: another torch
     or config compiled the same model), say which."""
@@ -221,8 +224,8 @@ def _foreign(pkg, located, model) -> tuple[str, str]:
     said = say.log_check(r.message, f"{r.file_name}:{r.line}" if r.file else None)
     if same:
         n, k, line, msg = same[0]
-        return say.foreign_numbering(said, k, line, msg)
-    return say.foreign(said)
+        return (*say.foreign_numbering(said, k, line, msg), headline.FOREIGN_NUMBERING)
+    return (*say.foreign(said), headline.FOREIGN)
 
 
 def _quote(text: str, limit: int = 160) -> str:
@@ -248,6 +251,7 @@ def _with_candidates(pkg, res: TraceResult, report: LogReport, model, message: s
         res.candidates = assert_candidates(pkg, report, model)
         if res.candidates:
             res.verdict = say.candidates_verdict(len(res.candidates), res.candidates[0]['kernel'])
+            res.headline = headline.candidates(len(res.candidates))
     return res
 
 

@@ -9,6 +9,7 @@ It sits above both: diagnose asks trace-assert for traces, and trace-assert does
 
 from __future__ import annotations
 
+import inspector.explain.headline as headline
 import inspector.explain.trace as say
 from ..logs import LogReport
 from ..package import Package
@@ -39,6 +40,7 @@ def classify(pkg: Package, res: TraceResult, report: LogReport, model: str | Non
     res.assert_fired = False
     res.log_category, res.log_verdict = d.category, d.verdict
     res.verdict = say.not_an_assert(d.category)
+    res.headline = headline.trace_result_headline(res.verdict)
     res.certainty = d.certainty
     res.evidence = [e.quote for e in d.evidence]
     if d.category not in ASYNC_CATEGORIES:

@@ -9,8 +9,10 @@ from rich.tree import Tree
 
 def render_check(console: Console, r) -> None:
     mark = ("✓ ", "bold green") if r.ok else ("? ", "bold yellow") if r.may_fail and not r.violations else ("✗ ", "bold red")
-    console.print(Text.assemble(mark, r.verdict))
+    console.print(Text.assemble(mark, r.headline or r.verdict))
     root = Tree(Text(f"package {r.package}, model {r.model!r}", style="dim"))
+    if r.headline and r.headline != r.verdict and not (r.violations or r.predicted_assertions or r.may_fail):
+        root.add(Text.assemble(("in full: ", "bold"), r.verdict))  # the rows below word the rest
     if r.violations:
         v = root.add(Text("violations", style="bold"))
         for x in r.violations:

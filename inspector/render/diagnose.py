@@ -10,10 +10,13 @@ from .common import MAX_CANDIDATE_ROWS, _steps, candidate_line
 from .trace import _match_tree
 
 
-def render_diagnosis(console: Console, d) -> None:
+def render_diagnosis(console: Console, d, verbose: bool = False) -> None:
     mark = ("○ ", "bold") if d.category == "no_failure" else ("✗ ", "bold red")  # nothing failed: no cross
-    console.print(Text.assemble(mark, (d.category, "bold"), ": ", d.verdict))
+    console.print(Text.assemble(mark, (d.category, "bold"), ": ", d.headline or d.verdict))
     root = Tree(Text(f"package {d.package}", style="dim"))
+    traced = d.trace is not None and d.trace.matches  # its hypotheses below word the verdict's alternatives
+    if d.headline and d.headline != d.verdict and (verbose or not traced):
+        root.add(Text.assemble(("in full: ", "bold"), d.verdict))
     root.add(Text.assemble(("certainty: ", "bold"), d.certainty))
     if d.evidence:
         ev = root.add(Text("evidence (from the log)", style="bold"))
@@ -67,4 +70,4 @@ def render_diagnosis(console: Console, d) -> None:
         console.print()
         console.print(Text("the full trace", style="bold"))
         for mt in d.trace.matches:
-            console.print(_match_tree(mt))
+            console.print(_match_tree(mt, verbose))

@@ -13,8 +13,10 @@ _STYLE = {"error": ("✗", "bold red"), "warn": ("!", "yellow"), "info": ("·", 
 
 def render_doctor(console: Console, r) -> None:
     mark, style = ("✗", "bold red") if not r.ok else ("✓", "bold green")
-    console.print(Text.assemble((f"{mark} ", style), r.verdict()))
+    console.print(Text.assemble((f"{mark} ", style), r.headline()))
     console.print(Text(say.package_line(r.package, len(r.models)), style="dim"))
+    if r.unchecked:
+        console.print(Text(say.not_checked_line(r.unchecked), style="yellow"))
     for f in r.findings:
         m, st = _STYLE[f.severity]
         w = f.words

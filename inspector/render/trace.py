@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from ..queries.trace import TraceMatch, TraceResult
 
 
-def _match_tree(mt: TraceMatch) -> Tree:
+def _match_tree(mt: TraceMatch, verbose: bool = True) -> Tree:
+    """The tree of one match.  Without ``verbose`` (trace-assert's default): the assertion's own line of the
+    kernel, the bound in one row, the first hypothesis' evidence (``--verbose``: every hypothesis'), each once."""
     a = mt.assertion
     how = "exact" if mt.exact else "candidate"
     root = Tree(Text.assemble(("✗ ", "bold red"), (a.message, "bold"), f"   model {mt.model!r}, {how}: {mt.matched_by}"))
@@ -31,12 +33,19 @@ def _match_tree(mt: TraceMatch) -> Tree:
                                 + ")"))
     snip = Text()
     for ln, txt in mt.snippet:
+        if not verbose and ln != mt.file_line:
+            continue
         mark = "→" if ln == mt.file_line else " "
         snip.append(f"{mark}{ln:5d}  {txt.rstrip()}\n", style="bold red" if ln == mt.file_line else "dim")
+    if not verbose:  # the check's own line, cut at the terminal's width (piped: whole); --verbose wraps it
+        snip.no_wrap, snip.overflow = True, "ellipsis"
     if snip:
+        snip.rstrip()
         kn.add(snip)
     if mt.static_bound is not None:
         root.add(Text.assemble(("bound ", "bold"), f"{a.bound_expr} (a constant: {mt.static_bound})"))
+    elif mt.bound and not verbose:
+        root.add(_bound_row(mt.bound, a.bound_expr))
     elif mt.bound:
         b = mt.bound
         bt = root.add(Text.assemble(("bound ", "bold"), f"{a.bound_expr}"))
@@ -54,14 +63,21 @@ def _match_tree(mt: TraceMatch) -> Tree:
                                  + guard))
         else:
             bt.add(Text("could not trace the bound to a model input", style="yellow"))
-    it = root.add(Text.assemble(("value " if a.checks == "finite" else "index ", "bold"), f"{a.index_var} comes from"))
-    for o in mt.index_origin:
-        end = (f"model input {o.input.index} ({o.input.name})" if o.input else
-               f"constant {o.constant}" if o.constant else o.computed if o.computed else f"? ({o.unresolved})")
-        it.add(Text.assemble(" ← ".join(s.name for s in o.path), "  ⇒ ", (end, "bold" if (o.input or o.constant or o.computed) else "yellow")))
+    label = "value " if a.checks == "finite" else "index "
+    if not verbose and len(mt.index_origin) == 1:  # one origin: one row
+        o = mt.index_origin[0]
+        root.add(Text.assemble((label, "bold"), " ← ".join(s.name for s in o.path), "  ⇒ ",
+                               (_origin_end(o), "bold" if (o.input or o.constant or o.computed) else "yellow")))
+    it = root.add(Text.assemble((label, "bold"), f"{a.index_var} comes from")) if verbose or len(mt.index_origin) != 1 else None
+    for o in mt.index_origin if it is not None else ():
+        it.add(Text.assemble(" ← ".join(s.name for s in o.path), "  ⇒ ",
+                             (_origin_end(o), "bold" if (o.input or o.constant or o.computed) else "yellow")))
     tag = " (derived from the kernel name)" if mt.source_nodes_derived else ""
-    root.add(Text.assemble(("source nodes ", "bold"), ", ".join(mt.source_nodes) + tag))
-    if mt.aten_ops:
+    nodes = Text.assemble(("source nodes ", "bold"), ", ".join(mt.source_nodes) + tag)
+    if mt.aten_ops and not verbose:
+        nodes.append_text(Text.assemble("; ", ("ATen ", "bold"), ", ".join(mt.aten_ops)))
+    root.add(nodes)
+    if mt.aten_ops and verbose:
         root.add(Text.assemble(("ATen ", "bold"), ", ".join(mt.aten_ops)))
     if mt.stack_traces:
         st = root.add(Text("user stack traces (kernel_information.json)", style="bold"))
@@ -73,10 +89,13 @@ def _match_tree(mt: TraceMatch) -> Tree:
             sl.add(Text(f"{x.file}:{x.line}  {x.code}  [{x.node}" + (f" in {x.module}" if x.module else "") + "]"))
     if mt.hypotheses:
         ex = root.add(Text("hypotheses, most likely first", style="bold green"))
+        quoted: set[str] = set()  # each piece of evidence once: a later hypothesis resting on it too says nothing new
         for i, h in enumerate(mt.hypotheses, 1):
             hn = ex.add(Text.assemble(f"{i}. ", (f"[{h.certainty}] ", "bold"), h.sentence))
-            for e in h.evidence:
-                hn.add(Text(f"evidence: {e}", style="dim"))
+            for e in h.evidence if verbose or i == 1 else ():  # the rest's evidence: --verbose
+                if e not in quoted:
+                    hn.add(Text(f"evidence: {e}", style="dim"))
+                quoted.add(e)
     for e in mt.notes:
         root.add(Text.assemble(("note: ", "bold"), e))
     if mt.confirm:
@@ -86,12 +105,41 @@ def _match_tree(mt: TraceMatch) -> Tree:
     return root
 
 
-def render_trace(console: Console, r: TraceResult) -> None:
+def _origin_end(o) -> str:
+    return (f"model input {o.input.index} ({o.input.name})" if o.input else
+            f"constant {o.constant}" if o.constant else o.computed if o.computed else f"? ({o.unresolved})")
+
+
+def _bound_row(b, expr: str | None) -> Text:
+    """The bound's chain in one row: ``bound ks0 = model input 1 (arg1_1) dim 1 (s44 = arg1_1_size[1], wrapper.cpp
+    line 874); guards allow 3..1024``; a bound of several terms names each term's input dim."""
+    row = Text.assemble(("bound ", "bold"), f"{expr}")
+    terms = b.terms or [b]
+    named = [f"input {t.input.index} ({t.input.name}) dim {t.input.dim}" for t in terms if t.input]
+    if len(named) == len(terms):
+        row.append(" = " + (f"model {named[0]}" if len(terms) == 1 else "a size of " + ", ".join(named)))
+    else:
+        row.append(" (not traced to a model input)", style="yellow")
+    defs = [f"{t.kernel_param} ← {t.symbol} = {t.definition} (wrapper.cpp line {t.definition_line})"
+            for t in terms if t.symbol]
+    if defs:
+        row.append(": " + "; ".join(defs))
+    rng = [f"{t.symbol} {t.min if t.min is not None else '?'}..{t.max if t.max is not None else '?'}"
+           for t in terms if t.input and (t.min is not None or t.max is not None)]
+    if rng:
+        row.append("; guards allow " + ", ".join(rng) + " (checked only with AOTI_RUNTIME_CHECK_INPUTS=1)")
+    return row
+
+
+def render_trace(console: Console, r: TraceResult, verbose: bool = False) -> None:
+    """A trace: the headline, its certainty, each match's tree.  ``verbose``: the verdict in full, the kernel's lines
+    around the check, the bound hop by hop, every hypothesis' evidence (the default fits about 30 lines at 80 columns)."""
     if r.verdict:
-        console.print(Text.assemble(("verdict: ", "bold red"), (r.verdict, "bold")))
+        console.print(Text.assemble(("verdict: ", "bold red"), (r.headline or r.verdict, "bold")))
         if r.matches:
-            console.print(Text.assemble(("certainty: ", "bold"), r.certainty
-                                        + (f" ({'; '.join(r.evidence)})" if r.evidence else "")))
+            console.print(Text.assemble(("certainty: ", "bold"), r.certainty))
+        if verbose and r.headline and r.headline != r.verdict:
+            console.print(Text.assemble(("in full: ", "bold"), r.verdict))
         if r.log_verdict:  # a log with no check: what diagnose says it is, on the same reading
             console.print(Text.assemble(("diagnose: ", "bold"), f"{r.log_category}: {r.log_verdict}"))
     if not r.matches and r.candidates:
@@ -100,7 +148,7 @@ def render_trace(console: Console, r: TraceResult) -> None:
         console.print(Text(f"ambiguous: {len(r.matches)} assertions match {r.looked_for}; ranked below. Pass the "
                            "whole error text (--log) so the .py path or kernel name can tell them apart.", style="yellow"))
     for mt in r.matches:
-        console.print(_match_tree(mt))
+        console.print(_match_tree(mt, verbose))
         console.print()
     for c in r.context:
         console.print(Text.assemble(("context: ", "bold"), c))

@@ -83,7 +83,7 @@ class IsaFinding:
 class Diagnosis:
     package: str
     category: str
-    verdict: str
+    verdict: str  # in full
     evidence: list[Evidence] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     trace: object | None = None  # the TraceResult of an index_assert / extern_op (inspector.queries.trace)
@@ -102,6 +102,7 @@ class Diagnosis:
         category claimed a failure in the log, 1 ("nothing found", README's table) when none did or the log shows
         no failure (``no_failure``: nothing to explain, as trace-assert finds no assertion in it)."""
         return 1 if self.category in ("unknown", "no_failure") else 0
+    headline: str = ""  # the first line: the verdict in plain words, ≤ 120 with its label (explain.headline)
     certainty: str = "possible"  # of the verdict: "certain" | "likely" | "possible" (see rules._certainty)
 
     @property
@@ -114,6 +115,7 @@ class Diagnosis:
             "package": self.package,
             "category": self.category,
             "verdict": self.verdict,
+            "headline": self.headline,
             "evidence": [e.to_dict() for e in self.evidence],
             "steps": [s.to_dict() for s in self.steps],
             "trace": self.trace.to_dict() if self.trace is not None else None,

@@ -69,7 +69,12 @@ class DoctorResult:
         return say.verdict([x.message for x in self.errors],
                            [x.message for x in self.findings if x.severity == "warn"], self.unchecked)
 
+    def headline(self) -> str:
+        return say.headline([x.code for x in self.errors], [x.code for x in self.findings if x.severity == "warn"],
+                            bool(self.unchecked))
+
     def to_dict(self) -> dict:
         return {"package": self.package, "models": list(self.models), "ok": self.ok, "verdict": self.verdict(),
+                "headline": self.headline(),
                 "findings": [f.to_dict() for f in self.findings], "facts": self.readings,
                 "unchecked": list(self.unchecked)}

@@ -19,6 +19,7 @@ inspector/logs/patterns.py (``PATTERNS``, with the category's name); its words i
 from __future__ import annotations
 
 from ....explain import diagnose as say
+from ....explain import headline
 from ....logs import LogReport
 from ....package import Package
 from ..results import Diagnosis, Step
@@ -88,6 +89,7 @@ def diagnose(pkg: Package, report: LogReport, model: str | None = None, ep=None,
     if d.category != DeprecatedApi.category and obs.rep.has("deprecated_api"):
         d.notes.append(say.deprecated_note(_deprecated_apis(obs.rep)))
     d.certainty = _certainty(d)
+    d.headline = d.headline or headline.diagnosis(d.category, d.verdict)
     if not any(i.guards for m in obs.models for i in m.inputs):  # torch 2.6: no check_input_K compiled in
         d.steps = [Step(s.do + say.NO_GUARDS_COMPILED, s.env, "compile") if "AOTI_RUNTIME_CHECK_INPUTS" in s.env else s
                    for s in d.steps]

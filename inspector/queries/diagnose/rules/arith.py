@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ....explain import diagnose as say
+from ....explain import headline
 from ....logs import NativeFrame
 from ...divisions import FaultSite, extern_sites, kernel_sites
 from ..results import Diagnosis, step
@@ -69,6 +70,7 @@ class ArithmeticFault(Rule):
             d.notes.append(say.fpe_backtrace_note(bt.function, bt.shim, bt.wrapper_line))
         first = sites[0] if sites else None
         d.verdict = say.fpe_verdict(len(sites), first.to_dict() if first else None, bool(named), bt.function)
+        d.headline = headline.fpe(len(sites), first.target if first else None, bool(named))
         dims = list(dict.fromkeys((r.input, r.dim) for s in sites for r in s.symbols if r.input is not None))
         d.steps = [step(say.fpe_check_step(dims)),
                    step(say.FPE_SWEEP)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspector.explain as words
 
 from ....explain import diagnose as say
+from ....explain import headline
 from ....parse.specs import Device
 from ...candidates import assert_candidates
 from ...match import site_for_noticed
@@ -124,11 +125,13 @@ class IllegalMemoryAccess(Rule):
         top = found.hypotheses[0] if found is not None and found.hypotheses else None
         if found is not None and top is not None and (top.kind != "unchecked_access" or found.custom_ops):
             d.verdict = say.async_verdict(found, top)
+            d.headline = headline.ima(headline.async_place(top), found.reported_by)
             if top.kind == "host_input" and top.certainty == "likely":
                 d.notes.append(say.HOST_POINTER_RESTS_ON)
         elif d.suspects:
             s = d.suspects[0]
             d.verdict = say.ima_verdict(len(d.suspects), s, words.table_words(s["table"]), key == "cuda")
+            d.headline = headline.ima(f"{s['kernel']}'s unchecked {s['access']}", None)
         else:
             d.verdict = say.ima_no_suspect_verdict(key == "cuda")
         if found is not None and found.reported_by and not found.blocking:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ....explain import diagnose as say
+from ....explain import headline
 from ..results import Diagnosis, Evidence, step
 from .base import Observations, Rule
 
@@ -44,6 +45,8 @@ class OutOfMemory(Rule):
         d.verdict = say.oom_verdict(size, ev.free, ev.total,
                                     (alloc.buffer, alloc.line, alloc.formula()) if alloc else None,
                                     human_bytes(consts) if consts else None, source)
+        d.headline = headline.oom(headline.OOM_WHO.get(source, "the device"), alloc.buffer if alloc else None,
+                                  alloc.formula() if alloc else None)
         d.steps = [step(say.OOM_SIZES), step(say.OOM_DOCTOR)]
         if source in ("driver", "cublas", "runtime"):  # no size named: the GPU may have been full before
             d.steps.insert(0 if source != "runtime" else 1, step(say.OOM_DRIVER))

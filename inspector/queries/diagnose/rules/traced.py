@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ....explain import diagnose as say
+from ....explain import headline
 from ....logs import says_nan_inf
 from ..results import Diagnosis, Evidence, step
 from .base import Observations, Rule
@@ -19,7 +20,7 @@ class _Traced(Rule):
     def answer(self, obs: Observations, d: Diagnosis) -> None:
         t, rep = obs.trace, obs.rep
         d.trace = t
-        d.verdict = t.verdict
+        d.verdict, d.headline = t.verdict, t.headline
         for r in obs.located[:3]:
             if r.kind == "cpu" and r.message:
                 d.evidence.append(Evidence(r.message, r.message_pattern))

@@ -97,18 +97,16 @@ def run(a) -> int:
                 print(line, flush=True)
             else:
                 out.append(line)
-        elif fmt == "text":
-            from ..render.scan import render_scan_row
-
-            render_scan_row(con, row)
     summary = summarize_rows(rows)
     if fmt == "json":
         line = json.dumps({"summary": summary})
         print(line) if out is None else out.append(line)
     elif fmt == "text":
-        from ..render.scan import render_scan_summary
+        from ..render.scan import render_scan_row, render_scan_summary
 
-        render_scan_summary(con, summary)
+        render_scan_summary(con, summary)  # the summary first, then a line per package (issue 35 §7)
+        for row in rows:
+            render_scan_row(con, row)
         if out is not None:
             out.append(buf.getvalue().rstrip("\n"))
     else:

@@ -702,12 +702,17 @@ TITLES = {
 def headline(errors: list[str], warnings: list[str], unchecked: bool) -> str:
     """The first line from the codes of the errors and warnings (most serious first): the verdict, each finding by
     its title; what was not checked is the answer's next line (`not_checked_line`)."""
-    e, w = errors, warnings
+    from .headline import WIDTH, fit
+
+    e, w, budget = errors, warnings, WIDTH - len("✓ ")
     if e:
-        return f"will not run as given: {TITLES.get(e[0], e[0])}" + (f" (+{len(e) - 1} more)" if len(e) > 1 else "")
+        more = f" (+{len(e) - 1} more)" if len(e) > 1 else ""
+        return fit(budget, f"will not run as given: {TITLES.get(e[0], e[0])}{more}",
+                   f"will not run as given ({len(e)} error(s) below)")
     head = "no error found in what was checked" if unchecked else "no error found"
     if w:
-        return f"{head}; {len(w)} warning(s): {TITLES.get(w[0], w[0])}" + (" (+ more below)" if len(w) > 1 else "")
+        return fit(budget, f"{head}; {len(w)} warning(s): {TITLES.get(w[0], w[0])}",
+                   f"no error found; {len(w)} warning(s): {TITLES.get(w[0], w[0])}", f"{head}; {len(w)} warning(s)")
     return head if unchecked else "no error found: nothing in the package stands against running it here"
 
 

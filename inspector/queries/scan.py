@@ -38,9 +38,11 @@ class ScanRow:
     error: str | None = None  # unreadable: why (exit 3's message); internal: a bug in pt2-inspect; a job's error
     internal: bool = False
     status: str = "ok"
+    headline: str = ""  # doctor's first line (the verdict short); "": the verdict is short already
 
     def to_dict(self) -> dict:
-        return {"package": self.package, "ok": self.ok, "verdict": self.verdict, "models": self.models,
+        return {"package": self.package, "ok": self.ok, "verdict": self.verdict, "headline": self.headline or self.verdict,
+                "models": self.models,
                 "findings": self.findings, "error": self.error, "internal": self.internal, "status": self.status}
 
 
@@ -97,7 +99,7 @@ def _one(path: str, options: dict) -> ScanRow:
             with Package(archive, cache=False) as pkg:
                 r = doctor(pkg, **options)
         return ScanRow(path, r.ok, r.verdict(), r.models, [f.to_dict() for f in r.findings],
-                       status="ok" if r.ok else "will_not_run")
+                       status="ok" if r.ok else "will_not_run", headline=r.headline())
     except InspectorError as e:
         return ScanRow(path, None, words.not_read(e), error=str(e), status="unreadable")
     except Exception as e:  # noqa: BLE001 - a bug in pt2-inspect: recorded for this package, the run goes on

@@ -27,11 +27,17 @@ def source_lines(pkg, *, kernel: str | None = None, wrapper: bool = False, line:
                              + (f"; did you mean {', '.join(close)}?" if close else f"; kernels: {listing or 'none'}"))
         file, text, first = k.source_file, k.lines(), k.line_base
     last = first + len(text) - 1
+    own = None  # a CPU kernel's lines are its whole kernel.cpp: without --line, its own span only
+    if not wrapper:
+        from ..parse.cpp_loops import kernel_span
+
+        span = kernel_span(k)
+        own = (first + span.start, first + span.stop - 1) if span else None
     if line is not None:
         if not first <= line <= last:
             raise UsageError(f"--line {line} is outside {'wrapper.cpp' if wrapper else kernel} (lines {first}..{last})")
         lo, hi = max(first, line - max(context, 0)), min(last, line + max(context, 0))
     else:
-        lo, hi = first, last
+        lo, hi = own or (first, last)
     return {"model": ix.name, "kernel": None if wrapper else kernel, "file": file, "line": line,
             "lines": [{"line": n, "text": text[n - first]} for n in range(lo, hi + 1)]}

@@ -1,4 +1,4 @@
-"""Rendering with rich for `scan`: a line per package, the summary, and the JUnit XML report.  Never parses anything."""
+"""Rendering with rich for `scan`: the summary, a line per package, and the JUnit XML report.  Never parses anything."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ def render_scan_row(console: Console, row) -> None:
         mark, style = ("✓", "green") if row.ok else ("✗", "bold red")
     n = {s: sum(1 for f in row.findings if f["severity"] == s) for s in ("error", "warn")}
     counts = f"  ({n['error']} error(s), {n['warn']} warning(s))" if row.findings else ""
-    console.print(Text.assemble((f"{mark} ", style), (row.package, "bold"), f": {row.verdict}", (counts, "dim")))
+    console.print(Text.assemble((f"{mark} ", style), (row.package, "bold"), f": {row.headline or row.verdict}",
+                                (counts, "dim")))
 
 
 def render_scan_summary(console: Console, s: dict) -> None:

@@ -11,13 +11,18 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 
+TABLE_WIDTH = 120
+
+
 def render_sweep(console: Console, r) -> None:
     """The sweep: verdict, then one table row per case (prediction; with --run what happened, diagnose, agree)."""
     from rich.table import Table
 
     bad = bool(r.disagreements)
     console.print(Text.assemble(("✗ " if bad else "✓ ", "bold red" if bad else "bold green"), r.verdict))
-    t = Table(show_lines=False, pad_edge=False)
+    # at most TABLE_WIDTH columns, piped too (cells wrap inside it); a row's note is a numbered footnote below
+    t = Table(show_lines=False, pad_edge=False, width=min(console.width, TABLE_WIDTH))
+    footnotes: list[str] = []
     t.add_column("case")
     t.add_column("checks")
     t.add_column("predicted")
@@ -26,7 +31,12 @@ def render_sweep(console: Console, r) -> None:
         t.add_column("diagnose")
         t.add_column("agree")
     for row in r.rows:
-        cells = [row.case + (f" [{row.note}]" if row.note else ""), "on" if row.checks else "off", row.prediction.words]
+        mark = ""
+        if row.note:
+            if row.note not in footnotes:
+                footnotes.append(row.note)
+            mark = f" [{footnotes.index(row.note) + 1}]"
+        cells = [row.case + mark, "on" if row.checks else "off", row.prediction.words]
         if r.ran:
             o, d = row.observed or {}, row.diagnosis or {}
             happened = o.get("what", "") + (f": {o['first_error']}" if o.get("first_error") else "")
@@ -35,5 +45,7 @@ def render_sweep(console: Console, r) -> None:
             cells += [happened, diag, "yes" if row.agree else f"NO: {row.why}"]
         t.add_row(*[Text(c) for c in cells])
     console.print(t)
+    for i, n in enumerate(footnotes, 1):
+        console.print(Text(f"[{i}] {n}", style="dim"))
     for n in r.notes:
         console.print(Text.assemble(("note: ", "bold yellow"), n))

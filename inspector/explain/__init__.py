@@ -45,7 +45,15 @@ def log_reading(name: str, lines: int, facts: int, unread: int, first: list[tupl
     return out
 
 def who(inp) -> str:
-    """``input 1 `item_ids``` / ``input 1 (arg1_1)``."""
+    """``input 1 `item_ids``` / ``input 1``: an input as the sentences name it.  Its wrapper name (``arg1_1``) is an
+    internal, named once where the trace shows the input (`who_named`), not in every sentence (issue 35 §7)."""
+    if inp is None:
+        return "?"
+    return f"input {inp.index} `{inp.user_name}`" if getattr(inp, "user_name", None) else f"input {inp.index}"
+
+
+def who_named(inp) -> str:
+    """``input 1 `item_ids``` / ``input 1 (arg1_1)``: an input with the wrapper name that the package calls it."""
     if inp is None:
         return "?"
     return f"input {inp.index} `{inp.user_name}`" if getattr(inp, "user_name", None) else f"input {inp.index} ({inp.name})"

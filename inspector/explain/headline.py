@@ -135,9 +135,10 @@ def _short_length(p) -> str:
     return p.length
 
 
-def trace_result_headline(verdict: str) -> str:
-    """A trace answer's first line where no match words it (a verdict that fits, as it is)."""
-    return fit(MATCH_BUDGET, verdict, "no assert of this package matched the log (below: why)")
+def not_an_assert(verdict: str, category: str) -> str:
+    """trace-assert's first line on a log with no check in it: the verdict where it fits, else what the log is."""
+    return fit(MATCH_BUDGET, verdict, f"no assert fired: this log is {category} (diagnose's category)",
+               "no assert fired in this log")
 
 
 def ambiguous_aten(kernel: str, n: int, op: str) -> str:

@@ -126,7 +126,7 @@ def assert_candidates(pkg: Package, rep: LogReport, model: str | None) -> list[C
                     model=m.name, kernel=k.name, message=a.message, line=a.line, launched_at=last,
                     reason=say.candidate_reason(last, limit), bound=_bound(t),
                     bound_input=t.bound.input if t.bound and t.bound.input else None,
-                    index_origin=[words.who(i) for i in fed] or [o.constant or o.computed or o.unresolved or "?"
+                    index_origin=[words.who_named(i) for i in fed] or [o.constant or o.computed or o.unresolved or "?"
                                                                 for o in t.index_origin],
                     verdict=t.verdict), bool(fed), reach))
         # Extern ATen ops that index a tensor assert on their own (EmbeddingBag.cu, IndexKernel.cu …).
@@ -142,7 +142,7 @@ def assert_candidates(pkg: Package, rep: LogReport, model: str | None) -> list[C
                 model=m.name, kernel=c.target, message=say.extern_candidate_message(op), line=c.line,
                 launched_at=c.line, reason=say.extern_candidate_reason(op, c.line, limit), bound=_bound(t),
                 bound_input=t.bound.input if t.bound and t.bound.input else None,
-                index_origin=[words.who(i) for i in fed] or ["?"], verdict=t.verdict), bool(fed), False))
+                index_origin=[words.who_named(i) for i in fed] or ["?"], verdict=t.verdict), bool(fed), False))
     if limit is not None:
         out.sort(key=lambda x: (-x[0].launched_at, not x[2], not x[1]))
     else:

@@ -47,7 +47,7 @@ class PositionBound:
     def length(self) -> str:
         """The size the positions run along, in words."""
         if self.input is not None:
-            return f"input {self.input} ({self.input_name}) dim {self.dim}"
+            return f"input {self.input} dim {self.dim}"  # its wrapper name: the trace's index row
         if self.static is None:
             return "?"
         return f"{self.static} boundaries" if self.past else f"a fixed length of {self.static}"

@@ -40,7 +40,7 @@ def classify(pkg: Package, res: TraceResult, report: LogReport, model: str | Non
     res.assert_fired = False
     res.log_category, res.log_verdict = d.category, d.verdict
     res.verdict = say.not_an_assert(d.category)
-    res.headline = headline.trace_result_headline(res.verdict)
+    res.headline = headline.not_an_assert(res.verdict, d.category)
     res.certainty = d.certainty
     res.evidence = [e.quote for e in d.evidence]
     if d.category not in ASYNC_CATEGORIES:

@@ -51,9 +51,9 @@ def test_text_json_report_and_api_say_the_same_things_in_the_same_order(manifest
     assert [jm["verdict"]] + [h["text"] for h in jm["hypotheses"]] + jm["notes"] == parts
     assert [h["certainty"] for h in jm["hypotheses"]] == [h.certainty for h in mt.hypotheses]
     assert js["certainty"] == api.certainty and jm["certainty"] == mt.certainty
-    assert main(["trace-assert", str(pkg), "--log", str(log)]) == 0
+    assert main(["trace-assert", str(pkg), "--log", str(log), "--verbose"]) == 0
     text = capsys.readouterr().out
-    assert text.splitlines()[0] == f"verdict: {api.verdict}"
+    assert text.splitlines()[0] == f"verdict: {api.headline}" and js["headline"] == api.headline
     assert _in_order(text, parts), "the text answer holds the verdict, hypotheses and notes in the API's order"
     assert _in_order(text, [f"[{h.certainty}] {h.sentence}" for h in mt.hypotheses])
     out = tmp_path / "r.html"

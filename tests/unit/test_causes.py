@@ -381,7 +381,7 @@ def test_the_plural_comes_from_the_source_not_from_the_words():
     m = _static(512, origins=[_const("c0")])
     assert words.verdict_words(C.verdict_of(m), m).startswith("values read from constant c0 hold values ≥ 512")
     m = _static(512, origins=[_read()])
-    assert words.verdict_words(C.verdict_of(m), m).startswith("input 0 (arg0_1) holds values ≥ 512")
+    assert words.verdict_words(C.verdict_of(m), m).startswith("input 0 holds values ≥ 512")
 
 
 CERTAINTIES = set(C.CERTAINTY)

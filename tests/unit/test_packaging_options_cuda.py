@@ -179,7 +179,7 @@ def test_cond_branch_index_traces_to_the_model_input():
         t = trace_assert(pkg, log=options_log("cond_index_cuda", "oob_true"))
     (m,) = t.matches
     assert m.exact and [o.input.index for o in m.index_origin if o.input] == [1]
-    assert "input 1 (arg2_1)" in t.verdict and "`tab`, 100 rows" in t.verdict and "true_graph_0" not in t.verdict
+    assert "input 1 holds" in t.verdict and "`tab`, 100 rows" in t.verdict and "true_graph_0" not in t.verdict
 
 
 # -- a mixed CPU/CUDA graph -----------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ def test_its_own_assert_traces_to_the_input_and_the_literal_bound():
         assert mt.static_bound == 50  # `rows`, launched with the literal 50 (the table's rows)
         assert [o.input.index for o in mt.index_origin if o.input] == [0]
         assert mt.source_nodes == ["user_gather"] and not mt.source_nodes_derived
-        assert "input 0 (arg1_1) holds values ≥ 50" in t.verdict
+        assert "input 0 holds values ≥ 50" in t.verdict
         d = diagnose(pkg, log)
     assert d.category == "index_assert"
 

@@ -74,9 +74,11 @@ def _dims(t) -> str:
     return " or ".join(short_dim(x.input) for x in terms if x.input is not None) or "a size"
 
 
-def _index_past(src: str, lim: str, tbl: str) -> list[str]:
-    """``input 1 `ids` holds an index ≥ 100 (`tab`, 100 rows)`` and shorter forms."""
-    return [f"{src} holds an index ≥ {lim}, past {tbl}" if tbl else "", f"{src} holds an index ≥ {lim}"]
+def _index_past(src: str, lim: str, tbl: str, computed: bool = False) -> list[str]:
+    """``input 1 `ids` holds an index ≥ 100, past `tab` (100 rows)`` (an index computed from an input: ``an index
+    from input 1 is ≥ …``) and shorter forms."""
+    verb = "is" if computed else "holds an index"
+    return [f"{src} {verb} ≥ {lim}, past {tbl}" if tbl else "", f"{src} {verb} ≥ {lim}"]
 
 
 def trace_headline(v, t, budget: int = WIDTH) -> str:
@@ -101,7 +103,7 @@ def trace_headline(v, t, budget: int = WIDTH) -> str:
         return fit(budget, f"{var} failed `{t.assertion.message}`; its bound was not traced to an input",
                    "an index check failed; its bound was not traced to an input")
     lim = _limit(v)
-    past = _index_past(src, lim, tbl)
+    past = _index_past(src, lim, tbl, v.source.kind == "computed")
     if case in ("static", "not_empty"):
         return fit(budget, *past, f"an index ≥ {lim}", "an index past its bound")
     if case == "static_position":
@@ -120,10 +122,10 @@ def trace_headline(v, t, budget: int = WIDTH) -> str:
     if case == "empty_position_below":
         return fit(budget, f"{_dims(t)} is 0: an empty input", "an empty input")
     if case == "empty_as_thread":
-        return fit(budget, f"{_dims(t)} is 0 (an empty input), or {src} holds an index ≥ {lim}",
+        return fit(budget, f"{_dims(t)} is 0 (an empty input), or {past[-1]}",
                    f"{_dims(t)} is 0 (an empty input)", "an empty input, or an index past its bound")
     if case == "value_or_empty":
-        return fit(budget, f"{src} holds an index ≥ {lim}, or {_dims(t)} is 0", *past,
+        return fit(budget, f"{past[-1]}, or {_dims(t)} is 0", *past,
                    "an index past its bound, or an empty input")
     raise KeyError(case)
 

@@ -210,6 +210,11 @@ class RemoteArchive(Archive):
         the same directory still gets a new cache key."""
         return f"{super().fingerprint(name)}:object:{self.identity}"
 
+    def data_checksum(self, name: str) -> str:
+        """A remote member's bytes are not fetched for the key: the object's identity (`fingerprint`) stands for
+        them (a rewritten object gets a new ETag)."""
+        return "object"
+
     def container_stamp(self) -> str:
         """What stands for the local zip's stat in the index cache key (inspector.package): the object's identity."""
         return f"remote:{self.identity}"

@@ -1,11 +1,13 @@
 """The on-disk index cache: one JSON file per indexed model, never pickle.
 
 Key: the tool version, this file's format number, and for every member the index was built from
-(wrapper, kernel.cpp, wrapper metadata, kernel_information.json; cubin names) its name, size and
-content checksum.  For a zip the checksum is the CRC-32 its central directory already records
-(free to read: the members are not read at all on a hit); for a folder or a bare wrapper it is a
-BLAKE2b of the file's bytes.  A package whose members change gets a new key, so a stale entry is
-never used; old entries simply stay until the folder is cleared.
+(wrapper, kernel.cpp, wrapper metadata, kernel_information.json; cubin names and sizes) its name, size and
+a checksum of its bytes (`Archive.fingerprint`).  For a local zip: a CRC-32 of the member's bytes as they lie
+in the file (mapped, not inflated: 47 ms for a 113 MB wrapper.cpp), beside the CRC its directory records (a
+claim that bytes changed in place do not update); for a folder or a bare wrapper, a BLAKE2b of the file; for a
+remote object, its ETag.  No time, size of the file or inode is in it: a copy or a touch of the same bytes is a
+hit, and bytes changed under kept times and sizes are a miss (issue 36 §2, docs/benchmarks.md).  Old entries
+simply stay until the folder is cleared.
 
 Where: ``$PT2_INSPECT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pt2-inspect``, else ``~/.cache/pt2-inspect``.
 Writes go to a temporary file in that folder and are renamed into place (atomic on POSIX), so

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -73,6 +74,9 @@ TOOLS = (
 _HIDDEN = {"help", "json", "wide", "output", "debug", "strict", "no_cache", "all_kernels"}
 # arguments that name a file or folder to read (checked against the roots); "auto" is no path
 _PATHS = {"package", "log", "ep", "against", "weights", "inputs_json", "host_cpuinfo"}
+# The least value each whole-number argument takes (the CLI refuses less, or reads it as nonsense): in the tool's
+# input schema as `minimum`, and checked before the command runs (issue 36 §4: `context: -5` was accepted).
+_MINIMUM = {"line": 1, "context": 0, "jobs": 1, "offset": 0, "steps": 1, "limit": 1, "depth": 0, "hypothesis": 1}
 _INLINE = {"log": "log_text", "against": "against_text"}  # a log given as text instead of a path
 
 
@@ -107,6 +111,8 @@ def input_schema(tool: Tool) -> dict:
             prop = {"type": "integer" if act.type is int else "string"}
             if act.choices:
                 prop["enum"] = list(act.choices)
+            if act.type is int and act.dest in _MINIMUM:
+                prop["minimum"] = _MINIMUM[act.dest]
         if act.dest == "package":
             help_text = "the package: a path under the server's roots (a URL only with --allow-remote)"
         prop["description"] = help_text or act.dest
@@ -159,12 +165,61 @@ class Roots:
             why = " (a symbolic link out of them)" if real != Path(os.path.abspath(p)) else ""
             raise ToolError(f"{arg}: {value} is outside the server's roots ({', '.join(map(str, self.roots))}){why}; "
                             "nothing was read")
+        if value.startswith("-"):  # argparse would read it as an option (`--weights=/etc/passwd`)
+            raise ToolError(f"{arg}: {value!r} starts with '-'; give such a path as ./{value}")
+        try:
+            mode = os.stat(real).st_mode
+        except OSError as e:
+            raise ToolError(f"{arg}: {value}: {e.strerror}; nothing was read") from None
+        # a FIFO, socket or device would block the call or never end: only a regular file (a package: or a folder)
+        if not (stat.S_ISREG(mode) or (arg == "package" and stat.S_ISDIR(mode))):
+            raise ToolError(f"{arg}: {value} is not a regular file"
+                            + (" or a folder" if arg == "package" else "") + "; nothing was read")
         return value  # as given (the answer names it so); the command runs in the first root
+
+
+def validate(tool: Tool, args: dict) -> None:
+    """Every argument against the tool's own input schema (`input_schema`): its type, enum and minimum, and no NUL
+    in a string (a path with one is no file: the OS refuses it).  A `ToolError` names the argument and what it
+    needs; nothing runs."""
+    schema = input_schema(tool)
+    props = schema["properties"]
+    if not isinstance(args, dict):
+        raise ToolError("the arguments must be an object")
+    for name in schema["required"]:
+        if name not in args:
+            raise ToolError(f"{name} is required")
+    for name, value in args.items():
+        prop = props.get(name)
+        if prop is None:
+            raise ToolError(f"unknown argument {name!r}; {tool.name} takes: {', '.join(sorted(props))}")
+        items = value if prop["type"] == "array" else [value]
+        if prop["type"] == "array" and not isinstance(value, list):
+            raise ToolError(f"{name} must be a list")
+        want = prop["items"]["type"] if prop["type"] == "array" else prop["type"]
+        for v in items:
+            _check_value(name, v, want, prop)
+
+
+_JSON_TYPES = {"string": str, "integer": int, "boolean": bool}
+
+
+def _check_value(name: str, v, want: str, prop: dict) -> None:
+    ok = isinstance(v, _JSON_TYPES[want]) and not (want == "integer" and isinstance(v, bool))
+    if not ok:
+        raise ToolError(f"{name} must be a{'n' if want == 'integer' else ''} {want}, not {type(v).__name__}")
+    if want == "string" and "\0" in v:
+        raise ToolError(f"{name} holds a NUL byte: no path or value has one")
+    if "enum" in prop and v not in prop["enum"]:
+        raise ToolError(f"{name} must be one of {', '.join(map(str, prop['enum']))}")
+    if want == "integer" and "minimum" in prop and v < prop["minimum"]:
+        raise ToolError(f"{name} must be at least {prop['minimum']} (got {v})")
 
 
 def argv_for(tool: Tool, args: dict, roots: Roots, tmp: str, stdin: list | None = None) -> list[str]:
     """The CLI's arguments for a call (``--json`` added); paths checked, an inline log given on the command's stdin
     (appended to ``stdin``), an inline `--against` log written to ``tmp``."""
+    validate(tool, args or {})
     args = dict(args or {})
     args.pop("offset", None)
     acts = {a.dest: a for a in _actions(tool)}
@@ -279,7 +334,8 @@ def call(tool: Tool, args: dict, roots: Roots, max_chars: int = MAX_CHARS) -> tu
                                **stdin, timeout=CALL_TIMEOUT_S, cwd=str(roots.roots[0]),
                                env={**os.environ, "COLUMNS": "200"})
         except subprocess.TimeoutExpired:
-            raise ToolError(f"{tool.name}: no answer within {CALL_TIMEOUT_S} s") from None
+            raise ToolError(f"{tool.name}: time limit: no answer within the server's {CALL_TIMEOUT_S} s per call "
+                            "(the call was stopped)") from None
         written = Path(tmp) / "written" / f"{tool.name}.out"
         written = written.read_text(encoding="utf-8", errors="replace") if tool.writes and written.is_file() else None
     if p.returncode not in (0, 1):

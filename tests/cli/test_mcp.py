@@ -74,6 +74,7 @@ def results(tmp_path_factory):
     link = second / "link.pt2"
     link.symlink_to(outside / "x.pt2")
     (second / "inside.pt2").write_bytes((S / "cpu/jagged/jagged.pt2").read_bytes())
+    os.mkfifo(second / "fifo.log")  # a log that never ends: refused, not read for the call's whole time limit
 
     async def go(client):
         tools = await client.list_tools()
@@ -89,6 +90,11 @@ def results(tmp_path_factory):
             "option_in_path": await client.call_tool("doctor", {"package": "--weights=/etc/passwd"}),
             "option_in_value": await client.call_tool("trace_assert", {"package": JAGGED,
                                                                        "message": "--log=/etc/passwd"}),
+            "nul": await client.call_tool("show", {"package": JAGGED + "\0.pt2"}),
+            "fifo": await client.call_tool("diagnose", {"package": JAGGED, "log": str(second / "fifo.log")}),
+            "negative_context": await client.call_tool("source", {"package": JAGGED, "wrapper": True, "line": 10,
+                                                                  "context": -5}),
+            "wrong_type": await client.call_tool("source", {"package": JAGGED, "wrapper": "yes"}),
         }
         inline = await client.call_tool("trace_assert", {"package": JAGGED, "log_text": (
             S / "cuda/jagged/error.log").read_text()})
@@ -137,6 +143,8 @@ def test_a_log_given_inline_is_the_same_answer_as_the_file(results):
     ("outside", "outside the server's roots"), ("dotdot", "outside the server's roots"),
     ("symlink", "symbolic link out of them"), ("url", "--allow-remote"), ("log_outside", "outside the server's roots"),
     ("unknown_arg", "unknown argument 'bogus'"), ("bad_package", "exit 3"), ("option_in_path", "starts with '-'"),
+    ("nul", "NUL byte"), ("fifo", "not a regular file"), ("negative_context", "context must be at least 0"),
+    ("wrong_type", "wrapper must be a boolean"),
 ])
 def test_refusals_are_tool_errors(results, case, expect):
     r = results[2][case]

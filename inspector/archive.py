@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import lzma
 import mmap
 import os
 import stat
@@ -43,6 +44,11 @@ UTF8_FLAG = 0x800  # general purpose bit 11: the name is UTF-8; without it, IBM 
 # uncompressed size, name length, extra field length; 30 bytes, the name and the extra field follow.
 LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 LOCAL_SIGNATURE = b"PK\x03\x04"
+# What reading a damaged member raises (each is the package's damage, exit 3): zipfile's own errors, a short file, a
+# method or encryption only the local header declares, and the decompressors' errors on a stream that is not one
+# (bz2 raises OSError).  The fuzz lane (tests/unit/test_fuzz_archives.py) found zlib.error escaping as exit 4.
+MEMBER_READ_ERRORS = (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, zlib.error,
+                      lzma.LZMAError)
 
 
 _CRC_WINDOW = 16 << 20
@@ -312,9 +318,9 @@ class Archive:
             else:
                 with (self._dir / name).open("rb") as f:
                     data = f.read(limit + 1)
-        except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as e:
+        except MEMBER_READ_ERRORS as e:
             # (NotImplementedError, RuntimeError: zipfile's words for a method or an encryption only the local header
-            # declares, which the directory's entry did not)
+            # declares, which the directory's entry did not; zlib.error / LZMAError: a compressed stream that is not one)
             raise UnreadablePackage(f"{self.path}: cannot read {name}: {e}") from None
         except UnicodeDecodeError:  # zipfile decodes the local header's name (UTF-8 flag set): a damaged zip
             raise UnreadablePackage(f"{self.path}: cannot read {name}: its local header's name is not UTF-8 "
@@ -338,7 +344,7 @@ class Archive:
             with (self._dir / name).open("rb") as f:
                 f.seek(offset)
                 return f.read(size)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as e:
+        except (*MEMBER_READ_ERRORS, ValueError) as e:
             raise UnreadablePackage(f"{self.path}: cannot read {name}: {e}") from None
         except UnicodeDecodeError:
             raise UnreadablePackage(f"{self.path}: cannot read {name}: its local header's name is not UTF-8 "

@@ -415,8 +415,9 @@ PRINTER_SLICE = _p(
     "the header of one 2-d slice of an n-d tensor's values (`(2,1,.,.) = `, 1-based)")
 PRINTER_NUMBER = r"[-+]?(?:nan|inf|\d+(?:\.\d*)?(?:e[+-]?\d+)?)"
 PRINTER_ROW = _p(
-    "printer_row", "detail", r"^\s*(?:" + PRINTER_NUMBER + r"\s*)+$",
-    "one row of a printer block's values: numbers right-aligned, a negative one may fill its width")
+    "printer_row", "detail", r"^\s*+(?:(?>" + PRINTER_NUMBER + r")\s*+)++$",
+    "one row of a printer block's values: numbers right-aligned, a negative one may fill its width (each number "
+    "atomic: `1234` is never tried as `1`, `2`, `3`, `4`, which made a long line of digits cost 190 µs, not 2)")
 PRINTER_VALUE = _p("printer_value", "detail", PRINTER_NUMBER, "one value of a row")
 PRINTER_SYMINT = _p(
     "printer_symint", "printer",

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from ....explain import diagnose as say
-from ....explain import headline
 from ....logs import says_nan_inf
 from ..results import Diagnosis, Evidence, step
 from .base import Observations, Rule

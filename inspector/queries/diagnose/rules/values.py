@@ -41,6 +41,7 @@ class NanInf(Rule):
             d.verdict = say.nan_input_verdict(what, label)
             d.steps = [step(say.NAN_CHECK_INPUT)]
             d.own_check = _one_check_of(obs, m, buf, evs)
+            d.nan_input = inp.index
         else:
             writer = line = None
             nodes: list[str] = []

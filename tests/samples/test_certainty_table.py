@@ -49,3 +49,22 @@ def test_a_value_with_a_dtype_rival_stays_likely_since_the_int32_runs_are_not_va
     assert wrong == {"harvest/issue34_cpu213/dtype_ids_cpu/logs/int32_ids.log", "harvest/issue34_gpu/gpt2_dyn/logs/int32_ids.log"}
     certain = [r for r in measured[0] if r["level"] == "certain"] + rival
     assert sum(r["right"] for r in certain) / len(certain) < bench.BARS["certain"]
+
+
+NAN_CPU = ROOT / "sample_packages/harvest/issue15_cpu213/nan_asserts_cpu"
+
+
+@pytest.mark.parametrize("edit,basis", [
+    (lambda t: t, "own_message"),  # the real log: one check on arg2_1, at the line the log names
+    (lambda t: t.replace("line 924", "line 999"), "log_line"),  # CRAFTED: a line where the package has no such check
+    (lambda t: t.replace(".wrapper.cpp, line", ".other.cpp, line"), "log_line"),  # CRAFTED: another file's check
+])
+def test_a_cpu_nan_check_is_certain_only_where_the_message_matches_the_packages_one_check(edit, basis):
+    import inspector
+    from inspector import diagnose
+
+    text = edit((NAN_CPU / "logs/inf_input.log").read_text())
+    with inspector.open_package(NAN_CPU / "nan_asserts_cpu.pt2") as p:
+        d = diagnose(p, text)
+    assert d.category == "nan_inf" and d.nan_input == 0 and d.certainty_basis == basis
+    assert d.certainty == ("certain" if basis == "own_message" else "likely")

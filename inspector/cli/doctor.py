@@ -28,17 +28,19 @@ fail), warn (it may fail or mislead), info; each with its evidence and what to d
   memory            constant bytes, and the run's peak activation memory from the
                     wrapper's allocations and releases: a formula of the dynamic
                     sizes, evaluated at --input shapes (else every size at 64),
-                    as a range: the activations alone up to a fresh process's
-                    first run (cuBLAS's 32 MiB workspace, 2x each convolution's
-                    output for cuDNN's, 4 MiB slack). Measured on an H200 (torch
-                    2.11): all 27 runs of an MLP, BERT (static and dynamic batch
-                    and sequence), ResNet-18 and timm models fall in it; the floor
-                    is exact for the MLP and BERT, 57% for ResNet-18. On the CPU
-                    (torch 2.13, resident peak): BERT + pooling, GPT-2, Llama and
-                    a dynamic-size ViT within 15%, wav2vec2 0.8 with its upper
-                    bound holding (the convolution's own workspace). "at least"
-                    when a size is unknown or a custom op allocates inside itself
-                    (the reason is said); "could not estimate", never 0 B
+                    as a range: the activations alone up to, on CUDA, a fresh
+                    process's first run (cuBLAS's 32 MiB workspace, 2x each
+                    convolution's output for cuDNN's, 4 MiB slack), on the CPU
+                    the tensors + 1 MiB (the heap's small blocks, BLAS buffers).
+                    Measured on an H200 (torch 2.11): all 27 runs of an MLP, BERT
+                    (static and dynamic batch and sequence), ResNet-18 and timm
+                    models fall in it; the floor is exact for the MLP and BERT,
+                    57% for ResNet-18. On the CPU (torch 2.13, resident peak):
+                    BERT + pooling, GPT-2, Llama and a dynamic-size ViT within
+                    15%, wav2vec2 0.8 with its upper bound holding (the
+                    convolution's own workspace). "at least" when a size is
+                    unknown or a custom op allocates inside itself (the reason is
+                    said); "could not estimate", never 0 B
 
 Nothing inside the package is loaded, run or unpickled: ELF headers and symbol
 tables are read as bytes.

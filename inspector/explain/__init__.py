@@ -530,3 +530,30 @@ def reduction_position_hypothesis(kernel: str, length: str, rows) -> str:
 
 def reduction_position_note(length: str) -> str:
     return f"; the index is a position along {length} (an argmax/argmin)"
+
+
+# What each certainty rests on (inspector.queries.causes.BASES), in the words the certainty line says after the level
+BASIS_WORDS = {
+    "fixed_bound": "the package fixes the bound: only a value outside it fails",
+    "thread_passed": "thread [0,0,0] passed: the bound is not 0",
+    "own_message": "the log holds the package's own check message, matched to its one check",
+    "input_check": "the runtime's own input check names the input",
+    "printed_writer": "the printed values show the launch that made them",
+    "thread_failed": "thread [0,0,0] failed, as with a bound of 0; a value can fail it too",
+    "position_exceeds": "a position that can exceed the bound; an empty input fails it too",
+    "position_below": "the position stays below the bound: only an empty input fails it",
+    "read_into_check": "an input read into the check through ops that can make a NaN/Inf themselves",
+    "constant_values": "the index is read from a constant",
+    "extern_index": "the extern op's index input; its own check was not seen",
+    "dtype_rival": "a value, or an input of the other integer dtype: no log tells them apart",
+    "log_line": "read from the log's own line, not traced to one check",
+    "ranked": "ranked by the evidence; none excluded",
+    "no_evidence": "nothing tells the causes apart",
+    "rival": "a rival as sure stands beside it",
+}
+
+
+def certainty_words(level: str, basis: str | None) -> str:
+    """``certain (the log holds the package's own check message, …)``: the level and what it rests on."""
+    why = BASIS_WORDS.get(basis or "")
+    return f"{level} ({why})" if why else level

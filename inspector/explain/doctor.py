@@ -456,11 +456,43 @@ def _beside(x):
             "`runner.load_constants(state_dict, check_full_update=True)` after aoti_load_package")
 
 
+def constants_stored(code: str | None) -> str | None:
+    """Where a model's constants are (`show`'s ``constants_stored``), in words; None where nothing needs saying."""
+    return {"absent": "not in the package (built with package_constants_in_so=False): call `load_constants(…)` "
+                      "before the first run (`doctor` gives the call)",
+            "pickle_weights": "stored beside the code (pickle_weights): load with load_weights_from_disk=True",
+            "binary_blob": "stored beside the .so (binary_blob): aoti_load_package loads them"}.get(code or "")
+
+
+def loader_call(package: str, model: str, models: int) -> str:
+    """The call that loads model ``model`` of ``package`` (torch 2.13): aoti_load_package for a package of one
+    model, load_package naming it for one of several."""
+    if models > 1:
+        return f"torch._inductor.package.load_package({package!r}, {model!r})"
+    return f"torch._inductor.aoti_load_package({package!r})"
+
+
+def _fqn_list(fqns: list[str], most: int = 6) -> str:
+    shown = ", ".join(repr(f) for f in fqns[:most])
+    return shown + (f", … and {len(fqns) - most} more" if len(fqns) > most else "")
+
+
 def _left_out(x):
-    return (f"{_constants_lead(x)} are not in the .so (built with package_constants_in_so=False): run it before "
-            "`load_constants` and it segfaults (SIGSEGV, exit 139, no message)", _blob_evidence(x),
-            "call `runner.load_constants(weights, check_full_update=True)` (or update_constant_buffer) with every "
-            "constant before the first run")
+    evidence = _blob_evidence(x)
+    if x.get("fqns"):
+        evidence.append(f"the constants it needs ({len(x['fqns'])}, by FQN): {_fqn_list(x['fqns'])}")
+    if x.get("package"):
+        fix = (f"m = {loader_call(x['package'], x['model'], x.get('models', 1))}; then, before the first call, "
+               "m.load_constants(constants_map, check_full_update=True): constants_map maps each FQN above "
+               "(m.get_constant_fqns() lists them) to its tensor, on the package's device: the eager model's "
+               "{**model.state_dict(), **dict(model.named_buffers())} (state_dict() leaves out the non-persistent "
+               "buffers)")
+    else:
+        fix = ("call `runner.load_constants(weights, check_full_update=True)` (or update_constant_buffer) with every "
+               "constant before the first run")
+    return (f"built without weights: {_constants_lead(x)} are not in the package (package_constants_in_so=False): "
+            "its first run segfaults (SIGSEGV, exit 139, no message) unless `load_constants(…)` loads them first",
+            evidence, fix)
 
 
 def _in_so(x):
@@ -699,12 +731,16 @@ TITLES = {
 }
 
 
-def headline(errors: list[str], warnings: list[str], unchecked: bool) -> str:
+def headline(errors: list[str], warnings: list[str], unchecked: bool, lead: str | None = None) -> str:
     """The first line from the codes of the errors and warnings (most serious first): the verdict, each finding by
-    its title; what was not checked is the answer's next line (`not_checked_line`)."""
+    its title; what was not checked is the answer's next line (`not_checked_line`).  ``lead``: a warning whose
+    package fails its first run unless the caller acts first (`DoctorResult.lead`): with no error, the line is it."""
     from .headline import WIDTH, fit
 
     e, w, budget = errors, warnings, WIDTH - len("✓ ")
+    if lead and not e:
+        title = TITLES.get(lead, lead)
+        return fit(budget, f"{title}; {len(w) - 1} more warning(s) below" if len(w) > 1 else None, title)
     if e:
         more = f" (+{len(e) - 1} more)" if len(e) > 1 else ""
         return fit(budget, f"will not run as given: {TITLES.get(e[0], e[0])}{more}",

@@ -158,3 +158,45 @@ def triton_may_index_unchecked(lines: list[str], assert_at: list[int]) -> bool:
 def cpp_may_index_indirectly(text: str) -> bool:
     """From a CPU kernel's raw text: does an address name a tmp (an indirect-looking access)?"""
     return "tmp" in text and any(tmp_names(addr) for _, addr, _ in accesses_in(text))
+
+
+def _callee(func) -> str | None:
+    """``tl_math.abs`` for a call of ``tl_math.abs``; None for what is not a plain or dotted name."""
+    from . import expr_tree as E
+
+    if isinstance(func, E.Name):
+        return func.id
+    if isinstance(func, E.Attr) and isinstance(func.base, E.Name):
+        return f"{func.base.id}.{func.name}"
+    return None
+
+
+def value_ops(k: Kernel, var: str, before: int) -> list[str] | None:
+    """The ops that make tmp ``var`` (defined before line ``before``) from one load, outermost first and "load"
+    last (``tmp1 = tl_math.abs(tmp0)``, ``tmp0 = tl.load(...)``: ``["tl_math.abs", "load"]``; a copy ``tmp2 =
+    tmp1`` is "copy", a unary minus "neg"); None when a step reads two values or is not read by the grammar."""
+    from . import expr_tree as E
+
+    defs = {t.name: t for t in sorted(k.tmps, key=lambda t: t.line) if t.line < before}
+    ops: list[str] = []
+    name = var
+    while len(ops) < 16:
+        t = defs.get(name)
+        if t is None:
+            return None
+        tree = t.expr.tree
+        if isinstance(tree, E.Call) and (_callee(tree.func) or "").endswith("load"):
+            return ops + ["load"]
+        if isinstance(tree, E.Name):
+            ops.append("copy")
+            name = tree.id
+        elif isinstance(tree, E.UnaryOp) and tree.op == "-" and isinstance(tree.operand, E.Name):
+            ops.append("neg")
+            name = tree.operand.id
+        elif (isinstance(tree, E.Call) and len(tree.args) == 1 and isinstance(tree.args[0], E.Name)
+              and _callee(tree.func)):
+            ops.append(_callee(tree.func))
+            name = tree.args[0].id
+        else:
+            return None
+    return None

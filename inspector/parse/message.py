@@ -123,3 +123,19 @@ def parse_value_check(condition: str) -> str | None:
     unequal to itself), or None for any other condition."""
     m = _FINITE.match(condition.strip())
     return m.group(1) if m else None
+
+
+# The wrapper's NaN/Inf check on a tensor (``AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_check_inf_and_nan("arg2_1",
+# arg2_1));``, compiled in with ``aot_inductor.debug_check_inf_and_nan``): the name it prints is the one it checks.
+_NAN_CHECK = re.compile(r'\baoti_torch_check_inf_and_nan\(\s*"(?P<buf>\w+)"')
+
+
+def nan_checks(lines) -> list[tuple[int, str]]:
+    """Each NaN/Inf check call of a wrapper's ``lines`` (1-based line, the tensor's name it checks), in order."""
+    out = []
+    for i, s in enumerate(lines, 1):
+        if "aoti_torch_check_inf_and_nan" in s:
+            m = _NAN_CHECK.search(s)
+            if m:
+                out.append((i, m.group("buf")))
+    return out

@@ -15,10 +15,12 @@ The rules, in one place:
   fixes (a static bound is never 0), a position whose length can exceed the bound (`position_exceeds`) or stays
   below it.  Without evidence both alternatives are "possible", the value first only because the check's own
   text names it.
-* Certainty of a cause: "certain" when the evidence excludes every alternative (a fixed bound, a thread that
-  passed), "likely" when it points one way but excludes nothing (a thread that failed, a position that can
-  exceed, an input read straight into a NaN check, a constant's values, an extern op's index input),
-  "possible" otherwise.
+* Certainty of a cause: what it rests on, one `BASES` code per cause (`Cause.basis`; the level follows from it,
+  docs/certainty.md words each): "certain" when the evidence excludes every alternative (a fixed bound, a thread
+  that passed, the log's verbatim check message matched to exactly one check on a value an input carries
+  unchanged), "likely" when it points one way but excludes nothing (a thread that failed, a position that can
+  exceed, an input read into a NaN check through ops that can make one, a constant's values, an extern op's index
+  input, a value with a dtype rival), "possible" otherwise.
 * Certainty of the verdict (`verdict_certainty`): its first cause's when that one is certain or has no
   uncertain rival; with rivals, no surer than the first ("possible" when the first rival is as sure).  The
   commands that tell causes apart are offered (`needs_confirming`) when the verdict is not certain and there
@@ -33,6 +35,37 @@ from ..parse import expr_tree as E
 
 CERTAIN, LIKELY, POSSIBLE = "certain", "likely", "possible"
 CERTAINTY = (CERTAIN, LIKELY, POSSIBLE)
+
+# What each certainty rests on: one code per kind of evidence, and the level it gives (the one place the levels are
+# defined; docs/certainty.md words each code, and bench/certainty.py measures each level on the real logs).
+BASES: dict[str, str] = {
+    # certain: the evidence excludes every alternative
+    "fixed_bound": CERTAIN,  # the package fixes the bound (a number, never 0): only a value outside it fails
+    "thread_passed": CERTAIN,  # thread [0,0,0] of block [0,0,0] passed: the bound is not 0, a value failed
+    "own_message": CERTAIN,  # the log's verbatim check message matches exactly one check, on a value an input
+    #                          carries unchanged (read as it is, or through |x|, -x): that input held it
+    "input_check": CERTAIN,  # the runtime's own input check names the input and what it wanted
+    "printed_writer": CERTAIN,  # the printer shows a launch's output holding it, that launch writing it
+    # likely: the evidence points one way and excludes nothing
+    "thread_failed": LIKELY,  # thread [0,0,0] failed, as every thread does with a bound of 0; a value can too
+    "position_exceeds": LIKELY,  # a position whose length can exceed the bound; an empty input can fail it too
+    "position_below": LIKELY,  # a position along a length that stays below the bound: only an empty input fails
+    "read_into_check": LIKELY,  # an input read into a NaN/Inf check through ops that can make one (log, /)
+    "constant_values": LIKELY,  # the index is read from a constant: never loaded, or replaced
+    "extern_index": LIKELY,  # an extern op's index input, the op's own check not seen
+    "dtype_rival": LIKELY,  # a value outside a fixed bound, or an input of the other integer dtype read as the
+    #                         compiled one: nothing in a log tells them apart
+    "log_line": LIKELY,  # a category read from the log's line, its cause not traced to one check
+    "ranked": LIKELY,  # the first of places ranked by the evidence (a backtrace, a launch order)
+    # possible: nothing excludes the alternatives
+    "no_evidence": POSSIBLE,  # nothing in the log or the package tells the causes apart
+    "rival": POSSIBLE,  # an equally sure rival stands beside the first cause
+}
+
+
+def level_of(basis: str) -> str:
+    """The certainty a basis gives (`BASES`)."""
+    return BASES[basis]
 
 # The checks an extern ATen op's layout error makes (`Assertion.checks`; the names of
 # inspector.logs.patterns.ATEN_LAYOUT_ERRORS without their ``aten_``): about a tensor's layout, not an index's value.
@@ -152,18 +185,22 @@ EVIDENCE_KINDS = (
 
 @dataclass(frozen=True)
 class Cause:
-    """One cause (`CAUSE_KINDS`), its certainty (`CERTAINTY`) and evidence, with the facts its words need beyond
+    """One cause (`CAUSE_KINDS`), what its certainty rests on (``basis``, `BASES`) and its evidence, with the facts its words need beyond
     the match: ``source``, ``range`` (the values the check lets through), ``limit`` (the bound a position or a
     value is compared to), ``position`` (`position_kind` of the index's position)."""
 
     kind: str
-    certainty: str
+    basis: str  # what its certainty rests on (`BASES`)
     evidence: tuple[Evidence, ...] = ()
     source: Source | None = None
     range: Range | None = None
     limit: Limit | None = None
     position: str | None = None
     dtype: str | None = None
+
+    @property
+    def certainty(self) -> str:
+        return BASES[self.basis]
 
 
 CAUSE_KINDS = (
@@ -233,6 +270,7 @@ class Decision:
     notes: list[Note] = field(default_factory=list)
     certainty: str = POSSIBLE
     confirm: bool = False
+    basis: str = "no_evidence"  # what the verdict's certainty rests on (`BASES`)
 
 
 # ---------------------------------------------------------------------------
@@ -380,11 +418,12 @@ def causes_of(t, first_thread_failed: bool | None = None, thread_line: str | Non
     src = source_of(t)
     at = Evidence("failing_check")
     if a.checks in LAYOUT_CHECKS:
-        return [Cause("layout", POSSIBLE, (at,))]
+        return [Cause("layout", "no_evidence", (at,))]
     if a.checks == "finite":
         if src.kind == "read":
-            return [Cause("finite_input", LIKELY, (at, Evidence("read_straight", source=src)), source=src)]
-        return [Cause("finite_computed", POSSIBLE, (at,), source=src)]
+            basis = "own_message" if own_message(t) else "read_into_check"
+            return [Cause("finite_input", basis, (at, Evidence("read_straight", source=src)), source=src)]
+        return [Cause("finite_computed", "no_evidence", (at,), source=src)]
     exceeds = position_exceeds(t)
     if t.static_bound is not None:
         n = t.static_bound
@@ -392,50 +431,62 @@ def causes_of(t, first_thread_failed: bool | None = None, thread_line: str | Non
         fixed = Evidence("fixed_bound_not_zero", number=n)
         rng = Range(limit_of(t), bool(t.negative_wrap), last=n - 1)
         if exceeds and t.position.op == "loop":
-            return [Cause("position", CERTAIN, (Evidence("fixed_bound", number=n), Evidence("loop_index")),
+            return [Cause("position", "fixed_bound", (Evidence("fixed_bound", number=n), Evidence("loop_index")),
                           limit=limit, position=position_kind(t.position))]
         if exceeds:
-            return [Cause("position", CERTAIN, (fixed, Evidence("position_fixed", limit=limit)), limit=limit,
+            return [Cause("position", "fixed_bound", (fixed, Evidence("position_fixed", limit=limit)), limit=limit,
                           position=position_kind(t.position))]
         if src.kind == "computed":
-            return [Cause("static_computed_value", CERTAIN, (fixed,), source=src, range=rng)]
+            return [Cause("static_computed_value", "fixed_bound", (fixed,), source=src, range=rng)]
         if src.kind == "read":
-            return [Cause("static_read_value", CERTAIN, (fixed,), source=src, range=rng, limit=limit)]
+            return [Cause("static_read_value", "fixed_bound", (fixed,), source=src, range=rng, limit=limit)]
         if src.kind == "constant":
-            return [Cause("constant_values", LIKELY, (fixed, Evidence("read_from_constant", constant=src.constant)),
+            return [Cause("constant_values", "constant_values", (fixed, Evidence("read_from_constant", constant=src.constant)),
                           source=src)]
-        return [Cause("computed_inside", CERTAIN, (fixed,), limit=limit)]
+        return [Cause("computed_inside", "fixed_bound", (fixed,), limit=limit)]
     if _bound_of_inputs(t):
         limit = Limit(words=t.bound.limit)
         guards = _guards(t)
-        value = (Cause("bound_value", POSSIBLE, source=src, range=Range(limit_of(t), bool(t.negative_wrap)),
+        value = (Cause("bound_value", "no_evidence", source=src, range=Range(limit_of(t), bool(t.negative_wrap)),
                        limit=limit) if src.has_inputs else None)
-        empty = Cause("empty_input", POSSIBLE, tuple(guards))
-        position = Cause("position", POSSIBLE, limit=limit, position=position_kind(t.position)) if exceeds else None
+        empty = Cause("empty_input", "no_evidence", tuple(guards))
+        position = Cause("position", "no_evidence", limit=limit, position=position_kind(t.position)) if exceeds else None
         if first_thread_failed is False:
             thread = _thread("thread_passed", thread_line)
             if exceeds:
-                return [_as(position, CERTAIN, thread + [Evidence("position_fixed", limit=limit)])]
-            return [_as(value, CERTAIN, thread)] if value else []
+                return [_as(position, "thread_passed", thread + [Evidence("position_fixed", limit=limit)])]
+            return [_as(value, "thread_passed", thread)] if value else []
         if exceeds:
-            return [_as(position, LIKELY, [Evidence("position_fixed", limit=limit)] + guards), empty]
+            return [_as(position, "position_exceeds", [Evidence("position_fixed", limit=limit)] + guards), empty]
         if exceeds is False:
-            return [_as(empty, LIKELY, [Evidence("position_below", limit=limit)] + guards)]
+            return [_as(empty, "position_below", [Evidence("position_below", limit=limit)] + guards)]
         if first_thread_failed is True:
             thread = _thread("thread_failed", thread_line)
-            return [_as(empty, LIKELY, thread + guards)] + ([_as(value, POSSIBLE, thread)] if value else [])
+            return [_as(empty, "thread_failed", thread + guards)] + ([_as(value, "no_evidence", thread)] if value else [])
         # No evidence tells them apart (a CPU check prints no value and no thread): both, equally possible; the
         # value first only because the check's own text names it.
-        return ([_as(value, POSSIBLE, [at])] if value else []) + [empty]
+        return ([_as(value, "no_evidence", [at])] if value else []) + [empty]
     if t.kernel_kind == "extern":
-        return [Cause("extern_index", LIKELY, (Evidence("failing_call"),), source=src)] if src.has_inputs else []
+        return [Cause("extern_index", "extern_index", (Evidence("failing_call"),), source=src)] if src.has_inputs else []
     if a.bound_expr:
-        return [Cause("untraced_bound", POSSIBLE, (at,))]
+        return [Cause("untraced_bound", "no_evidence", (at,))]
     return []
 
 
-def _as(c: Cause, certainty: str, evidence) -> Cause:
-    return replace(c, certainty=certainty, evidence=tuple(evidence))
+def _as(c: Cause, basis: str, evidence) -> Cause:
+    return replace(c, basis=basis, evidence=tuple(evidence))
+
+
+# The ops that keep a value finite exactly when its operand was (|x|, -x, a copy): a NaN/Inf check on such a value
+# fails only where the input it is read from held the NaN/Inf (`TraceMatch.value_ops` names them as written).
+FINITE_KEEPING = frozenset({"load", "abs", "tl_math.abs", "tl.abs", "libdevice.abs", "std::abs", "neg", "copy"})
+
+
+def own_message(t) -> bool:
+    """Whether the log's check message settles a NaN/Inf check's cause: it names exactly one check of the
+    package (its file and line: an exact match), and the value checked is an input's, unchanged on the way."""
+    ops = getattr(t, "value_ops", None)
+    return bool(getattr(t, "exact", False)) and ops is not None and all(o in FINITE_KEEPING for o in ops)
 
 
 # The integer dtypes a generated kernel reads an index input as (its data pointer cast to ``int64_t*`` /
@@ -454,7 +505,7 @@ def dtype_cause(t, dtypes: dict | None) -> Cause | None:
         if o.input and not o.through_buffer and dtypes.get(o.input.index) in INDEX_DTYPES:
             src = Source("read", (o.input,))
             dt = dtypes[o.input.index]
-            return Cause("input_dtype", POSSIBLE, (Evidence("compiled_dtype", source=src, dtype=dt),), source=src,
+            return Cause("input_dtype", "no_evidence", (Evidence("compiled_dtype", source=src, dtype=dt),), source=src,
                          dtype=dt)
     return None
 
@@ -464,7 +515,7 @@ def with_dtype(causes: list[Cause], dt: Cause | None) -> list[Cause]:
     failure, and nothing in a log tells them apart), and the dtype comes last, possible."""
     if dt is None or not any(c.kind in ("static_read_value", "bound_value") for c in causes):
         return causes
-    out = [replace(c, certainty=LIKELY) if c.kind in ("static_read_value", "bound_value") and c.certainty == CERTAIN
+    out = [replace(c, basis="dtype_rival") if c.kind in ("static_read_value", "bound_value") and c.certainty == CERTAIN
            else c for c in causes]
     return out + [dt]
 
@@ -539,16 +590,21 @@ def _check_notes(t, n_sites: int) -> list[Note]:
 # ---------------------------------------------------------------------------
 
 
-def verdict_certainty(causes: list[Cause]) -> str:
-    """The verdict's certainty from its causes (the module's rule): the first cause's, when it is certain or no
-    rival is uncertain; else no surer than the first, and "possible" when the first rival is as sure."""
+def verdict_basis(causes: list[Cause]) -> str:
+    """What the verdict's certainty rests on (`BASES`; the module's rule): the first cause's basis, when it is
+    certain or no rival is uncertain, or when the first rival is less sure; "rival" when the first rival is as sure."""
     if not causes:
-        return POSSIBLE
+        return "no_evidence"
     top = causes[0]
     rivals = [c for c in causes[1:] if c.certainty != CERTAIN]
     if top.certainty == CERTAIN or not rivals:
-        return top.certainty
-    return POSSIBLE if top.certainty == rivals[0].certainty else top.certainty
+        return top.basis
+    return "rival" if top.certainty == rivals[0].certainty else top.basis
+
+
+def verdict_certainty(causes: list[Cause]) -> str:
+    """The verdict's certainty from its causes: the level of `verdict_basis`."""
+    return BASES[verdict_basis(causes)]
 
 
 def needs_confirming(certainty: str, causes: list[Cause]) -> bool:
@@ -562,6 +618,7 @@ def decide(t, n_sites: int, first_thread_failed: bool | None = None, thread_line
     the commands that tell the causes apart.  ``dtypes``: the model's input dtypes by position (the dtype
     hypothesis of an index read straight from an input: `dtype_cause`)."""
     causes = with_dtype(causes_of(t, first_thread_failed, thread_line), dtype_cause(t, dtypes))
-    certainty = verdict_certainty(causes)
+    basis = verdict_basis(causes)
+    certainty = BASES[basis]
     return Decision(verdict_of(t, first_thread_failed), causes, notes_of(t, n_sites), certainty,
-                    needs_confirming(certainty, causes))
+                    needs_confirming(certainty, causes), basis)

@@ -18,7 +18,7 @@ from ..model import Assertion, CallSite, Kernel, Model
 from ..naming import root_symbol
 from ..package import Package
 from ..logs import OpError
-from ..parse.access import tmps_read
+from ..parse.access import tmps_read, value_ops
 from ..parse.message import static_bound
 from .fused import extern_op_name, source_nodes
 from .match import index_args
@@ -40,6 +40,8 @@ class Hypothesis:
     sentence: str  # the cause in words (inspector.explain); JSON's "text"
     certainty: str  # "certain" | "likely" | "possible"
     evidence: list[str] = field(default_factory=list)
+    kind: str | None = None  # the cause (`causes.CAUSE_KINDS`)
+    basis: str | None = None  # what its certainty rests on (`causes.BASES`)
 
     def __str__(self) -> str:
         return self.sentence
@@ -90,12 +92,16 @@ class TraceMatch:
     hypotheses: list[Hypothesis] = field(default_factory=list)  # the one ranked list of causes, likeliest first
     notes: list[str] = field(default_factory=list)  # facts beside the causes (paths, launches, your code): no rank
     certainty: str = "possible"  # of the verdict: "certain" | "likely" | "possible"
+    certainty_basis: str = "no_evidence"  # what that certainty rests on (`causes.BASES`)
     evidence: list[str] = field(default_factory=list)  # what the verdict rests on
     confirm: list[str] = field(default_factory=list)  # commands that tell the alternatives apart (no evidence here)
     negative_wrap: bool | None = None  # the kernel maps -1..-N to N-1..0 before its check (None: not known)
     position: PositionBound | None = None  # the index is a position a top-k/sort/argmax/bucketize returns
     table: TableRef | None = None  # what the index reads (JSON: `TableRef.to_dict`)
     source_locations: list = field(default_factory=list)  # the user's lines: parse.exported_program.SourceLocation
+    # A NaN/Inf check's value: the ops from the load of an input to the checked value ("load" last: ["abs",
+    # "load"]); None when the value is not one input's, or another check (`causes.own_message` reads it).
+    value_ops: list[str] | None = None
 
     @property
     def complete(self) -> bool:
@@ -147,6 +153,8 @@ def explain(pkg: Package, m: Model, k: Kernel, a: Assertion, exact: bool = True,
         aten_ops=aten, exact=exact, matched_by=how, call_sites=[c.line for c in sites],
         source_file=k.source_file, snippet=snippet, stack_traces=traces, post_grad_nodes=post,
         table=_table(m, g, k, a, call_node), negative_wrap=negative_wrap(k, a) if a.index_var else None)
+    if a.checks == "finite" and a.index_var:
+        match.value_ops = value_ops(k, a.index_var, a.line)
     match.position = index_position(m, origins, _allocation_sizes(pkg, m))
     if match.position is None and origins and all(o.computed for o in origins):
         match.position = loop_position(m, g, k, a, site)  # an arange: the kernel's own loop position
@@ -198,9 +206,10 @@ def reason(pkg, match: TraceMatch, n_sites: int, first_thread_failed: bool | Non
     match.verdict = words.verdict_words(d.verdict, match)
     match.headline = headline.trace_headline(d.verdict, match, headline.MATCH_BUDGET)
     match.hypotheses = [Hypothesis(words.cause_words(c, match), c.certainty,
-                                   [words.evidence_words(e, match) for e in c.evidence]) for c in d.causes]
+                                   [words.evidence_words(e, match) for e in c.evidence], c.kind, c.basis)
+                        for c in d.causes]
     match.notes = [words.note_words(n, match) for n in d.notes]
-    match.certainty = d.certainty
+    match.certainty, match.certainty_basis = d.certainty, d.basis
     match.evidence = list(match.hypotheses[0].evidence) if match.hypotheses else []
     match.confirm = words.confirm_commands(str(pkg.path)) if d.confirm else []
 

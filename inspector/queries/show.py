@@ -187,6 +187,10 @@ class ModelSummary:
     # contract (roi_align's batch index), `op_calls.op_calls`.  In the JSON only when there is one.
     dim_contracts: list[dict] = field(default_factory=list)
     op_calls: list[dict] = field(default_factory=list)
+    # Where the constants are (inspector.queries.doctor.weights.STORAGE): "so" (compiled in), "absent" (not in the
+    # package: built with package_constants_in_so=False), "pickle_weights" / "binary_blob" (beside the code); None
+    # when there are none or the package does not say.
+    constants_stored: str | None = None
 
     _TERMINAL_ONLY = ("constant_totals", "constants_listed")
     _WHEN_ANY = ("dim_contracts", "op_calls")
@@ -261,6 +265,7 @@ def summarize(pkg: Package, model: str | None = None, full: bool = False, consta
 
 
 def summarize_model(pkg: Package, name: str, full: bool = False, list_constants: bool = True) -> ModelSummary:
+    from .doctor.weights import constants_storage
     from .op_calls import op_calls
     from .shared_dims import dim_contracts
 
@@ -325,6 +330,7 @@ def summarize_model(pkg: Package, name: str, full: bool = False, list_constants:
         constants_listed=list_constants,
         dim_contracts=dim_contracts(pkg, name),
         op_calls=[c.to_dict() for c in op_calls(pkg, name)],
+        constants_stored=constants_storage(pkg, name, totals.count),
     )
 
 

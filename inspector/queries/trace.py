@@ -56,6 +56,7 @@ class TraceResult:
     candidates: list[dict] = field(default_factory=list)  # a device assert without its line: ranked suspects
     exported_program: str | None = None
     certainty: str = "possible"  # of the verdict (matches[0]'s, or "possible" when it is ambiguous)
+    certainty_basis: str = "no_evidence"  # what that certainty rests on (inspector.queries.causes.BASES)
     evidence: list[str] = field(default_factory=list)
     confirm: list[str] = field(default_factory=list)  # commands that tell the alternatives apart
     # A log given: whether it shows a check that fired (an Assertion line, a CPU check, an ATen kernel's assert, an
@@ -76,8 +77,8 @@ class TraceResult:
             for o, od in zip(m.index_origin, md["index_origin"], strict=True):
                 od["path"] = path_names(o.path)
             md["snippet"] = [{"line": ln, "text": t} for ln, t in m.snippet]
-            md["hypotheses"] = [{"text": h.sentence, "certainty": h.certainty, "evidence": list(h.evidence)}
-                                for h in m.hypotheses]
+            md["hypotheses"] = [{"text": h.sentence, "certainty": h.certainty, "evidence": list(h.evidence),
+                                 "kind": h.kind, "basis": h.basis} for h in m.hypotheses]
             if md.get("position") and md["position"]["op"] != "loop":  # a loop position's own fields
                 del md["position"]["loop_index"], md["position"]["grid"]
         return d
@@ -173,8 +174,9 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
     if matches:
         res.verdict, res.headline = matches[0].verdict, matches[0].headline
         res.certainty, res.evidence, res.confirm = matches[0].certainty, list(matches[0].evidence), list(matches[0].confirm)
+        res.certainty_basis = matches[0].certainty_basis
         if res.ambiguous:  # several assertions match: which one fired is itself unknown
-            res.certainty = "possible"
+            res.certainty, res.certainty_basis = "possible", "rival"
         # An ATen kernel's own assert names no call: with several calls of the op that launches it, leading with one
         # would be a guess.  Every call is listed; CUDA_LAUNCH_BLOCKING=1 makes the failing one report itself.
         aten = next((r for r in report.asserts if r.kind == "aten"), None)
@@ -183,7 +185,7 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
             res.ambiguous = True
             res.verdict = words.ambiguous_aten_verdict(aten.kernel, calls)
             res.headline = headline.ambiguous_aten(aten.kernel, len(calls), calls[0].kernel)
-            res.certainty = "possible"
+            res.certainty, res.certainty_basis = "possible", "rival"
         return res
     if located:  # the log names its check's file and line, and nothing here is it: never guess among ours
         res.verdict, note, res.headline = _foreign(pkg, located, model)

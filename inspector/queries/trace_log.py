@@ -41,7 +41,7 @@ def classify(pkg: Package, res: TraceResult, report: LogReport, model: str | Non
     res.log_category, res.log_verdict = d.category, d.verdict
     res.verdict = say.not_an_assert(d.category)
     res.headline = headline.not_an_assert(res.verdict, d.category)
-    res.certainty = d.certainty
+    res.certainty, res.certainty_basis = d.certainty, d.certainty_basis
     res.evidence = [e.quote for e in d.evidence]
     if d.category not in ASYNC_CATEGORIES:
         res.context = []

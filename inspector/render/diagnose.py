@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.text import Text
 from rich.tree import Tree
 
+from ..explain import certainty_words
 from .common import MAX_CANDIDATE_ROWS, _steps, candidate_line
 from .trace import _match_tree
 
@@ -17,7 +18,7 @@ def render_diagnosis(console: Console, d, verbose: bool = False) -> None:
     traced = d.trace is not None and d.trace.matches  # its hypotheses below word the verdict's alternatives
     if d.headline and d.headline != d.verdict and (verbose or not traced):
         root.add(Text.assemble(("in full: ", "bold"), d.verdict))
-    root.add(Text.assemble(("certainty: ", "bold"), d.certainty))
+    root.add(Text.assemble(("certainty: ", "bold"), certainty_words(d.certainty, d.certainty_basis)))
     if d.evidence:
         ev = root.add(Text("evidence (from the log)", style="bold"))
         for e in d.evidence:

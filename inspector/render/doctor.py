@@ -12,7 +12,7 @@ _STYLE = {"error": ("✗", "bold red"), "warn": ("!", "yellow"), "info": ("·", 
 
 
 def render_doctor(console: Console, r) -> None:
-    mark, style = ("✗", "bold red") if not r.ok else ("✓", "bold green")
+    mark, style = ("✗", "bold red") if not r.ok else ("!", "bold yellow") if r.lead is not None else ("✓", "bold green")
     console.print(Text.assemble((f"{mark} ", style), r.headline()))
     console.print(Text(say.package_line(r.package, len(r.models)), style="dim"))
     if r.unchecked:

@@ -13,6 +13,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from ..explain import contracts as say_contracts
+from ..explain import doctor as say_doctor
 from ..queries.show import shape_with_ranges
 from .common import _Table, _bytes, _fmt_shape
 
@@ -72,6 +73,9 @@ def _constants_line(console: Console, m: ModelSummary) -> None:
     parts = [f"{dt or '?'}" + (f" on {dev}" if dev else "") + f" {c:,} ({_bytes(b)})" for dt, dev, c, b in tot.by]
     console.print(f"  constants {tot.count:,} ({_bytes(tot.nbytes)}): " + ", ".join(parts)
                   + ("" if m.constants_listed else "; `show --constants` lists them"))
+    stored = say_doctor.constants_stored(m.constants_stored)
+    if stored:
+        console.print(f"  constants: {stored}")
 
 
 def render_summary(console: Console, s: ShowResult, max_kernel_rows: int | None = MAX_KERNEL_ROWS,

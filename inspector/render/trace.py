@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.text import Text
 from rich.tree import Tree
 
-from ..explain import CONFIRM_WHY
+from ..explain import CONFIRM_WHY, certainty_words
 from .common import render_candidates
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ def render_trace(console: Console, r: TraceResult, verbose: bool = False) -> Non
     if r.verdict:
         console.print(Text.assemble(("verdict: ", "bold red"), (r.headline or r.verdict, "bold")))
         if r.matches:
-            console.print(Text.assemble(("certainty: ", "bold"), r.certainty))
+            console.print(Text.assemble(("certainty: ", "bold"), certainty_words(r.certainty, r.certainty_basis)))
         if verbose and r.headline and r.headline != r.verdict:
             console.print(Text.assemble(("in full: ", "bold"), r.verdict))
         if r.log_verdict:  # a log with no check: what diagnose says it is, on the same reading

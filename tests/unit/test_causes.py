@@ -219,6 +219,22 @@ def test_a_nan_read_from_an_input_is_likely_that_input():
     assert _kinds(C.causes_of(_match(checks="finite", origins=[_computed()]))) == [("finite_computed", "possible")]
 
 
+@pytest.mark.parametrize("exact,ops,basis", [
+    (True, ["load"], "own_message"),  # the check's own message, on the value as read: that input held it
+    (True, ["tl_math.abs", "load"], "own_message"),  # |x| is NaN/Inf exactly where x is
+    (True, ["neg", "copy", "load"], "own_message"),
+    (True, ["tl_math.log", "load"], "read_into_check"),  # log(-1) makes a NaN from a finite input
+    (False, ["load"], "read_into_check"),  # matched by message only: which of the checks fired is not known
+    (True, None, "read_into_check"),  # the ops were not read
+])
+def test_a_nan_check_own_message_on_an_unchanged_input_is_certain(exact, ops, basis):
+    m = _match(checks="finite", origins=[_read()])
+    m.exact, m.value_ops = exact, ops
+    c = C.causes_of(m)
+    assert [(x.kind, x.basis) for x in c] == [("finite_input", basis)]
+    assert c[0].certainty == C.BASES[basis] == ("certain" if basis == "own_message" else "likely")
+
+
 @pytest.mark.parametrize("origins,position,kind,certainty", [
     ([_read()], _pos("loop", loop_index="x1"), "position", "certain"),
     ([_read()], _pos(max_=1024), "position", "certain"),
@@ -289,7 +305,8 @@ def test_extern_and_untraced_causes():
 
 
 def _c(certainty: str) -> C.Cause:
-    return C.Cause("bound_value", certainty)
+    """A cause of that certainty: the first basis of that level (`causes.BASES`)."""
+    return C.Cause("bound_value", next(b for b, level in C.BASES.items() if level == certainty))
 
 
 @pytest.mark.parametrize("certainties,verdict,confirm", [

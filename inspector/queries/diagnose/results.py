@@ -103,7 +103,11 @@ class Diagnosis:
         no failure (``no_failure``: nothing to explain, as trace-assert finds no assertion in it)."""
         return 1 if self.category in ("unknown", "no_failure") else 0
     headline: str = ""  # the first line: the verdict in plain words, ≤ 120 with its label (explain.headline)
-    certainty: str = "possible"  # of the verdict: "certain" | "likely" | "possible" (see rules._certainty)
+    certainty: str = "possible"  # of the verdict: "certain" | "likely" | "possible" (the level of its basis)
+    certainty_basis: str = "no_evidence"  # what it rests on (inspector.queries.causes.BASES; rules._basis)
+    # the log quotes the package's own check message, matched to exactly one check (a CPU NaN/Inf check's call)
+    own_check: bool = False
+    nan_input: int | None = None  # nan_inf: the model input (its position) the compiled-in NaN/Inf check refused
 
     @property
     def trace_result(self):
@@ -125,6 +129,8 @@ class Diagnosis:
             "notes": list(self.notes),
             "printer": self.printer.to_dict() if self.printer is not None else None,
             "certainty": self.certainty,
+            "certainty_basis": self.certainty_basis,
+            "nan_input": self.nan_input,
         }
         if self.fault_sites:  # only the categories that rank places of the package (every other answer unchanged)
             out["fault_sites"] = [dict(h) for h in self.fault_sites]

@@ -49,7 +49,7 @@ from .cpu import CpuIsa, built_native, uses_amx  # noqa: F401
 from .footprint import Memory
 from .gpu import DeviceIndex, GpuArch, parse_gpu
 from .guards import CompiledChecks, ConstantNan, CustomOps, Unchecked
-from .results import SEVERITY_ORDER, DoctorResult, Finding  # noqa: F401
+from .results import LEADS, SEVERITY_ORDER, DoctorResult, Finding  # noqa: F401
 from .weights import (INLINED_MAX_NUMEL, Weights, WeightsFile, compare_weights, weights_blob_bytes,  # noqa: F401
                       weights_blob_member, weights_on_disk)
 
@@ -113,7 +113,8 @@ def doctor(pkg, gpu: str | None = None, host_cpuinfo: str | None = None, torch: 
         readings[name] = m.readings
         for check in CHECKS:
             findings += check.run(m, here)
-    findings.sort(key=lambda x: (SEVERITY_ORDER[x.severity], x.model or "", x.kind))
+    # most serious first; among the warnings, the one the verdict leads with (`LEADS`) first
+    findings.sort(key=lambda x: (SEVERITY_ORDER[x.severity], x.code not in LEADS, x.model or "", x.kind))
     unchecked = []
     if any(readings[n].get("cubin_sm") is not None or pkg.files(n).cubins for n in names):
         if not gpu:

@@ -48,6 +48,8 @@ class Memory(Check):
             "upper_bytes": est.upper if est.estimable else None,
             "unknown_sizes": peak.unknown, "cublas_workspace": est.cublas, "convolutions": est.conv,
             "not_counted": [list(x) for x in est.not_counted]}
+        if device == "cpu":  # no cuBLAS on the CPU, no fresh process's workspace: only what applies (issue 35 §5)
+            del m.readings["memory"]["first_run_bytes"], m.readings["memory"]["cublas_workspace"]
         if elsewhere:  # a mixed graph: constants kept on the CPU are host memory, not the model device's
             m.readings["memory"]["constants_bytes_elsewhere"] = elsewhere
         about = dict(at=[(k, v) for k, v in sorted(values.items()) if eager.symbols[k].alias_of is None],

@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from ...explain import doctor as say
 
 SEVERITY_ORDER = {"error": 0, "warn": 1, "info": 2}
+# The warnings the headline leads with (by their title, explain.doctor.TITLES): the first run fails unless the caller
+# acts first
+LEADS = ("weights_left_out",)
 
 
 @dataclass(frozen=True)
@@ -65,16 +68,24 @@ class DoctorResult:
     def ok(self) -> bool:
         return not self.errors
 
+    @property
+    def lead(self) -> Finding | None:
+        """The warning the answer leads with (`LEADS`): the package will not survive its first run unless the caller
+        acts first.  A warning all the same: the exit code stays 0, as for every warning (only an error makes 1)."""
+        return next((f for f in self.findings if f.code in LEADS), None) if self.ok else None
+
     def verdict(self) -> str:
         return say.verdict([x.message for x in self.errors],
                            [x.message for x in self.findings if x.severity == "warn"], self.unchecked)
 
     def headline(self) -> str:
+        lead = self.lead
         return say.headline([x.code for x in self.errors], [x.code for x in self.findings if x.severity == "warn"],
-                            bool(self.unchecked))
+                            bool(self.unchecked), lead=lead.code if lead is not None else None)
 
     def to_dict(self) -> dict:
         return {"package": self.package, "models": list(self.models), "ok": self.ok, "verdict": self.verdict(),
                 "headline": self.headline(),
+                "lead": self.lead.code if self.lead is not None else None,
                 "findings": [f.to_dict() for f in self.findings], "facts": self.readings,
                 "unchecked": list(self.unchecked)}

@@ -83,7 +83,8 @@ class Weights(Check):
             elif blob <= 64 and need and disk:
                 out.append(m.finding("weights", "warn", "weights_beside", **about, **on_disk, model=name))
             elif blob <= 64 and need:
-                out.append(m.finding("weights", "warn", "weights_left_out", **about))
+                out.append(m.finding("weights", "warn", "weights_left_out", **about, package=str(pkg.path), model=name,
+                                     models=len(pkg.model_names), fqns=[c.fqn or c.name for c in consts]))
             elif need:
                 out.append(m.finding("weights", "info", "weights_in_so", **about))
                 if disk:
@@ -170,3 +171,26 @@ def _common_prefix(keys: set[str], fqns: set[str]) -> str:
         if p.endswith(".") and all(k.startswith(p) for k in keys) and {k[len(p):] for k in keys} & fqns:
             return p
     return ""
+
+
+# What `constants_storage` says, for `show`: where a model's constants are (None: the package does not say)
+STORAGE = ("so", "absent", "pickle_weights", "binary_blob")
+
+
+def constants_storage(pkg, name: str, count: int) -> str | None:
+    """Where the ``count`` constants of model ``name`` are: compiled into the .so ("so"), not in the package at all
+    ("absent": built with package_constants_in_so=False, the caller must `load_constants` them), stored beside the
+    code ("pickle_weights", "binary_blob"); None when there are none or the package does not say (no .so).  The
+    same reading as doctor's ``weights`` check: the .so's dynamic symbols and the zip directory, nothing read else."""
+    if not count:
+        return None
+    files = pkg.files(name)
+    if weights_blob_member(pkg, name):
+        return "binary_blob"
+    disk = files.folder + PICKLED_WEIGHTS_CONFIG in pkg.archive.members()
+    blob = weights_blob_bytes(pkg, name) if files.shared_objects else None
+    if blob is None:
+        return "pickle_weights" if disk else None
+    if blob > 64:
+        return "so"
+    return "pickle_weights" if disk else "absent"

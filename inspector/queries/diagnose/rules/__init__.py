@@ -22,6 +22,7 @@ from ....explain import diagnose as say
 from ....explain import headline
 from ....logs import LogReport
 from ....package import Package
+from ...causes import BASES
 from ..results import Diagnosis, Step
 from .arith import ArithmeticFault
 from .artifact import CustomOp, DeprecatedApi, TorchVersion, WrongArtifact, _deprecated_apis
@@ -46,24 +47,28 @@ RULES: list[Rule] = [IndexAssert(), ExternOp(), ForeignLog(), DeprecatedApi(), S
 CATEGORIES: tuple[str, ...] = tuple(r.category for r in RULES)
 
 
-def _certainty(d: Diagnosis) -> str:
-    """How sure the verdict is: a trace's own certainty (its hypotheses' evidence); a runtime check's or the
-    runtime's own message about one input is certain; a category read from a log line, likely; none, possible."""
+def _basis(d: Diagnosis) -> str:
+    """What the verdict's certainty rests on (inspector.queries.causes.BASES, the one place the levels are defined):
+    a trace's own (its hypotheses' evidence); the package's own check message matched to exactly one check about one
+    input, or the runtime's own input check; a category read from a log line, likely; none, possible."""
     if d.trace is not None and getattr(d.trace, "matches", None):
-        return d.trace.certainty
+        return d.trace.certainty_basis
     if d.category == "arithmetic_fault":  # SIGFPE is read; which division did it is likely only when a backtrace names it
-        return "likely" if any(h["certainty"] == "likely" for h in d.fault_sites) else "possible"
+        return "ranked" if any(h["certainty"] == "likely" for h in d.fault_sites) else "no_evidence"
     if d.category == "unknown" or not d.evidence:
-        return "possible"
-    if d.category == "printer" and getattr(d.printer, "certainty", None):
-        return d.printer.certainty  # which launch wrote the values (inspector.queries.printer's rule)
+        return "no_evidence"
+    if d.category == "printer" and getattr(d.printer, "certainty", None):  # inspector.queries.printer's rule
+        return {"certain": "printed_writer", "likely": "ranked"}.get(d.printer.certainty, "no_evidence")
     if d.input_check is not None:
-        return "certain"
+        return "input_check"
+    if d.own_check:
+        return "own_message"
     if d.category == "illegal_memory_access" and d.async_error is not None and d.async_error.hypotheses:
-        return d.async_error.hypotheses[0].certainty  # the likeliest place, by the evidence it rests on
+        top = d.async_error.hypotheses[0].certainty  # the likeliest place, by the evidence it rests on
+        return "ranked" if top == "likely" else "no_evidence"
     if d.category == "device_assert" and d.candidates:
-        return "possible"  # the Assertion line is missing: which check fired is a ranked guess
-    return "likely"
+        return "no_evidence"  # the Assertion line is missing: which check fired is a ranked guess
+    return "log_line"
 
 
 def diagnose(pkg: Package, report: LogReport, model: str | None = None, ep=None, against: LogReport | None = None,
@@ -88,7 +93,8 @@ def diagnose(pkg: Package, report: LogReport, model: str | None = None, ep=None,
             break
     if d.category != DeprecatedApi.category and obs.rep.has("deprecated_api"):
         d.notes.append(say.deprecated_note(_deprecated_apis(obs.rep)))
-    d.certainty = _certainty(d)
+    d.certainty_basis = _basis(d)
+    d.certainty = BASES[d.certainty_basis]
     d.headline = d.headline or headline.diagnosis(d.category, d.verdict)
     if not any(i.guards for m in obs.models for i in m.inputs):  # torch 2.6: no check_input_K compiled in
         d.steps = [Step(s.do + say.NO_GUARDS_COMPILED, s.env, "compile") if "AOTI_RUNTIME_CHECK_INPUTS" in s.env else s

@@ -40,6 +40,8 @@ class NanInf(Rule):
             label = say.input_label(inp.index, inp.name, obs.ep.user_name(inp.index) if obs.ep else None)
             d.verdict = say.nan_input_verdict(what, label)
             d.steps = [step(say.NAN_CHECK_INPUT)]
+            d.own_check = _one_check_of(obs, m, buf, evs)
+            d.nan_input = inp.index
         else:
             writer = line = None
             nodes: list[str] = []
@@ -101,3 +103,18 @@ class Printer(Rule):
             return None
         lines = sorted(c.line for m in obs.models for c in obs.pkg.index(m.name).calls() if c.target == b.kernel)
         return lines[b.call - 1] if 0 < b.call <= len(lines) else (lines[0] if lines else None)
+
+
+def _one_check_of(obs: Observations, m, buf: str, evs) -> bool:
+    """Whether the log's NaN/Inf check message is the package's own, about exactly one check: the wrapper holds
+    one ``aoti_torch_check_inf_and_nan`` call on ``buf`` (a model input: the check reads it as handed in), at the
+    line the log names (a log that names no line: the one check on ``buf``)."""
+    from ....parse.message import nan_checks
+
+    member = obs.pkg.files(m.name).wrapper
+    if not member:
+        return False
+    checks = [line for line, b in nan_checks(obs.pkg.member_lines(member)) if b == buf]
+    lines = {e.line for e in evs if getattr(e, "line", None) is not None}
+    files = {e.file.rsplit("/", 1)[-1] for e in evs if getattr(e, "file", None)}
+    return len(checks) == 1 and lines <= {checks[0]} and files <= {member.rsplit("/", 1)[-1]}

@@ -40,6 +40,7 @@ class Hypothesis:
     sentence: str  # the cause in words (inspector.explain); JSON's "text"
     certainty: str  # "certain" | "likely" | "possible"
     evidence: list[str] = field(default_factory=list)
+    cause: causes.Cause | None = field(default=None, repr=False)  # the typed cause (repro plans its case from it)
 
     def __str__(self) -> str:
         return self.sentence
@@ -198,7 +199,7 @@ def reason(pkg, match: TraceMatch, n_sites: int, first_thread_failed: bool | Non
     match.verdict = words.verdict_words(d.verdict, match)
     match.headline = headline.trace_headline(d.verdict, match, headline.MATCH_BUDGET)
     match.hypotheses = [Hypothesis(words.cause_words(c, match), c.certainty,
-                                   [words.evidence_words(e, match) for e in c.evidence]) for c in d.causes]
+                                   [words.evidence_words(e, match) for e in c.evidence], cause=c) for c in d.causes]
     match.notes = [words.note_words(n, match) for n in d.notes]
     match.certainty = d.certainty
     match.evidence = list(match.hypotheses[0].evidence) if match.hypotheses else []

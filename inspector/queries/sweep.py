@@ -275,6 +275,38 @@ def ingest(pkg: Package, m, rows: list[Row], results: dict[int, dict], folder: s
         row.agree, row.why = judge(row)
 
 
+def run_cases(cases: list[Case], package_path: str, device: str, timeout: int, jobs: int = 1, progress=None,
+              then=None) -> tuple[dict[int, dict], str]:
+    """Run ``cases`` with the runner (inspector.explain.repro_script.SWEEP_MAIN: this Python, one child process
+    per case, OMP_NUM_THREADS=1 on CPU; nothing of the package is loaded in this process), in a temporary folder
+    (never the current one).  Returns the runner's JSON line of each case, each with its captured output
+    (``log``), and the runner's stderr; ``then(folder, results, stderr)`` is called before the folder goes."""
+    with tempfile.TemporaryDirectory(prefix="pt2-run-") as tmp:
+        plan_path, runner = write_plan(cases, tmp, timeout, jobs)
+        env = dict(os.environ)
+        if device == "cpu":
+            env["OMP_NUM_THREADS"] = "1"
+        p = subprocess.Popen([sys.executable, runner, plan_path, os.path.abspath(package_path), tmp],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        results = {}
+        for line in p.stdout:
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            results[r["case"]] = r
+            if progress:
+                progress(len(results), len(cases))
+        err = p.stderr.read()
+        p.wait()
+        for i, r in results.items():
+            with open(os.path.join(tmp, f"case_{i:03d}.log"), errors="replace") as f:
+                r["log"] = f.read()
+        if then is not None:
+            then(tmp, results, err)
+    return results, err
+
+
 def sweep(pkg: Package, model: str | None = None, device: str | None = None, weights: str | None = None,
           run: bool = False, timeout: int = 60, progress=None, jobs: int = 1,
           keep_logs: str | None = None) -> SweepResult:
@@ -295,30 +327,16 @@ def sweep(pkg: Package, model: str | None = None, device: str | None = None, wei
         # one probe instead of one fresh process per case that each finds no GPU (24 of them: minutes)
         raise UsageError(say.NO_CUDA.format(device=dev, python=sys.executable))
     t0 = time.time()
-    with tempfile.TemporaryDirectory(prefix="pt2-sweep-") as tmp:
-        plan_path, runner = write_plan(cases, tmp, timeout, jobs)
-        env = dict(os.environ)
-        if dev == "cpu":
-            env["OMP_NUM_THREADS"] = "1"
-        p = subprocess.Popen([sys.executable, runner, plan_path, os.path.abspath(str(pkg.path)), tmp],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        results = {}
-        for line in p.stdout:
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            results[r["case"]] = r
-            if progress:
-                progress(len(results), len(cases))
-        err = p.stderr.read()
-        p.wait()
+
+    def kept(tmp, results, err):  # each case's captured output, kept (the CUDA samples' real sweep logs are kept so)
         ingest(pkg, m, rows, results, tmp, err)
-        if keep_logs:  # each case's captured output, kept (the CUDA samples' real sweep logs are kept so)
+        if keep_logs:
             os.makedirs(keep_logs, exist_ok=True)
             for name in sorted(os.listdir(tmp)):
                 if name.startswith("case_") and name.endswith(".log"):
                     shutil.copyfile(os.path.join(tmp, name), os.path.join(keep_logs, name))
+
+    run_cases(cases, str(pkg.path), dev, timeout, jobs, progress=progress, then=kept)
     res.ran, res.seconds = True, round(time.time() - t0, 1)
     return ran_verdict(res)
 

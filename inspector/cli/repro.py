@@ -119,7 +119,8 @@ def run(a) -> int:
             sys.stdout.flush()
         out.print(r.verdict, markup=False, highlight=False)
         if a.output:
-            out.print(say.wrote(a.output, len(r.script.encode()), str(a.package)), markup=False, highlight=False)
+            out.print(say.wrote(a.output, len(r.script.encode()), str(a.package),
+                                cases=sum(h["planned"] for h in r.hypotheses) if a.every else 1), markup=False, highlight=False)
         elif not a.run_it:
             out.print(say.NOT_WRITTEN, markup=False, highlight=False)
         for n in r.notes:

@@ -88,6 +88,14 @@ def confirmation_words(c, planned: dict) -> tuple[str, list[str]]:
                      f" [{o.what}]: {said}")
     for n in c.unplanned:
         lines.append(f"hypothesis {n}: no case (not run)")
+    if c.pinned_by:
+        lines.append(f"every case ran with {c.pinned_by}=1: each device assert is reported by the kernel that made it, "
+                     "not by a later call")
     t = c.torch
     lines.append(f"ran with torch {t.get('version') or '?'} ({t.get('path') or '?'}), python {t.get('python')}")
     return verdict, lines
+
+
+def nothing_to_confirm(category: str) -> str:
+    return (f"--confirm: nothing to run: the log's failure ({category}) has no ranked hypotheses a case can be "
+            "planned for")

@@ -415,9 +415,11 @@ NO_CUDA = ("--run on {device} needs a GPU, and torch in this Python ({python}) s
            "fail the same way. Run the plan without --run here, or the sweep on a machine with a GPU")
 
 
-def wrote(path: str, nbytes: int, package: str) -> str:
-    """``package``: the package's path as the user gave it (the command works from their folder)."""
-    return f"wrote {path} ({nbytes:,} bytes): run it with `python {path} {package}`"
+def wrote(path: str, nbytes: int, package: str, cases: int = 1) -> str:
+    """``package``: the package's path as the user gave it (the command works from their folder); ``cases``: how
+    many hypotheses' cases the script holds (then it takes one's number)."""
+    pick = f" [N]` (N: 1..{cases}; none: every case)" if cases > 1 else "`"
+    return f"wrote {path} ({nbytes:,} bytes): run it with `python {path} {package}{pick}"
 
 
 NOT_WRITTEN = "(no file written: -o FILE writes the script, or redirect this output into one)"

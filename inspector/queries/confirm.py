@@ -83,6 +83,8 @@ class Confirmation:
     switches: list[str]
     separated_by: str | None
     torch: dict
+    device: str = "cpu"
+    pinned_by: str | None = None  # CUDA: every case ran with CUDA_LAUNCH_BLOCKING=1 (an async error at its kernel)
     verdict: str = ""
     lines: list[str] = field(default_factory=list)
 
@@ -192,7 +194,8 @@ def confirm(pkg, model: str, device: str, log_report, planned, unplanned: list[i
             separated = s
             break
     res = Confirmation(log=log, outcomes=outcomes, ranking=ranking, reproduced=reproduced, unplanned=list(unplanned),
-                       switches=switches, separated_by=separated, torch=torch_info())
+                       switches=switches, separated_by=separated, torch=torch_info(), device=device,
+                       pinned_by=LAUNCH_BLOCKING if device.startswith("cuda") else None)
     res.verdict, res.lines = say.confirmation_words(res, {p.n: p for p in planned})
     return res
 

@@ -163,7 +163,8 @@ def test_repro_run_end_to_end(tmp_path):
     p = run_child("repro", pkg, "--log", log, "-o", out, "--run", timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.splitlines()[0].startswith("input 1 holds 4")
-    assert "ran it (the script exited 0): reproduced:" in p.stdout
+    assert "hypotheses 1, 2 and 3 all reproduce the log's assert" in p.stdout
+    assert f"run it with `python {out} {pkg}`" in p.stdout
 
 
 def test_the_loader_fits_how_the_package_keeps_its_weights():

@@ -102,13 +102,13 @@ class Planned:
     n: int
     kind: str | None
     certainty: str | None
-    text: str
+    sentence: str  # the hypothesis in words (JSON "text")
     violation: dict | None = None
     case: Case | None = None
     why: str | None = None
 
     def to_dict(self) -> dict:
-        return {"n": self.n, "kind": self.kind, "certainty": self.certainty, "text": self.text,
+        return {"n": self.n, "kind": self.kind, "certainty": self.certainty, "text": self.sentence,
                 "violation": self.violation, "planned": self.case is not None, "why": self.why}
 
 
@@ -184,14 +184,14 @@ def repro(pkg: Package, *, log: str | None = None, line: int | None = None, kern
             raise UsageError(say.no_such_hypothesis(hypothesis, len(planned)))
         chosen = [planned[hypothesis - 1]]
         if chosen[0].case is None:
-            raise UsageError(say.cannot_plan(chosen[0].n, chosen[0].text, chosen[0].why))
+            raise UsageError(say.cannot_plan(chosen[0].n, chosen[0].sentence, chosen[0].why))
     elif every:
         chosen = ok
     else:
         chosen = ok[:1]
     if not chosen:
         first = planned[0]
-        raise UsageError(say.cannot_plan(first.n, first.text, first.why))
+        raise UsageError(say.cannot_plan(first.n, first.sentence, first.why))
     for p in planned:
         if p.case is None and (every or (hypothesis is None and p.n < chosen[0].n)):
             notes.append(say.skipped(p.n, p.why))

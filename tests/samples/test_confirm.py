@@ -155,6 +155,21 @@ def test_two_index_an_empty_table_fails_elsewhere_and_is_ranked_down():
 
 
 @pytest.mark.slow
+def test_scatter_add_the_top_hypothesis_does_not_reproduce_and_is_ranked_last():
+    """index_add(0, keys // 4, …): the trace ranks "input 1 holds a value outside the table" first, but its case
+    (keys holding the bound, 4: bucket 1) returns; an empty table and int32 keys reproduce the log's assert (both
+    break the contract, so the input check rejects both and tells them not apart).  Main wrote the empty table's
+    case and never ran the others."""
+    r = _confirmed(S / "cpu/scatter_add", "scatter_add")
+    c = r.confirmation
+    plain = {o.hypothesis: o for o in c.outcomes if o.switch is None}
+    assert plain[1].failure.returned and not plain[1].reproduced
+    assert c.reproduced == [2, 3] and c.ranking == [2, 3, 1] and c.separated_by is None
+    assert "hypothesis 1's call returned" in c.verdict and "no switch tells them apart" in c.verdict
+    assert r.run["reproduced"] is False  # the written (top) case did not: `repro --run` exits 1
+
+
+@pytest.mark.slow
 def test_diagnose_confirm_json_validates(capsys):
     jsonschema = pytest.importorskip("jsonschema")
     pytest.importorskip("torch")

@@ -121,21 +121,6 @@ def failure_of(pkg, model: str, text: str | None = None, report=None, returned: 
     return Failure(d.category, kernel, line, message, inp, limit=limit, extern=extern)
 
 
-def torch_info() -> dict:
-    """The torch the cases run with (this Python's, found without importing it: no dlopen here)."""
-    import importlib.metadata
-    import importlib.util
-    import os
-
-    spec = importlib.util.find_spec("torch")
-    try:
-        version = importlib.metadata.version("torch")
-    except importlib.metadata.PackageNotFoundError:
-        version = None
-    return {"version": version, "path": os.path.dirname(spec.origin) if spec and spec.origin else None,
-            "python": sys.executable}
-
-
 def switches_for(planned, device: str) -> list[str]:
     """The switches whose reruns can tell the planned hypotheses apart: AOTI_RUNTIME_CHECK_INPUTS=1 when some
     case breaks the contract (a guard's range, the dtype) and some does not; none on CUDA for the launch blocking,
@@ -151,8 +136,8 @@ def confirm(pkg, model: str, device: str, log_report, planned, unplanned: list[i
     runs are; ``expected``: the failure to compare with when there is no log)."""
     from ..explain import confirm as say
     from ..explain import repro_script as words
-    from ..host import torch_cuda_devices, torch_python
-    from .sweep import run_cases
+    from ..host import torch_cuda_devices, torch_info, torch_python
+    from .runner import run_cases
 
     if torch_python() is None:
         raise UsageError(words.NO_TORCH.format(python=sys.executable))

@@ -170,14 +170,16 @@ def test_scatter_add_the_top_hypothesis_does_not_reproduce_and_is_ranked_last():
 
 
 @pytest.mark.slow
-def test_diagnose_confirm_json_validates(capsys):
+def test_diagnose_confirm_json_validates_and_writes_nothing_here(capsys, tmp_path, monkeypatch):
     jsonschema = pytest.importorskip("jsonschema")
     pytest.importorskip("torch")
     from inspector.cli import main
 
+    monkeypatch.chdir(tmp_path)
     rc = main(["diagnose", str(TWO / "two_index.pt2"), "--log", str(TWO / "error.log"), "--confirm", "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0 and doc["confirmation"]["ranking"] == [1, 3, 2]
+    assert os.listdir(tmp_path) == []  # the runs' plan, runner and logs went to a temporary folder
     for name in ("diagnose", "repro"):
         schema = json.loads((ROOT / f"inspector/schemas/{name}.schema.json").read_text())
         d = doc if name == "diagnose" else dict(_confirmed(TWO, "two_index").to_dict(), script=None)

@@ -90,6 +90,20 @@ def torch_python() -> str | None:
     return sys.executable if importlib.util.find_spec("torch") is not None else None
 
 
+def torch_info() -> dict:
+    """The torch this Python runs a package's child processes with (repro --run, diagnose --confirm): its version
+    and folder, found without importing it (no dlopen here)."""
+    import importlib.metadata
+
+    spec = importlib.util.find_spec("torch")
+    try:
+        version = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        version = None
+    return {"version": version, "path": os.path.dirname(spec.origin) if spec and spec.origin else None,
+            "python": sys.executable}
+
+
 def torch_cuda_devices(python: str, timeout: float = 120) -> int | None:
     """How many CUDA devices torch sees in ``python`` (one child process, which imports torch; never this one);
     None when the child could not say (it crashed, or ran past ``timeout``)."""

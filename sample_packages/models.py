@@ -135,6 +135,14 @@ class IndexSelectModel(nn.Module):
         return x.index_select(0, idx) * 2.0
 
 
+class TwoIndexModel(nn.Module):
+    """One table indexed by two index inputs, a then b: an empty table fails a's check first, a value of b past the
+    table only b's (issue 35 §2: the run that tells those hypotheses apart)."""
+
+    def forward(self, x, a, b):
+        return x[a] * 2.0, x[b] * 3.0
+
+
 class TakeModel(nn.Module):
     """torch.take on a 2-D input: the index is flat, so the bound is x.numel() = x.size(0) * x.size(1)."""
 

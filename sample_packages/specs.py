@@ -134,6 +134,18 @@ SPECS = {
         expect=dict(static_bound=None, bound_input=(0, 0), bound_terms=[(0, 0)], index_input=1,
                     source_contains="index_select", hops=[]),
     ),
+    "two_index": dict(
+        model="TwoIndexModel",
+        inputs=lambda torch, dev: (torch.randn(16, 4, device=dev), _ids(torch, 0, 16, (5,), dev),
+                                   _ids(torch, 0, 16, (3,), dev)),
+        dims=lambda Dim: ({0: Dim("rows", min=2, max=4096)}, {0: Dim("na", min=2, max=4096)},
+                          {0: Dim("nb", min=2, max=4096)}),
+        trigger=lambda torch, dev: (torch.randn(8, 4, device=dev), torch.tensor([0, 3, 5], device=dev),
+                                    torch.tensor([1, 8], device=dev)),
+        trigger_doc="x has 8 rows, a is fine, b holds 8: the check of b fails (an empty x would fail a's first)",
+        expect=dict(static_bound=None, bound_input=(0, 0), bound_terms=[(0, 0)], index_input=2,
+                    source_contains="index", hops=[]),
+    ),
     "take": dict(
         model="TakeModel",
         inputs=lambda torch, dev: (torch.randn(4, 6, device=dev), _ids(torch, 0, 24, (5,), dev)),

@@ -38,8 +38,9 @@ class ProgressBar:
 WIDE = 100_000  # piped or --wide: no line is ever cut or wrapped, so names can be copied and grepped
 
 
-def console(wide: bool = False):
-    """A terminal gets its width (rich reads COLUMNS); a pipe or --wide gets lines as long as they need."""
+def console(wide: bool = False, stderr: bool = False):
+    """A terminal gets its width (rich reads COLUMNS); a pipe or --wide gets lines as long as they need.
+    ``stderr``: write there (the notes beside an answer that goes to stdout)."""
     from rich.console import Console
 
     class _Console(Console):
@@ -47,7 +48,9 @@ def console(wide: bool = False):
             self.quiet = True
             raise BrokenPipeError
 
-    return _Console(highlight=False, soft_wrap=False, width=WIDE if wide or not sys.stdout.isatty() else None)
+    stream = sys.stderr if stderr else sys.stdout
+    return _Console(highlight=False, soft_wrap=False, stderr=stderr,
+                    width=WIDE if wide or not stream.isatty() else None)
 
 
 def read_log(arg: str, flag: str = "--log", instead: str | None = None) -> str:

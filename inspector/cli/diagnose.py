@@ -44,10 +44,18 @@ this package. The categories, tried in this order:
 Every environment variable in a step says whether it acts at compile time or
 at run time.
 
+--confirm (an index_assert or extern_op: needs torch in this Python, the serving
+torch) runs the case `repro` plans for each ranked hypothesis in a child
+process, compares each run's failure with the log's (category, kernel,
+assertion line, message, read the same way) and re-ranks the hypotheses;
+where hypotheses differ in what AOTI_RUNTIME_CHECK_INPUTS=1 shows, every case
+runs again with it.  Nothing is written into the current folder.
+
 examples:
   pt2-inspect diagnose sample_packages/cpu/ima_embedding/package/ima_embedding.pt2 --log sample_packages/cpu/ima_embedding/logs/segfault_unchecked_index.log
   cat sample_packages/cpu/jagged/error.log | pt2-inspect diagnose sample_packages/cpu/jagged/jagged.pt2 --log -
   pt2-inspect diagnose sample_packages/cuda/jagged/jagged.pt2 --log sample_packages/cuda/jagged/error.log --json | jq .category
+  pt2-inspect diagnose sample_packages/cpu/two_index/two_index.pt2 --log sample_packages/cpu/two_index/error.log --confirm
   pt2-inspect diagnose sample_packages/harvest/issue15_cpu213/printer2_cpu/printer2_cpu.pt2 --log sample_packages/harvest/issue15_cpu213/printer2_cpu/logs/neg_input.log --against sample_packages/harvest/issue15_cpu213/printer2_cpu/logs/good.log
 """
 
@@ -63,6 +71,9 @@ def add_parser(sub):
                         "hypothesis' evidence")
     p.add_argument("--against", metavar="FILE", help="a good run's log: the intermediate value printer's output is "
                    "compared kernel by kernel, and the first kernel whose output differs is named")
+    p.add_argument("--confirm", action="store_true", help="run each hypothesis's case (needs torch here) and re-rank "
+                   "them by which reproduces the log's failure")
+    p.add_argument("--timeout", type=int, default=120, metavar="S", help="with --confirm: seconds each case may run")
     add_json(p)
     return p
 
@@ -72,6 +83,12 @@ def run(a) -> int:
     from ..package import open_package
     from ..queries.diagnose import diagnose
 
+    if a.confirm:
+        from ..host import torch_python
+        from ..explain import repro_script as say
+
+        if torch_python() is None:
+            raise UsageError(say.NO_TORCH.format(python=sys.executable).replace("--run", "--confirm"))
     if a.log:
         log = read_log(a.log)
     elif not sys.stdin.isatty():
@@ -86,10 +103,38 @@ def run(a) -> int:
     with open_package(a.package) as pkg:
         d = diagnose(pkg, report, model=a.model, ep=ep, against=against,
                      log_name=a.log if getattr(a, "log", None) and a.log != "-" else None)
+        conf = _confirm(pkg, a, log, d) if a.confirm else None
     if a.json:
-        print(json.dumps(d.to_dict(), indent=2))
+        out = d.to_dict()
+        if a.confirm:
+            out["confirmation"] = conf.to_dict() if conf is not None else None
+        print(json.dumps(out, indent=2))
     else:
         from ..render.diagnose import render_diagnosis
 
-        render_diagnosis(console(), d, verbose=a.verbose)
+        c = console()
+        render_diagnosis(c, d, verbose=a.verbose)
+        if a.confirm:
+            from ..explain.confirm import nothing_to_confirm
+            from ..render.confirm import render_confirmation
+
+            c.print("")
+            if conf is not None:
+                render_confirmation(c, conf)
+            else:
+                c.print(nothing_to_confirm(d.category), markup=False, highlight=False)
     return d.exit_code
+
+
+def _confirm(pkg, a, log: str, d):
+    """The ranking run of a traced failure (None: the log's category has no ranked hypotheses to run)."""
+    from ..errors import UsageError
+    from ..queries.repro import confirm_ranking, repro
+
+    if d.trace is None or not getattr(d.trace, "matches", None):
+        return None
+    try:
+        r = repro(pkg, log=log, model=a.model, every=True)
+    except UsageError:  # no case can be planned for any hypothesis: nothing to run
+        return None
+    return confirm_ranking(pkg, r, timeout=a.timeout)

@@ -39,9 +39,15 @@ def build_inputs(torch, case):
         fill = spec.get("fill", "randn")
         if fill == "randn" and (dt.is_floating_point or dt.is_complex):
             t = torch.randn(shape, generator=gen).to(dt)
-        elif fill == "ramp":  # rising along the last dim: argmax, top-k and sort positions are the largest
-            last = shape[-1] if shape else 1
-            t = torch.arange(numel, dtype=torch.float64).remainder(max(last, 1)).reshape(shape).to(dt)
+        elif fill == "ramp":  # rising along a dim (the last by default): argmax, top-k and sort positions are the largest
+            d = spec.get("dim", len(shape) - 1) if shape else 0
+            along = [1] * len(shape)
+            if shape:
+                along[d] = shape[d]
+            t = torch.arange(shape[d] if shape else 1, dtype=torch.float64).reshape(along).expand(shape).contiguous().to(dt)
+        elif fill == "max":  # the dtype's largest value everywhere: past every boundary a bucketize has
+            big = torch.finfo(dt).max if (dt.is_floating_point or dt.is_complex) else torch.iinfo(dt).max
+            t = torch.full(shape, big, dtype=dt)
         elif fill == "range" and numel:  # index values 0..bound-1, every one of them when numel >= bound
             t = torch.arange(numel, dtype=torch.int64).remainder(max(spec["bound"], 1)).reshape(shape).to(dt)
         elif dt == torch.bool:
@@ -149,24 +155,17 @@ def describe(rc, timed_out):
 
 REPRO_MAIN = r'''
 
-def main():
-    args = [a for a in sys.argv[1:] if a != "--child"]
-    path = args[0] if args else DEFAULT_PACKAGE
-    if "--child" in sys.argv:
-        run_here(path, CASE)
-        return 0
-    if not os.path.exists(path):
-        print("usage: python %s [PACKAGE.pt2]   (no such file: %s)" % (os.path.basename(sys.argv[0]), path))
-        return 2
+def run_case(path, case, label):
     env = dict(os.environ)
-    for k in CASE.get("unset_env", []):
+    for k in case.get("unset_env", []):
         env.pop(k, None)
-    env.update(case_env(CASE))
+    env.update(case_env(case))
     t0 = time.time()
     timed_out = False
     try:
-        p = subprocess.run([sys.executable, "-X", "faulthandler", os.path.abspath(__file__), path, "--child"],
-                           env=env, capture_output=True, text=True, errors="replace", timeout=CASE.get("timeout", 300))
+        p = subprocess.run([sys.executable, "-X", "faulthandler", os.path.abspath(__file__), path, "--child",
+                            str(CASES.index(case))], env=env, capture_output=True, text=True, errors="replace",
+                           timeout=case.get("timeout", 300))
         rc, text = p.returncode, (p.stdout or "") + (p.stderr or "")
     except subprocess.TimeoutExpired as e:
         timed_out, rc = True, None
@@ -175,19 +174,38 @@ def main():
     took = time.time() - t0
     lines = text.splitlines()
     if len(lines) > 60:  # the whole output goes to a file: a diagnosis must not read a gap as evidence
-        full = os.path.splitext(os.path.abspath(__file__))[0] + ".output.log"
+        full = os.path.splitext(os.path.abspath(__file__))[0] + label.replace(" ", "_") + ".output.log"
         with open(full, "w") as f:
             f.write(text)
         lines = lines[:30] + ["[... %d lines left out: all of them are in %s ...]" % (len(lines) - 50,
                                                                                       os.path.basename(full))] + lines[-20:]
     sys.stdout.write("\n".join(lines) + "\n")
     what = describe(rc, timed_out)
-    if not timed_out and matches(CASE["expect"], text, rc):
-        print("%s: %s (%s, %.1f s)" % (REPRODUCED, CASE["title"], what, took))
-        return 0
-    print("%s: expected %s; the call %s%s (%.1f s)" % (NOT_REPRODUCED, CASE["expect_words"], what,
+    if not timed_out and matches(case["expect"], text, rc):
+        print("%s%s: %s (%s, %.1f s)" % (label, REPRODUCED, case["title"], what, took))
+        return True
+    print("%s%s: expected %s; the call %s%s (%.1f s)" % (label, NOT_REPRODUCED, case["expect_words"], what,
           (": " + first_error(text)) if first_error(text) else (" and returned" if DONE_MARK in text else ""), took))
-    return 1
+    return False
+
+
+def main():
+    args = sys.argv[1:]
+    if "--child" in args:
+        run_here(args[0], CASES[int(args[args.index("--child") + 1])])
+        return 0
+    path = args[0] if args else DEFAULT_PACKAGE
+    if not os.path.exists(path) or len(args) > 2 or (len(args) == 2 and args[1] not in NUMBERS):
+        print("usage: python %s [PACKAGE.pt2] [HYPOTHESIS: one of %s]   (%s)" % (
+            os.path.basename(sys.argv[0]), ", ".join(NUMBERS) or "none",
+            ("no such file: %s" % path) if not os.path.exists(path) else "no such hypothesis"))
+        return 2
+    picked = [i for i, n in enumerate(NUMBERS) if len(args) < 2 or n == args[1]] if NUMBERS else [0]
+    ok = []
+    for i in picked:
+        label = ("hypothesis %s: " % NUMBERS[i]) if len(CASES) > 1 else ""
+        ok.append(run_case(path, CASES[i], label))
+    return 0 if any(ok) else 1
 
 
 if __name__ == "__main__":
@@ -291,10 +309,14 @@ if __name__ == "__main__":
 '''
 
 
-def repro_script(case_json: str, package_name: str, header: str) -> str:
-    """The standalone script for one case."""
+def repro_script(case_jsons: list[str], numbers: list, package_name: str, header: str) -> str:
+    """The standalone script for one case, or one per hypothesis (``numbers``: each case's hypothesis rank, None
+    when it reproduces no ranked hypothesis): ``python repro.py [PKG] [N]`` runs every case, or hypothesis N's."""
+    nums = [str(n) for n in numbers if n is not None] if len(case_jsons) > 1 else []
+    cases = ",\n".join(case_jsons)
     return ("#!/usr/bin/env python3\n" + '"""' + header.replace('"""', "'''") + '"""\n'
-            + RUNKIT + f"\nDEFAULT_PACKAGE = {package_name!r}\nCASE = json.loads(r'''{case_json}''')\n" + REPRO_MAIN)
+            + RUNKIT + f"\nDEFAULT_PACKAGE = {package_name!r}\nNUMBERS = {nums!r}\n"
+            + f"CASES = json.loads(r'''[{cases}]''')\nCASE = CASES[0]\n" + REPRO_MAIN)
 
 
 def sweep_runner() -> str:
@@ -302,10 +324,42 @@ def sweep_runner() -> str:
     return '"""pt2-inspect sweep runner: one forked child per case; the plan is a JSON file."""\n' + RUNKIT + SWEEP_MAIN
 
 
-def repro_header(title: str, package_name: str, loader_words: str, version: str) -> str:
+def repro_header(title: str, package_name: str, loader_words: str, version: str, n_cases: int = 1) -> str:
+    usage = (f"usage: python repro.py [{package_name}]\nprints '{REPRODUCED}' (exit 0) or '{NOT_REPRODUCED}' with what "
+             "happened instead (exit 1).\n") if n_cases == 1 else (
+             f"usage: python repro.py [{package_name}] [N]\nruns the case of every hypothesis (or of hypothesis N "
+             f"only), each in a child process, and prints '{REPRODUCED}' or '{NOT_REPRODUCED}' for each (exit 0 when "
+             "one reproduced).\n")
     return (f"Reproduce: {title}\n\nWritten by pt2-inspect {version} from the package alone (no data of the run that "
-            f"failed).\n{loader_words}\n\nusage: python repro.py [{package_name}]\nprints '{REPRODUCED}' (exit 0) or "
-            f"'{NOT_REPRODUCED}' with what happened instead (exit 1).\n")
+            f"failed).\n{loader_words}\n\n{usage}")
+
+
+def all_title(n: int) -> str:
+    return f"one case for each of the {n} hypotheses"
+
+
+def unplanned(kind: str | None) -> str:
+    """Why no case is planned for a hypothesis of cause ``kind``."""
+    return {
+        "bound_value": "its index is computed from the input, not read from it: no input value is known to reach "
+                       "the bound",
+        "static_computed_value": "its index is computed from the input: no input value is known to reach the bound",
+        "position": "the length its positions run along cannot be made longer than the bound within the guards",
+        "empty_input": "the bound's dims are not dynamic: they cannot be 0",
+        "input_dtype": "the input is not an int64/int32 index",
+    }.get(kind or "", "the package does not say which inputs would make it")
+
+
+def cannot_plan(n: int, text: str, why: str | None) -> str:
+    return f"hypothesis {n} ({text.split(':')[0]}): no case can be planned: {why}"
+
+
+def skipped(n: int, why: str | None) -> str:
+    return f"hypothesis {n} has no case: {why}"
+
+
+def no_such_hypothesis(n: int, count: int) -> str:
+    return f"--hypothesis {n}: the trace ranks {count} hypothes{'is' if count == 1 else 'es'} (1..{count})"
 
 
 LOADER_WORDS = {
@@ -339,8 +393,15 @@ def title_words(kind: str, **kw) -> str:
     if kind == "empty":
         return f"input {kw['input']} dim {kw['dim']} is 0 (an empty table): {kw['expect']}"
     if kind == "ramp":
-        return (f"input {kw['input']} rises along its last dim ({kw['size']} long), so its positions reach "
+        along = f"dim {kw['dim']}" if kw.get("dim") is not None else "its last dim"
+        return (f"input {kw['input']} rises along {along} ({kw['size']} long), so its positions reach "
                 f"{kw['bound']}: {kw['expect']}")
+    if kind == "past":
+        return (f"input {kw['input']} holds values past every boundary, so its positions reach {kw['position']} "
+                f"(the bound is {kw['bound']}): {kw['expect']}")
+    if kind == "dtype":
+        return (f"input {kw['input']} is {kw['dtype']} (compiled for {kw['compiled']}), its values inside the table: "
+                f"{kw['expect']}")
     if kind == "given":
         return f"the given inputs: {kw['expect']}"
     return kind
@@ -354,8 +415,14 @@ NO_CUDA = ("--run on {device} needs a GPU, and torch in this Python ({python}) s
            "fail the same way. Run the plan without --run here, or the sweep on a machine with a GPU")
 
 
-def wrote(path: str, nbytes: int, package_name: str) -> str:
-    return f"wrote {path} ({nbytes:,} bytes): run it with `python {path} {package_name}`"
+def wrote(path: str, nbytes: int, package: str, cases: int = 1) -> str:
+    """``package``: the package's path as the user gave it (the command works from their folder); ``cases``: how
+    many hypotheses' cases the script holds (then it takes one's number)."""
+    pick = f" [N]` (N: 1..{cases}; none: every case)" if cases > 1 else "`"
+    return f"wrote {path} ({nbytes:,} bytes): run it with `python {path} {package}{pick}"
+
+
+NOT_WRITTEN = "(no file written: -o FILE writes the script, or redirect this output into one)"
 
 
 def ran(verdict: str, rc: int) -> str:

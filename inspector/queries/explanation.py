@@ -42,6 +42,7 @@ class Hypothesis:
     evidence: list[str] = field(default_factory=list)
     kind: str | None = None  # the cause (`causes.CAUSE_KINDS`)
     basis: str | None = None  # what its certainty rests on (`causes.BASES`)
+    cause: causes.Cause | None = field(default=None, repr=False)  # the typed cause (repro plans its case from it)
 
     def __str__(self) -> str:
         return self.sentence
@@ -206,7 +207,7 @@ def reason(pkg, match: TraceMatch, n_sites: int, first_thread_failed: bool | Non
     match.verdict = words.verdict_words(d.verdict, match)
     match.headline = headline.trace_headline(d.verdict, match, headline.MATCH_BUDGET)
     match.hypotheses = [Hypothesis(words.cause_words(c, match), c.certainty,
-                                   [words.evidence_words(e, match) for e in c.evidence], c.kind, c.basis)
+                                   [words.evidence_words(e, match) for e in c.evidence], c.kind, c.basis, cause=c)
                         for c in d.causes]
     match.notes = [words.note_words(n, match) for n in d.notes]
     match.certainty, match.certainty_basis = d.certainty, d.basis

@@ -11,7 +11,7 @@ bound).  `inspector.explain.repro_script` turns a case into the script; nothing 
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from ..errors import UsageError
 from ..host import torch_python  # noqa: F401 - the host's torch, a host probe (sweep and the CLI import it here)
@@ -20,8 +20,8 @@ from ..naming import root_symbol
 from ..package import Package
 from ..parse.specs import InputSpec, device_type
 from .check import check
-from .repro_case import Case, expect_assert, make_case, sizes, violate
-from .repro_checks import bounds_check_of, bounds_checks
+from .repro_case import Case, expect_assert, make_case, sizes, violate, violate_cause
+from .repro_checks import BoundsCheck, bounds_check_of, bounds_checks
 
 
 @dataclass
@@ -37,10 +37,16 @@ class ReproResult:
     notes: list[str] = field(default_factory=list)
     case: dict = field(default_factory=dict)
     run: dict | None = None  # with --run: rc, reproduced, output tail
+    hypothesis: int | None = None  # the rank of the hypothesis the script reproduces (None: --all, or --input)
+    hypotheses: list[dict] = field(default_factory=list)  # every ranked hypothesis: its case's violation, or why none
+    confirmation: object | None = None  # with --run on a traced failure: inspector.queries.confirm.Confirmation
+    _planned: list = field(default_factory=list, repr=False)
+    _report: object = field(default=None, repr=False)
+    _match: object = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d.pop("script")
+        d = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_") and f.name != "script"}
+        d["confirmation"] = self.confirmation.to_dict() if self.confirmation is not None else None
         return d
 
 
@@ -88,10 +94,60 @@ def _device(m: Model, device: str | None) -> str:
     return dev if ":" in dev or base == "cpu" else "cuda:0"
 
 
+@dataclass
+class Planned:
+    """The case of one ranked hypothesis (``n``: its rank, 1-based; ``kind``: its cause, causes.CAUSE_KINDS), or
+    why none could be planned (``case`` None, ``why``)."""
+
+    n: int
+    kind: str | None
+    certainty: str | None
+    sentence: str  # the hypothesis in words (JSON "text")
+    violation: dict | None = None
+    case: Case | None = None
+    why: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"n": self.n, "kind": self.kind, "certainty": self.certainty, "text": self.sentence,
+                "violation": self.violation, "planned": self.case is not None, "why": self.why}
+
+
+def plan_hypotheses(pkg: Package, mt, f: BoundsCheck, m: Model, dev: str, loader: dict) -> list[Planned]:
+    """One case per ranked hypothesis of match ``mt`` (its typed causes: the one ranking diagnose and trace
+    print), each planned from its cause; a match with no hypothesis gets the one case its check allows."""
+    from ..explain import repro_script as say
+
+    expect, words = expect_assert(f, dev)
+    asserts = bounds_checks(pkg, m.name)
+    out = []
+    hyps = [h for h in mt.hypotheses if h.cause is not None] or [None]
+    for n, h in enumerate(hyps, 1):
+        kind = h.cause.kind if h else None
+        p = Planned(n, kind, h.certainty if h else None, h.sentence if h else "")
+        try:
+            src = h.cause.source if h else None
+            read = src.inputs[0].index if src is not None and src.kind == "read" and src.inputs else None
+            v = violate_cause(m, f, kind, mt.position, dev, read_input=read) if h else violate(m, f, dev)
+        except UsageError as e:
+            v, p.why = None, str(e)
+        if v is None:
+            p.why = p.why or say.unplanned(kind)
+            out.append(p)
+            continue
+        violation, syms, changes = v
+        title = say.title_words(violation["kind"], expect=words, **{k: x for k, x in violation.items() if k != "kind"})
+        p.violation = violation
+        p.case = make_case(pkg, m, f, dev, loader, syms=syms, changes=changes, expect=expect, words=words,
+                           title=title, asserts=asserts, unset=["AOTI_RUNTIME_CHECK_INPUTS"])
+        out.append(p)
+    return out
+
+
 def repro(pkg: Package, *, log: str | None = None, line: int | None = None, kernel: str | None = None,
           inputs: list[InputSpec] | None = None, model: str | None = None, device: str | None = None,
-          weights: str | None = None) -> ReproResult:
-    """Plan the reproducing case and write its script (``result.script``)."""
+          weights: str | None = None, hypothesis: int | None = None, every: bool = False) -> ReproResult:
+    """Plan the reproducing case and write its script (``result.script``): the top-ranked hypothesis's case by
+    default, hypothesis ``hypothesis`` (1-based), or with ``every`` one case per hypothesis in one script."""
     from .._version import __version__
     from ..explain import repro_script as say
     from .trace import trace_assert
@@ -99,6 +155,8 @@ def repro(pkg: Package, *, log: str | None = None, line: int | None = None, kern
     if not (log or line or kernel or inputs):
         raise UsageError("say what to reproduce: --log FILE, --line N, --kernel K or --input SPEC")
     if inputs:
+        if hypothesis or every:
+            raise UsageError("--hypothesis and --all pick among the hypotheses of a traced failure: not with --input")
         name = model_name(pkg, model)
         m = pkg.index(name).eager()
         dev = _device(m, device)
@@ -106,23 +164,65 @@ def repro(pkg: Package, *, log: str | None = None, line: int | None = None, kern
         return _repro_given(pkg, m, dev, loader, notes, inputs)
     from ..logs import parse_log
 
-    r = trace_assert(pkg, report=parse_log(log) if log is not None else None, line=line, kernel=kernel, model=model)
+    report = parse_log(log) if log is not None else None
+    r = trace_assert(pkg, report=report, line=line, kernel=kernel, model=model)
     if not r.matches:
         raise UsageError(f"nothing to reproduce: {r.verdict or r.looked_for}")
-    name = r.matches[0].model
+    mt = r.matches[0]
+    name = mt.model
     m = pkg.index(name).eager()
     dev = _device(m, device)
     loader, notes = loader_of(pkg, name, weights)
-    if len(r.matches) > 1 and not r.matches[0].exact:
-        notes.append(f"{len(r.matches)} assertions match; the script reproduces the first ({r.matches[0].kernel} "
-                     f"line {r.matches[0].file_line}); --line N picks another")
-    f = bounds_check_of(pkg, r.matches[0])
-    violation, syms, changes = violate(m, f, dev)
-    expect, words = expect_assert(f, dev)
-    title = say.title_words(violation["kind"], expect=words, **{k: v for k, v in violation.items() if k != "kind"})
-    case = make_case(pkg, m, f, dev, loader, syms=syms, changes=changes, expect=expect, words=words, title=title,
-                     asserts=bounds_checks(pkg, name), unset=["AOTI_RUNTIME_CHECK_INPUTS"])
-    return _result(pkg, m, dev, case, violation, notes, __version__)
+    if len(r.matches) > 1 and not mt.exact:
+        notes.append(f"{len(r.matches)} assertions match; the script reproduces the first ({mt.kernel} "
+                     f"line {mt.file_line}); --line N picks another")
+    f = bounds_check_of(pkg, mt)
+    planned = plan_hypotheses(pkg, mt, f, m, dev, loader)
+    ok = [p for p in planned if p.case is not None]
+    if hypothesis is not None:
+        if not 1 <= hypothesis <= len(planned):
+            raise UsageError(say.no_such_hypothesis(hypothesis, len(planned)))
+        chosen = [planned[hypothesis - 1]]
+        if chosen[0].case is None:
+            raise UsageError(say.cannot_plan(chosen[0].n, chosen[0].sentence, chosen[0].why))
+    elif every:
+        chosen = ok
+    else:
+        chosen = ok[:1]
+    if not chosen:
+        first = planned[0]
+        raise UsageError(say.cannot_plan(first.n, first.sentence, first.why))
+    for p in planned:
+        if p.case is None and (every or (hypothesis is None and p.n < chosen[0].n)):
+            notes.append(say.skipped(p.n, p.why))
+    res = _result(pkg, m, dev, [p.case for p in chosen], chosen[0].violation, notes, __version__,
+                  numbers=[p.n for p in chosen])
+    res.hypothesis = None if every else chosen[0].n
+    res.hypotheses = [p.to_dict() for p in planned]
+    res._planned, res._report, res._match = planned, report, mt
+    return res
+
+
+def confirm_ranking(pkg: Package, res: ReproResult, timeout: int = 120):
+    """Run the case of every planned hypothesis of ``res`` (a traced failure's) and compare each with the log's
+    failure (with no log: the traced assertion's); ``res.confirmation`` and ``res.run`` (the written case's
+    run) are filled.  Needs torch in this Python (a UsageError otherwise)."""
+    from .confirm import Failure, confirm
+
+    planned = [p for p in res._planned if p.case is not None]
+    unplanned = [p.n for p in res._planned if p.case is None]
+    mt = res._match
+    expected = None
+    if res._report is None:
+        expected = Failure("extern_op" if mt.kernel_kind == "extern" else "index_assert", mt.kernel, mt.file_line,
+                           mt.assertion.message)
+    c = confirm(pkg, res.model, res.device, res._report, planned, unplanned, timeout=timeout, expected=expected)
+    res.confirmation = c
+    mine = [o for o in c.outcomes if o.switch is None and (res.hypothesis is None or o.hypothesis == res.hypothesis)]
+    ok = any(o.reproduced for o in mine)
+    res.run = {"rc": 0 if ok else 1, "reproduced": ok, "verdict": c.verdict,
+               "output_tail": next((o.output_tail for o in mine), "")}
+    return c
 
 
 def _repro_given(pkg, m, dev, loader, notes, specs) -> ReproResult:
@@ -158,17 +258,23 @@ def _repro_given(pkg, m, dev, loader, notes, specs) -> ReproResult:
     for ch in c.checked:  # the user's dtypes where they differ from the contract (a dtype violation)
         if ch["spec"].get("dtype"):
             case.inputs[ch["input"]]["dtype"] = ch["spec"]["dtype"]
-    return _result(pkg, m, dev, case, {"kind": "given", "check": c.verdict}, notes, __version__)
+    return _result(pkg, m, dev, [case], {"kind": "given", "check": c.verdict}, notes, __version__)
 
 
-def _result(pkg, m, dev, case: Case, violation, notes, version) -> ReproResult:
+def _result(pkg, m, dev, cases, violation, notes, version, numbers=None) -> ReproResult:
     from ..explain import repro_script as say
 
+    if isinstance(cases, Case):
+        cases = [cases]
     pkg_name = os.path.basename(str(pkg.path).rstrip("/"))
     loader_words = " ".join(notes)
-    script = say.repro_script(case.to_json(), pkg_name, say.repro_header(case.title, pkg_name, loader_words, version))
-    return ReproResult(package=str(pkg.path), model=m.name, device=dev, verdict=case.title, violation=violation,
-                       expect=case.expect, loader=case.loader["kind"], script=script, notes=notes, case=asdict(case))
+    numbers = numbers or [None] * len(cases)
+    title = cases[0].title if len(cases) == 1 else say.all_title(len(cases))
+    script = say.repro_script([c.to_json() for c in cases], numbers, pkg_name,
+                              say.repro_header(title, pkg_name, loader_words, version, n_cases=len(cases)))
+    return ReproResult(package=str(pkg.path), model=m.name, device=dev, verdict=title, violation=violation,
+                       expect=cases[0].expect, loader=cases[0].loader["kind"], script=script, notes=notes,
+                       case=asdict(cases[0]))
 
 
 def run_script(script_path: str, package_path: str, timeout: int = 600) -> dict:

@@ -123,21 +123,89 @@ def expect_assert(f: BoundsCheck, device: str) -> tuple[dict, str]:
 
 
 def violate(m: Model, f: BoundsCheck, device: str) -> tuple[dict, dict[str, int], dict]:
-    """(violation, symbol values, per-input changes) that make ``f`` fail and keep every other check."""
+    """(violation, symbol values, per-input changes) that make ``f`` fail and keep every other check, when no
+    ranked cause says which (a check whose trace gave no hypothesis): the first that applies of a value, an
+    empty table, positions that reach a static bound."""
+    for kind in ("bound_value", "empty_input", "position"):
+        v = violate_cause(m, f, kind, None, device)
+        if v is not None:
+            return v
+    raise UsageError(f"{f.kernel} line {f.line}: no input of the contract reaches this assertion's index or bound, so "
+                     "no violation can be planned; give the inputs with --input SPEC")
+
+
+# The cause kinds (inspector.queries.causes.CAUSE_KINDS) a case can be planned for, and the violation each plans.
+PLANNED = {"bound_value": "value", "static_read_value": "value", "extern_index": "value", "empty_input": "empty",
+           "position": "ramp", "input_dtype": "dtype"}
+# The index dtype a dtype hypothesis passes instead of the compiled one (causes.INDEX_DTYPES).
+OTHER_INDEX_DTYPE = {"int64": "int32", "int32": "int64"}
+
+
+def violate_cause(m: Model, f: BoundsCheck, kind: str, position, device: str,
+                  read_input: int | None = None) -> tuple[dict, dict[str, int], dict] | None:
+    """(violation, symbol values, per-input changes) that make ``f`` fail the way cause ``kind`` says
+    (`PLANNED`), every other check kept; None when the contract gives no such case.  ``position``: the match's
+    `PositionBound` (a position cause); ``read_input``: the input the cause says the values are read from (a
+    value or dtype cause) where the check's own walk found the index changed on its way (a wrap, a cast): the
+    run tells whether the value reaches the check."""
     syms = sizes(m)
     dims = shapes(m, syms)
-    if f.direct_input is not None:
+    read = f.direct_input if f.direct_input is not None else read_input
+    if kind in ("bound_value", "static_read_value", "extern_index") and read is not None:
         b = f.bound(dims)
         if b is not None:
-            return {"kind": "value", "input": f.direct_input, "value": b, "bound": b}, syms, {
-                f.direct_input: {"set": [[0, b]]}}
-    if f.terms:
-        _, i, d = f.terms[0]
-        sym = root_symbol(m.symbols, m.inputs[i].shape[d])
-        if sym is not None:
+            return {"kind": "value", "input": read, "value": b, "bound": b}, syms, {read: {"set": [[0, b]]}}
+        return None
+    if kind == "input_dtype" and read is not None:
+        dt = m.inputs[read].dtype
+        if dt not in OTHER_INDEX_DTYPE:
+            return None
+        return ({"kind": "dtype", "input": read, "dtype": OTHER_INDEX_DTYPE[dt], "compiled": dt}, syms,
+                {read: {"dtype": OTHER_INDEX_DTYPE[dt]}})
+    if kind == "empty_input" and f.terms:
+        names = []
+        for _, i, d in f.terms:  # every term at 0: a sum of sizes is 0 only then, a product already with one
+            sym = root_symbol(m.symbols, m.inputs[i].shape[d])
+            if sym is None:
+                return None
             syms[sym.name] = 0
-            return {"kind": "empty", "input": i, "dim": d, "symbol": sym.name}, syms, {}
+            names.append(sym.name)
+        _, i, d = f.terms[0]
+        return {"kind": "empty", "input": i, "dim": d, "symbol": names[0]}, syms, {}
+    if kind == "position":
+        return _positions(m, f, position, syms, dims)
+    return None
+
+
+def _positions(m: Model, f: BoundsCheck, p, syms: dict[str, int], dims) -> tuple[dict, dict, dict] | None:
+    """Positions that reach the bound: the length they run along made one longer than the bound and the input
+    rising along it (top-k, sort and argmax positions are then the largest), or, for a bucketize along fixed
+    boundaries, every value past the last one."""
     origin = f.computed_input if f.computed_input is not None else f.direct_input
+    if p is not None and p.input is not None and p.dim is not None and p.op != "loop":
+        sym = root_symbol(m.symbols, m.inputs[p.input].shape[p.dim])
+        bound = f.bound(dims)
+        if sym is None or bound is None:
+            return None
+        size = max(bound + 1, sym.min or 0)
+        if sym.max is not None and sym.max < size:
+            return None
+        syms[sym.name] = size
+        if f.bound(shapes(m, syms)) != bound:  # the length moves the bound too: no case of this kind
+            return None
+        return ({"kind": "ramp", "input": p.input, "dim": p.dim, "size": size, "bound": bound}, syms,
+                {p.input: {"fill": "ramp", "dim": p.dim}})
+    if p is not None and p.static is not None and p.past and origin is not None and f.terms:
+        top = p.static + p.past - 1  # the largest position: one past the last boundary
+        for _, i, d in f.terms:  # the table at most as long as that position (its guard minimum allows it)
+            sym = root_symbol(m.symbols, m.inputs[i].shape[d])
+            if sym is None or (sym.min or 0) > top:
+                return None
+            syms[sym.name] = min(syms[sym.name], top)
+        bound = f.bound(shapes(m, syms))
+        if bound is None or bound > top:
+            return None
+        return {"kind": "past", "input": origin, "bound": bound, "position": top}, syms, {origin: {"fill": "max"}}
     if f.static_bound is not None and origin is not None and m.inputs[origin].shape:
         last = m.inputs[origin].shape[-1]
         sym = root_symbol(m.symbols, last)
@@ -146,8 +214,7 @@ def violate(m: Model, f: BoundsCheck, device: str) -> tuple[dict, dict[str, int]
             syms[sym.name] = max(size, sym.min or 0)
             return {"kind": "ramp", "input": origin, "size": syms[sym.name], "bound": f.static_bound}, syms, {
                 origin: {"fill": "ramp"}}
-    raise UsageError(f"{f.kernel} line {f.line}: no input of the contract reaches this assertion's index or bound, so "
-                     "no violation can be planned; give the inputs with --input SPEC")
+    return None
 
 
 def make_case(pkg: Package, m: Model, f: BoundsCheck | None, device: str, loader: dict, *, syms=None, changes=None,

@@ -13,12 +13,9 @@ the runner (inspector.explain.repro_script.SWEEP_MAIN) imports it once and forks
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -31,6 +28,7 @@ from .loop_checks import loop_limits
 from .repro import _device, loader_of, model_name
 from .repro_case import Case, input_specs, shapes, sizes
 from .repro_checks import bounds_checks
+from .runner import run_cases, write_plan  # noqa: F401 - write_plan: the sweep tests' runner
 
 MAX_ELEMENTS = 1 << 22  # a guard maximum is capped so that no input of a case holds more elements
 CHECKS_ENV = "AOTI_RUNTIME_CHECK_INPUTS"
@@ -242,20 +240,6 @@ def judge(row: Row) -> tuple[bool, str | None]:
     return False, f"unknown prediction {p.kind}"
 
 
-def write_plan(cases: list[Case], folder: str, timeout: int, jobs: int = 1) -> tuple[str, str]:
-    """The plan (JSON) and the runner script in ``folder``: all a machine with torch needs to run the cases
-    (``python runner.py plan.json PKG OUT_DIR``, which writes OUT_DIR/case_NNN.log and prints a JSON line each)."""
-    from ..explain import repro_script as say
-
-    plan_path = os.path.join(folder, "plan.json")
-    with open(plan_path, "w") as f:
-        json.dump({"cases": [json.loads(c.to_json()) for c in cases], "timeout": timeout, "jobs": jobs}, f)
-    runner = os.path.join(folder, "runner.py")
-    with open(runner, "w") as f:
-        f.write(say.sweep_runner())
-    return plan_path, runner
-
-
 def ingest(pkg: Package, m, rows: list[Row], results: dict[int, dict], folder: str, err: str = "") -> None:
     """Fill each row from the runner's JSON lines and its captured log in ``folder``: observed, diagnosis, agree."""
     for i, row in enumerate(rows):
@@ -295,30 +279,16 @@ def sweep(pkg: Package, model: str | None = None, device: str | None = None, wei
         # one probe instead of one fresh process per case that each finds no GPU (24 of them: minutes)
         raise UsageError(say.NO_CUDA.format(device=dev, python=sys.executable))
     t0 = time.time()
-    with tempfile.TemporaryDirectory(prefix="pt2-sweep-") as tmp:
-        plan_path, runner = write_plan(cases, tmp, timeout, jobs)
-        env = dict(os.environ)
-        if dev == "cpu":
-            env["OMP_NUM_THREADS"] = "1"
-        p = subprocess.Popen([sys.executable, runner, plan_path, os.path.abspath(str(pkg.path)), tmp],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        results = {}
-        for line in p.stdout:
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            results[r["case"]] = r
-            if progress:
-                progress(len(results), len(cases))
-        err = p.stderr.read()
-        p.wait()
+
+    def kept(tmp, results, err):  # each case's captured output, kept (the CUDA samples' real sweep logs are kept so)
         ingest(pkg, m, rows, results, tmp, err)
-        if keep_logs:  # each case's captured output, kept (the CUDA samples' real sweep logs are kept so)
+        if keep_logs:
             os.makedirs(keep_logs, exist_ok=True)
             for name in sorted(os.listdir(tmp)):
                 if name.startswith("case_") and name.endswith(".log"):
                     shutil.copyfile(os.path.join(tmp, name), os.path.join(keep_logs, name))
+
+    run_cases(cases, str(pkg.path), dev, timeout, jobs, progress=progress, then=kept)
     res.ran, res.seconds = True, round(time.time() - t0, 1)
     return ran_verdict(res)
 

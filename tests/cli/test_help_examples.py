@@ -81,7 +81,7 @@ def _param(i: int, where: str, line: str):
     one process per case) is slow, out of the fast lane.  The same command line shown in several places (the
     README, docs/ and --help) runs once per session (``_RAN``; under xdist, --dist loadfile keeps this file on one
     worker)."""
-    marks = [pytest.mark.slow] if "--run" in _argv(line)[0] else []
+    marks = [pytest.mark.slow] if {"--run", "--confirm"} & set(_argv(line)[0]) else []
     return pytest.param(where, line, marks=marks, id=f"{where}:{i}")
 
 

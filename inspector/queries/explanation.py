@@ -96,6 +96,7 @@ class TraceMatch:
     position: PositionBound | None = None  # the index is a position a top-k/sort/argmax/bucketize returns
     table: TableRef | None = None  # what the index reads (JSON: `TableRef.to_dict`)
     source_locations: list = field(default_factory=list)  # the user's lines: parse.exported_program.SourceLocation
+    element: object = None  # the element the failing threads held (`inspector.queries.element.ElementAnswer`), from a log
 
     @property
     def complete(self) -> bool:

@@ -25,7 +25,7 @@ import json, os, subprocess, sys, tarfile, time, traceback, zipfile, shutil
 OUT = os.environ.get("OUT", "/tmp/out")
 WORK = os.path.join(os.environ.get("TMPDIR", "/tmp"), "issue35_work")
 HERE = os.path.abspath(__file__)
-TRUTH = ["pw1d", "pw1d_emb", "tiled2d", "per_red", "red_loop", "dyn"]
+TRUTH = ["pw1d", "pw1d_emb", "tiled2d", "per_red", "red_loop", "dyn", "pw_i32", "row1", "big1d"]
 SIX = ["topk_table", "weightless", "cond_branch", "gat", "nan_inf", "mask_dtype"]
 CASES = TRUTH + SIX
 ROWS = 50  # the truth cases' table rows
@@ -37,6 +37,9 @@ TRUTH_RUNS = {
     "per_red": ([4, 300], [(0, 3), (0, 40), (1, 100), (3, 299)]),
     "red_loop": ([4, 16], [(0, 3), (2, 9), (3, 15)]),
     "dyn": ([3, 500], [(0, 3), (1, 40), (2, 499)]),
+    "pw_i32": ([4, 300], [(0, 3), (0, 77), (2, 150)]),  # int32 ids: a 4-wide vector
+    "row1": ([2, 1200], [(1, 7), (1, 300), (1, 1199)]),  # w[ei[1]]: the load is ks0 + x0 (num_edges dynamic)
+    "big1d": ([8, 4096], [(0, 3), (3, 1000), (7, 4095)]),  # 32768 ids: several vectors per thread
 }
 
 
@@ -47,6 +50,19 @@ def model(case):
     Dim = torch.export.Dim
     torch.manual_seed(0)
     ids = lambda *s: torch.randint(0, ROWS, s).cuda()  # noqa: E731
+    if case == "row1":
+        class R(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = nn.Parameter(torch.randn(ROWS))
+
+            def forward(self, ei):
+                return self.w[ei[1]] * 2.0
+        return R().cuda(), (ids(2, 1200),), ({1: Dim("num_edges", min=2, max=10**6)},), {}
+    if case == "pw_i32":
+        return model("pw1d")[0], (ids(4, 300).int(),), None, {}
+    if case == "big1d":
+        return model("pw1d")[0], (ids(8, 4096),), None, {}
     if case in ("pw1d", "dyn"):
         class W(nn.Module):
             def __init__(self):
@@ -214,6 +230,8 @@ def inputs(case, scen):
     if case in TRUTH:
         sizes = TRUTH_RUNS[case][0]
         ids = torch.randint(0, ROWS, tuple(sizes), generator=g)
+        if case == "pw_i32":
+            ids = ids.int()
         t = scenarios(case)[scen]["truth"]
         if t:
             ids[tuple(t["element"])] = t["value"]
@@ -330,7 +348,7 @@ def main():
                 pending.append((c, s, sc))
     active = []
     while pending or active:
-        while pending and len(active) < 14:
+        while pending and len(active) < int(os.environ.get('ISSUE35_JOBS', '8')):
             c, s, sc = pending.pop(0)
             lf = open(os.path.join(WORK, c, "logs", f"{s}.log"), "w")
             cmd = [sys.executable, "-X", "faulthandler", HERE, "run", c, s]
@@ -345,12 +363,12 @@ def main():
         time.sleep(0.5)
         for a in list(active):
             r, pr, lf, t = a
-            if pr.poll() is None and time.time() - t < 120:
+            if pr.poll() is None and time.time() - t < 150:
                 continue
             if pr.poll() is None:
                 pr.kill()
                 pr.wait()
-                r["killed_after_s"] = 120
+                r["killed_after_s"] = 150
             lf.close()
             r["rc"] = pr.returncode
             r["seconds"] = round(time.time() - t, 1)

@@ -12,6 +12,8 @@ NO_RBLOCK = "the index is read per reduction step and the package does not fix R
 SEVERAL_VALUES = ("no one element is held by every printed thread: more than one value is bad (each thread's "
                   "elements are listed)")
 NOT_CONTIGUOUS = "the input's strides are not contiguous: the element below assumes they are, and may be off"
+ASSUME_INSIDE = ("places a symbolic offset (`ks0 + 7`) as row = the symbol's coefficient, column = the constant: "
+                 "assumes the constant is inside that dim")
 ASSUME_CONTIGUOUS = "assumes the input is contiguous (row-major strides)"
 
 

@@ -362,9 +362,11 @@ def name_elements(m, ix, k, a, report_assert, origin=None, bound=None,
         if mi is not None and mi.stride and not _contiguous(mi.shape, mi.stride):
             ans.unknown.append(say.NOT_CONTIGUOUS)
         ans.assumptions.append(say.ASSUME_CONTIGUOUS)
-        sym_dim = _symbol_dims(bound, ans.input)
+        sym_dim = _symbol_dims(bound, ans.input, m, k, syms)
         for b, c in cands:
             ans.elements.append(_unravel((b, dict(c)), [s if isinstance(s, int) else str(s) for s in sizes], sym_dim))
+        if any(c for _, c in cands) and any(e is not None for e in ans.elements):
+            ans.assumptions.append(say.ASSUME_INSIDE)
         if any(e is None for e in ans.elements):
             ans.unknown.append(say.symbolic_sizes(sizes))
     ans.too_few_threads = _too_few(printed, cands, shape, spt, tpw, wpc, order, warps, dims, blocks, uses, defs, idx,
@@ -386,13 +388,27 @@ def _contiguous(shape, stride) -> bool:
     return True
 
 
-def _symbol_dims(bound, input_index: int) -> dict:
-    """Kernel size symbol -> the dim of input ``input_index`` it is, where the bound walk bound it to that input's
-    size (``ks0`` <- ``s44 = arg1_1_size[1]``)."""
+def _symbol_dims(bound, input_index: int, m=None, k=None, syms=()) -> dict:
+    """Kernel size symbol -> the dim of input ``input_index`` it is: where the bound walk bound it to that input's
+    size (``ks0`` <- ``s44 = arg1_1_size[1]``), else where the launch passes the symbol the input's shape names
+    (``ks0`` is launch argument ``s93``, and the input is ``[2, s93]``)."""
     out = {}
     for t in (bound.terms if bound is not None else []):
         if t.input is not None and t.input.index == input_index and t.input.dim is not None:
             out[t.kernel_param] = t.input.dim
+    mi = next((x for x in m.inputs if x.index == input_index), None) if m is not None else None
+    if mi is None or k is None:
+        return out
+    pos = {p.name: p.position for p in k.params}
+    for site in (c for c in m.calls if c.target == k.name):
+        for ks in syms:
+            i = pos.get(ks)
+            if ks in out or i is None or i >= len(site.args):
+                continue
+            names = site.args[i].names or ((site.args[i].base,) if site.args[i].base else ())
+            dims = [d for d, s in enumerate(mi.shape) if isinstance(s, str) and s in names]
+            if len(names) == 1 and len(dims) == 1:
+                out[ks] = dims[0]
     return out
 
 

@@ -19,12 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import inspector.explain.element as say
+from ..naming import NO_KERNEL_SHIMS
 from ..parse import expr_tree as E
 
 _RANGES = {"x": "xindex", "y": "yindex", "r": "r0_index"}
 _BITS = {"i1": 8, "i8": 8, "u8": 8, "i16": 16, "fp16": 16, "bf16": 16, "i32": 32, "u32": 32, "fp32": 32, "i64": 64,
          "u64": 64, "fp64": 64}
-_COPIES = ("aoti_torch_assign_tensors_out", "aoti_torch_copy_", "aoti_torch_clone")
+# the shims that copy or alias a tensor whole (the element keeps its position): clone, copy_, assign_tensors
+_COPIES = tuple(x for x in NO_KERNEL_SHIMS if x != "aoti_torch_empty")
 
 
 @dataclass
@@ -301,7 +303,7 @@ def name_elements(m, ix, k, a, report_assert, origin=None, bound=None,
     inp = None
     if at is not None:
         rest = steps[at + 1:]
-        inter = [s for s in rest if s.kind not in ("input", "handle") and not (s.kind == "extern_op" and s.name in _COPIES)]
+        inter = [s for s in rest if s.kind not in ("input", "handle") and not (s.kind == "extern_op" and s.name.startswith(_COPIES))]
         if not inter and origin.input is not None:
             inp = origin.input
             ans.tensor, ans.input, ans.input_name = "input", inp.index, inp.user_name or inp.name

@@ -83,5 +83,6 @@ def element_line(a) -> str:
     one = "" if n == 1 else (" (each printed thread holds these; one of them is bad)" if not a.unknown else "")
     cfg = a.config
     blocks = ", ".join(f"{k} {v}" for k, v in cfg.get("blocks", {}).items())
+    few = f"; {a.too_few_threads}" if a.too_few_threads else ""
     return (f"element: {where}{more}{one}: from {a.threads_printed} printed thread(s), {a.pointer}[{a.load_index}] "
-            f"at {blocks}, {cfg.get('num_warps')} warps")
+            f"at {blocks}, {cfg.get('num_warps')} warps{few}")

@@ -129,6 +129,17 @@ class TypedTier:
             return None
         return launcher_param_names(self.wmap.lines[r.start + 1: r.params_end])
 
+    def launch_config(self, kernel: str):
+        """What the launcher of Triton ``kernel`` fixes (`inspector.parse.launch.LaunchConfig`: XBLOCK/YBLOCK from its
+        grid, num_warps and shared memory from its ``launchKernel``, its pointers' element types); None for a kernel
+        with no launcher, or one whose ``launchKernel`` is not there."""
+        from ..parse.launch import launch_config
+
+        r = self.wmap.launchers.get(kernel)
+        if r is None:
+            return None
+        return launch_config(kernel, self.wmap.lines[r.start: r.end + 1], r.start + 1)
+
     def first_pointer_types(self) -> dict[str, str]:
         """kernel -> Triton's element type (``fp32``) of its first pointer parameter, from the ``'signature'`` of the
         decorator lines the scan located (kernels whose decorator names none are left out)."""

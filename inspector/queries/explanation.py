@@ -103,6 +103,7 @@ class TraceMatch:
     # A NaN/Inf check's value: the ops from the load of an input to the checked value ("load" last: ["abs",
     # "load"]); None when the value is not one input's, or another check (`causes.own_message` reads it).
     value_ops: list[str] | None = None
+    element: object = None  # the element the failing threads held (`inspector.queries.element.ElementAnswer`), from a log
 
     @property
     def complete(self) -> bool:

@@ -37,6 +37,7 @@ from .positions import PositionBound, reduction_position
 from .match import (CANDIDATES, assertions_where, extern_calls, extern_sites_for_aten, find_for_report, index_args, message_in,
                     norm_msg, site_for_noticed)
 from .index_walk import value_table
+from .element import name_elements
 from .walk import path_names
 
 GUARD_NOTE = words.GUARD_NOTE
@@ -86,12 +87,13 @@ class TraceResult:
 
 def trace_assert(pkg: Package, *, line: int | None = None, message: str | None = None,
                  report: LogReport | None = None, kernel: str | None = None, model: str | None = None, ep=None,
-                 log_name: str | None = None) -> TraceResult:
+                 log_name: str | None = None, sizes: dict | None = None) -> TraceResult:
     """Trace one failing check.  Give the log as read (``report``: ``inspector.logs.parse_log``), or ``line`` and/or
     ``message``/``kernel`` (a ``message`` without a report is read here, once, as the paste it is).
 
     ``ep``: an ``ExportedProgramInfo`` (``--ep``); by default the one the package carries, if any.  ``log_name``:
-    the file the log was read from, named in the repro command an answer gives.  A log that holds no check is
+    the file the log was read from, named in the repro command an answer gives.  ``sizes``: input index -> the sizes
+    the failing run used, to place an element where a size is a symbol.  A log that holds no check is
     classified by diagnose on the same report by ``inspector.queries.trace_log.trace_log`` (the command's and the
     library's entry: this query does not know diagnose, which asks it for traces)."""
     if model is not None:
@@ -168,6 +170,13 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
             first, line = None, None
         if first is not None or mt.position is not None:
             reason(pkg, mt, len(mt.call_sites), first_thread_failed=first, thread_line=line)
+    for n, mt in zip([c[0] for c in uniq], matches):  # the element each printed thread held (issue 35 §1)
+        r = _report_for(located, mt)
+        if r is not None and mt.kernel_kind != "extern":
+            k = slices[n].kernels.get(mt.kernel)
+            if k is not None:
+                mt.element = name_elements(slices[n], pkg.index(n), k, mt.assertion, r,
+                                           mt.index_origin[0] if mt.index_origin else None, mt.bound, sizes)
     if log_name:
         for mt in matches:
             mt.confirm = words.confirm_commands(str(pkg.path), log_name) if mt.confirm else []
@@ -192,6 +201,12 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
         res.hints.append(note)
         return res
     return _with_candidates(pkg, res, report, model, message=message)
+
+
+def _report_for(located, mt):
+    """The log's located check this match was found for: a CUDA assert at the kernel's line, else the first."""
+    same = [r for r in located if r.line == mt.file_line] or located
+    return same[0] if same else None
 
 
 def _reduction_position(m: Model, mt) -> PositionBound | None:

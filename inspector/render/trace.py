@@ -72,6 +72,8 @@ def _match_tree(mt: TraceMatch, verbose: bool = True) -> Tree:
     for o in mt.index_origin if it is not None else ():
         it.add(Text.assemble(" ← ".join(s.name for s in o.path), "  ⇒ ",
                              (_origin_end(o), "bold" if (o.input or o.constant or o.computed) else "yellow")))
+    if mt.element is not None and mt.element.line:  # the element the printed threads held (issue 35 §1)
+        root.add(Text(mt.element.line))
     tag = " (derived from the kernel name)" if mt.source_nodes_derived else ""
     nodes = Text.assemble(("source nodes ", "bold"), ", ".join(mt.source_nodes) + tag)
     if mt.aten_ops and not verbose:

@@ -38,10 +38,24 @@ def short_inputs(source) -> str:
     return ", ".join(dict.fromkeys(short_input(i) for i in source.inputs))
 
 
-def short_source(source, var: str) -> str:
-    """What holds the bad value, short: ``input 1 `ids```, ``an index from input 1``, ``constant c0``."""
+def element_words(element) -> str | None:
+    """The one element of a model input the failing threads held (`queries.element.ElementAnswer`), short:
+    ``input 1[2, 1]`` / ``input 1 `ids`[2, 1]``; None unless exactly one is named."""
+    if element is None or not element.named or element.tensor != "input" or element.input is None:
+        return None
+    named = [e for e in element.elements if e is not None]
+    if len(named) != 1 or len(element.elements) != 1:
+        return None
+    user = getattr(element, "user_name", None)
+    who = f"input {element.input} `{user}`" if user else f"input {element.input}"
+    return f"{who}[{', '.join(map(str, named[0]))}]"
+
+
+def short_source(source, var: str, element=None) -> str:
+    """What holds the bad value, short: ``input 1[2, 1]`` (the element, when the log's threads name one),
+    ``input 1 `ids```, ``an index from input 1``, ``constant c0``."""
     if source.kind == "read":
-        return short_inputs(source)
+        return element_words(element) or short_inputs(source)
     if source.kind == "computed":
         return f"an index from {short_inputs(source)}"
     if source.kind == "constant":
@@ -84,7 +98,7 @@ def _index_past(src: str, lim: str, tbl: str, computed: bool = False) -> list[st
 def trace_headline(v, t, budget: int = WIDTH) -> str:
     """The first line of a trace's verdict (`causes.Verdict` ``v`` of match ``t``), within ``budget``."""
     var = t.assertion.index_var or "the index"
-    src = short_source(v.source, var)
+    src = short_source(v.source, var, getattr(t, "element", None))
     tbl = short_table(t.table)
     case = v.case
     if case in ("finite_read", "finite_computed", "finite_inside"):

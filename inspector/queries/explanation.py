@@ -103,6 +103,8 @@ class TraceMatch:
     # A NaN/Inf check's value: the ops from the load of an input to the checked value ("load" last: ["abs",
     # "load"]); None when the value is not one input's, or another check (`causes.own_message` reads it).
     value_ops: list[str] | None = None
+    # the decision its words came from (`causes.Decision`): the headline is worded again once the element is known
+    decided: object = field(default=None, repr=False, compare=False)
     element: object = None  # the element the failing threads held (`inspector.queries.element.ElementAnswer`), from a log
 
     @property
@@ -207,6 +209,7 @@ def reason(pkg, match: TraceMatch, n_sites: int, first_thread_failed: bool | Non
                       dtypes=_input_dtypes(pkg, match.model))
     match.verdict = words.verdict_words(d.verdict, match)
     match.headline = headline.trace_headline(d.verdict, match, headline.MATCH_BUDGET)
+    match.decided = d.verdict
     match.hypotheses = [Hypothesis(words.cause_words(c, match), c.certainty,
                                    [words.evidence_words(e, match) for e in c.evidence], c.kind, c.basis, cause=c)
                         for c in d.causes]

@@ -69,6 +69,8 @@ class TraceResult:
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        for md in d["matches"]:
+            md.pop("decided", None)  # the typed decision: the JSON has its words
         if self.log_category is None:  # a log with a check in it (or none given): the trace says what it is
             del d["assert_fired"], d["log_category"], d["log_verdict"]
         for m, md in zip(self.matches, d["matches"], strict=True):
@@ -177,6 +179,8 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
             if k is not None:
                 mt.element = name_elements(slices[n], pkg.index(n), k, mt.assertion, r,
                                            mt.index_origin[0] if mt.index_origin else None, mt.bound, sizes)
+                if mt.decided is not None:  # the element named: the first line says it (`ids[2, 1]`)
+                    mt.headline = headline.trace_headline(mt.decided, mt, headline.MATCH_BUDGET)
     if log_name:
         for mt in matches:
             mt.confirm = words.confirm_commands(str(pkg.path), log_name) if mt.confirm else []

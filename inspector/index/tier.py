@@ -162,3 +162,17 @@ class TypedTier:
             at = run.line
             self._call_comments = {at[i]: c for i, c in call_comments(run, self.wmap.dialect, idx).items()}
         return self._call_comments
+
+
+def _branches_of(self):
+    """run_impl's inlined subgraphs (`inspector.parse.branches.Branch`: torch.cond's branches, while_loop's cond and
+    body), wrapper order; made once, on first use (one look over the statements when there is none)."""
+    if getattr(self, "_branches", None) is None:
+        from ..parse.branches import branches
+
+        run = self.wmap.run
+        self._branches = branches(run.line, run.text)
+    return self._branches
+
+
+TypedTier.branches = _branches_of

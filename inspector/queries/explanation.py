@@ -106,6 +106,7 @@ class TraceMatch:
     # the decision its words came from (`causes.Decision`): the headline is worded again once the element is known
     decided: object = field(default=None, repr=False, compare=False)
     element: object = None  # the element the failing threads held (`inspector.queries.element.ElementAnswer`), from a log
+    branch: object | None = None  # the higher-order op's subgraph the kernel runs in (queries.branches.BranchContext)
 
     @property
     def complete(self) -> bool:

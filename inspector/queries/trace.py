@@ -165,6 +165,10 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
     for n, mt in zip([c[0] for c in uniq], matches):  # an index that is an argmax's position: the size bounds it
         if mt.position is None:
             mt.position = _reduction_position(slices[n], mt)
+    from .branches import branch_context
+
+    for n, mt in zip([c[0] for c in uniq], matches):  # a kernel of a torch.cond branch or while_loop body: which
+        mt.branch = branch_context(pkg, n, mt)
     cut = report.mentions("elided")  # a cut log: a thread it does not list may have failed all the same
     for mt in matches:  # the log's thread evidence, and the positions, rank the hypotheses (and word an argmax's)
         first, line = _first_thread_failed(located, mt)

@@ -98,6 +98,8 @@ def _match_tree(mt: TraceMatch, verbose: bool = True) -> Tree:
                 if e not in quoted:
                     hn.add(Text(f"evidence: {e}", style="dim"))
                 quoted.add(e)
+    if getattr(mt, "branch", None) is not None and mt.branch.sentence:
+        root.add(Text.assemble(("branch ", "bold"), mt.branch.sentence))
     for e in mt.notes:
         root.add(Text.assemble(("note: ", "bold"), e))
     if mt.confirm:

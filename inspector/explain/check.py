@@ -48,7 +48,10 @@ def wrong_device(got: str, want: str, key: str | None, cited: str) -> str:
 
 
 def wrong_dtype(got: str, want: str, cited: str) -> str:
-    return f"is {got}; the package expects {want}{cited}"
+    from .diagnose import dtype_fix
+
+    tail = f": {dtype_fix(want, got)}" if want == "bool" and got.startswith(("float", "bfloat")) else ""
+    return f"is {got}; the package expects {want}{cited}" + tail
 
 
 def no_rank_note(idx: int, dims: int) -> str:
@@ -270,6 +273,16 @@ def unequal_caught(line: int | None) -> str:
 
 def _owners(owners) -> str:
     return " × ".join(f"input {i} dim {d}" for i, d in owners)
+
+
+def pass_equal(idx: int, dim: int, owners, symbols, value: int) -> str:
+    """The fix of dims that must share a symbol: ``input 1 dim 0 and input 0 dim 0 are both s70: pass them equal``."""
+    if len(owners) == 1:
+        (i, d), = owners
+        return (f"input {idx} dim {dim} and input {i} dim {d} are both {symbols[0]}: pass them equal "
+                f"(input {idx} dim {dim} = {value} with these sizes)")
+    return (f"input {idx} dim {dim} is {' × '.join(symbols)} ({_owners(owners)}): pass it equal to their product "
+            f"({value} with these sizes)")
 
 
 def read_as_other(dim: int, got: int, symbols: list[str], owners, value: int, kernel: str, line: int) -> str:

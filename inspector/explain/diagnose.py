@@ -128,8 +128,19 @@ def range_verdict(label: str, dim: int, symbol: str | None, got: int, rng: str) 
     return f"{label} dim {dim}" + (f" (symbol {symbol})" if symbol else "") + f" is {got}; the package accepts {rng}"
 
 
-def dtype_fix(expected: str) -> str:
+def dtype_fix(expected: str, got: str | None = None) -> str:
+    if expected == "bool" and got is not None and got.startswith(("float", "bfloat")):
+        return BOOL_MASK_FIX
     return f"convert it before the call: x.to(torch.{expected})"
+
+
+# A float mask where a bool one was compiled (issue 35 §5): `.to(torch.bool)` keeps a 0/1 mask's meaning but inverts
+# an additive 0/-inf one (-inf -> True, 0 -> False).  How the model reads True (keep, or mask out) is not read here.
+BOOL_MASK_FIX = ("the package takes a bool mask: convert it keeping its meaning. A 0/1 float mask (1 where True): "
+                 "mask.to(torch.bool) (or mask != 0). An additive 0/-inf mask: not .to(torch.bool), which makes -inf "
+                 "True and 0 False; pass mask == 0 if the model's True means keep (masked_fill(~mask, -inf)), "
+                 "mask != 0 if True means masked out (masked_fill(mask, -inf)): which one this model means was not "
+                 "read from its kernels")
 
 
 def dtype_verdict(label: str, got: str, got_code: int, expected: str, exp_code: int) -> str:

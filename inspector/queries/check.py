@@ -99,7 +99,9 @@ def _contracts_of_sizes(pkg: Package, m: Model, res: CheckResult, dims: dict[tup
         v, got = prod(values[s][0] for s in r.symbols), dims[(r.input, r.dim)]
         if v != got:
             res.violations.append({"input": r.input, "kind": "shared", "detail": say.detail(label(r.input), say.read_as_other(
-                r.dim, got, r.symbols, r.owners, v, r.kernel, r.line))})
+                r.dim, got, r.symbols, r.owners, v, r.kernel, r.line)),
+                "must_equal": [{"input": i, "dim": d} for i, d in r.owners], "symbols": list(r.symbols), "size": v,
+                "fix": say.pass_equal(r.input, r.dim, r.owners, r.symbols, v)})
             shared.add(r.input)
     said |= shared
     shapes = {i: [dims[(i, d)] for d in range(len(m.inputs[i].shape))] for i in partial
@@ -208,6 +210,8 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
                         v, oi, od = values[sym.name]
                         bad("equal", say.unequal(d, got, oi, od, v, sym.name) + say.unequal_caught(inp.size_stride_line),
                             headline.unequal(d, got, oi, od, v))
+                        res.violations[-1].update({"must_equal": [{"input": oi, "dim": od}], "symbols": [sym.name],
+                                                   "size": v, "fix": say.pass_equal(idx, d, [(oi, od)], [sym.name], v)})
                     values.setdefault(sym.name, (got, idx, d))
         if spec.stride is not None and inp.stride:
             if len(spec.stride) == len(inp.stride):

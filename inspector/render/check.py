@@ -16,7 +16,9 @@ def render_check(console: Console, r) -> None:
     if r.violations:
         v = root.add(Text("violations", style="bold"))
         for x in r.violations:
-            v.add(Text.assemble((f"{x['kind']}: ", "bold"), x["detail"]))
+            row = v.add(Text.assemble((f"{x['kind']}: ", "bold"), x["detail"]))
+            if x.get("fix"):
+                row.add(Text.assemble(("fix: ", "bold"), x["fix"]))
     if r.predicted_assertions:
         p = root.add(Text("predicted failures", style="bold"))
         for x in r.predicted_assertions:

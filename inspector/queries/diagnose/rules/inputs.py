@@ -50,7 +50,7 @@ def _answer_runtime_check(obs: Observations, d: Diagnosis, ev: logged.InputCheck
     elif kind == "dtype":
         exp, got = ev.expected, ev.got
         ic.expected, ic.got = C10_SCALAR_TYPES.get(exp, str(exp)), C10_SCALAR_TYPES.get(got, str(got))
-        ic.fix = say.dtype_fix(ic.expected)
+        ic.fix = say.dtype_fix(ic.expected, ic.got)
         d.verdict = say.dtype_verdict(label, ic.got, got, ic.expected, exp)
     elif kind == "device":
         ic.expected, ic.got = ev.expected_device_name, ev.got_device_name

@@ -47,10 +47,11 @@ def wrong_device(got: str, want: str, key: str | None, cited: str) -> str:
             f".to('{want}')")
 
 
-def wrong_dtype(got: str, want: str, cited: str) -> str:
+def wrong_dtype(got: str, want: str, cited: str, use=None) -> str:
+    """``use``: how the kernels read a bool input (`parse.mask_use.MaskUse`), for a float mask's fix."""
     from .diagnose import dtype_fix
 
-    tail = f": {dtype_fix(want, got)}" if want == "bool" and got.startswith(("float", "bfloat")) else ""
+    tail = f": {dtype_fix(want, got, use)}" if want == "bool" and got.startswith(("float", "bfloat")) else ""
     return f"is {got}; the package expects {want}{cited}" + tail
 
 

@@ -128,19 +128,34 @@ def range_verdict(label: str, dim: int, symbol: str | None, got: int, rng: str) 
     return f"{label} dim {dim}" + (f" (symbol {symbol})" if symbol else "") + f" is {got}; the package accepts {rng}"
 
 
-def dtype_fix(expected: str, got: str | None = None) -> str:
+def dtype_fix(expected: str, got: str | None = None, use=None) -> str:
+    """``use``: how the package's kernels read a bool input (`parse.mask_use.MaskUse`), for a float mask."""
     if expected == "bool" and got is not None and got.startswith(("float", "bfloat")):
-        return BOOL_MASK_FIX
+        return bool_mask_fix(use)
     return f"convert it before the call: x.to(torch.{expected})"
 
 
-# A float mask where a bool one was compiled (issue 35 §5): `.to(torch.bool)` keeps a 0/1 mask's meaning but inverts
-# an additive 0/-inf one (-inf -> True, 0 -> False).  How the model reads True (keep, or mask out) is not read here.
-BOOL_MASK_FIX = ("the package takes a bool mask: convert it keeping its meaning. A 0/1 float mask (1 where True): "
-                 "mask.to(torch.bool) (or mask != 0). An additive 0/-inf mask: not .to(torch.bool), which makes -inf "
-                 "True and 0 False; pass mask == 0 if the model's True means keep (masked_fill(~mask, -inf)), "
-                 "mask != 0 if True means masked out (masked_fill(mask, -inf)): which one this model means was not "
-                 "read from its kernels")
+def bool_mask_fix(use) -> str:
+    """A float mask where a bool one was compiled (issue 35 §5): `.to(torch.bool)` keeps a 0/1 mask's meaning but
+    inverts an additive 0/-inf one (-inf -> True, 0 -> False).  The fix that keeps it depends on what the model's
+    True means, read from its kernels (``use``) where they say; both readings of the user's mask are named."""
+    if use is None:
+        return ("the package takes a bool mask: convert it keeping its meaning. A 0/1 float mask (1 where True): "
+                "mask.to(torch.bool) (or mask != 0). An additive 0/-inf mask: not .to(torch.bool), which makes -inf "
+                "True and 0 False; pass mask == 0 if the model's True means keep (masked_fill(~mask, -inf)), "
+                "mask != 0 if True means masked out (masked_fill(mask, -inf)): which one this model means was not "
+                "read from its kernels")
+    how = (f"kernel {use.kernel} keeps the value where the mask is True and writes {use.fill} where it is False "
+           f"(line {use.line})" if use.keeps == "true" else
+           f"kernel {use.kernel} writes {use.fill} where the mask is True (masked out) and keeps the value where it is "
+           f"False (line {use.line})")
+    if use.keeps == "true":
+        additive = ("mask == 0 (True where 0: kept); not .to(torch.bool), which makes -inf True and 0 False and so "
+                    "inverts it")
+    else:
+        additive = "mask != 0 (True where -inf: masked out; .to(torch.bool) gives the same here)"
+    return (f"the package takes a bool mask: {how}. If yours is a 0/1 float mask (1 where the bool would be True): "
+            f"mask.to(torch.bool) (or mask != 0). If it is an additive 0/-inf mask: {additive}")
 
 
 def dtype_verdict(label: str, got: str, got_code: int, expected: str, exp_code: int) -> str:

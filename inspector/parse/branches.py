@@ -49,20 +49,18 @@ class Branch:
         return self.subgraph + "_"
 
 
+# a subgraph's name (AOTI names them after the FX graph's attributes) -> (the op, its role); else the block it sits in
+_BY_NAME = {"true_graph_": ("cond", "true"), "false_graph_": ("cond", "false"),
+            "while_loop_cond_graph_": ("while_loop", "cond"), "while_loop_body_graph_": ("while_loop", "body")}
+_BY_BLOCK = {"if": ("cond", "true"), "else": ("cond", "false")}
+_UNKNOWN = ("unknown", "unknown")
+
+
 def _kind(name: str, block: str | None) -> tuple[str, str]:
-    if name.startswith("true_graph_"):
-        return "cond", "true"
-    if name.startswith("false_graph_"):
-        return "cond", "false"
-    if name.startswith("while_loop_cond_graph_"):
-        return "while_loop", "cond"
-    if name.startswith("while_loop_body_graph_"):
-        return "while_loop", "body"
-    if block == "if":
-        return "cond", "true"
-    if block == "else":
-        return "cond", "false"
-    return "unknown", "unknown"
+    for prefix, kind in _BY_NAME.items():
+        if name.startswith(prefix):
+            return kind
+    return _BY_BLOCK.get(block, _UNKNOWN)
 
 
 def _item_bool(s: str) -> tuple[str, str] | None:

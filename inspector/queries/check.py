@@ -161,7 +161,13 @@ def check(pkg: Package, specs: list[InputSpec], model: str | None = None, ep=Non
             bad("device", say.wrong_device(spec.device, want_dev, m.device, _cite(inp, 'device')),
                 headline.on_device(spec.device, want_dev))
         if spec.dtype and inp.dtype and spec.dtype != inp.dtype:
-            bad("dtype", say.wrong_dtype(spec.dtype, inp.dtype, _cite(inp, 'dtype')), headline.dtype(spec.dtype, inp.dtype))
+            use = None
+            if inp.dtype == "bool" and spec.dtype.startswith(("float", "bfloat")):  # a float mask: how the kernels read it
+                from .mask_reading import mask_reading
+
+                use = mask_reading(pkg, m.name, idx)
+            bad("dtype", say.wrong_dtype(spec.dtype, inp.dtype, _cite(inp, 'dtype'), use),
+                headline.dtype(spec.dtype, inp.dtype))
         # A package with no input guards (torch 2.6) records only the dims run_impl reads (`s0 = arg0_1_size[0]`):
         # its rank is unknown, so only those dims are checked, never the rank.
         rank_known = bool(inp.guards) or inp.dtype is not None

@@ -60,6 +60,11 @@ class InputCheck(JsonKeys):
     got: int | str | None = None
     message: str = ""
     fix: str = ""
+    # a bool mask given as float (issue 35 §5): what the package's kernel keeps where the mask is True ("true": the
+    # value, "false": the fill, masked out), the kernel and its line that say so; None when not read
+    mask_keeps: str | None = None
+    mask_kernel: str | None = None
+    mask_line: int | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -50,7 +50,14 @@ def _answer_runtime_check(obs: Observations, d: Diagnosis, ev: logged.InputCheck
     elif kind == "dtype":
         exp, got = ev.expected, ev.got
         ic.expected, ic.got = C10_SCALAR_TYPES.get(exp, str(exp)), C10_SCALAR_TYPES.get(got, str(got))
-        ic.fix = say.dtype_fix(ic.expected, ic.got)
+        use = None
+        if ic.expected == "bool" and ic.got.startswith(("float", "bfloat")) and obs.pkg is not None:
+            from ...mask_reading import mask_reading
+
+            use = mask_reading(obs.pkg, m.name, idx)
+            if use is not None:
+                ic.mask_keeps, ic.mask_kernel, ic.mask_line = use.keeps, use.kernel, use.line
+        ic.fix = say.dtype_fix(ic.expected, ic.got, use)
         d.verdict = say.dtype_verdict(label, ic.got, got, ic.expected, exp)
     elif kind == "device":
         ic.expected, ic.got = ev.expected_device_name, ev.got_device_name

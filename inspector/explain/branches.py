@@ -43,8 +43,12 @@ def branch_sentence(ctx, mt) -> str:
     s = (f"{mt.kernel} runs in the body ({ctx.subgraph}) of a while_loop (a torch map is lowered to one): it runs once "
          f"a step while {predicate_words(ctx)} holds")
     if ctx.body_inputs:
-        s += f"; the body takes {', '.join(ctx.body_inputs)} each step"
+        read = [x for x in ctx.body_inputs if x not in ctx.carried]
+        s += "; the body takes " + (f"{', '.join(ctx.carried)} carried from step to step" if ctx.carried else "")
+        s += (" and " if ctx.carried and read else "") + (f"{', '.join(read)} as they are" if read else "")
         if ctx.body_model_inputs:
             s += f" (from {_inputs(ctx.body_model_inputs)})"
-        s += ": a value that grows with the step (a counter) can carry an index past the table at a later step only"
+        if ctx.carried:
+            s += (": an index made from a carried value (a counter) can pass the table at a later step even when "
+                  "every value of the model's inputs is in range")
     return s

@@ -38,7 +38,10 @@ class Branch:
     predicate: str | None = None
     predicate_line: int | None = None
     depth: int = 0
-    condition: str | None = None  # the C condition as written: ``buf1_scalar``, ``s68 > 5L`` (a size's cond)  # how many subgraphs enclose it
+    condition: str | None = None  # the C condition as written: ``buf1_scalar``, ``s68 > 5L`` (a size's cond)
+    # the caller's tensors the subgraph's results replace (``buf1 = std::move(while_loop_body_graph_0_buf2);``):
+    # a while_loop body's carried values, a cond's outputs
+    replaces: tuple[str, ...] = ()  # how many subgraphs enclose it
 
     def holds(self, line: int) -> bool:
         return self.first <= line <= self.last
@@ -96,7 +99,7 @@ def branches(lines, texts) -> list[Branch]:
     def close(depth: int, line: int, same: bool = False) -> None:
         while open_ and (open_[-1][7] > depth or (same and open_[-1][7] == depth)):
             r = open_.pop()
-            out.append(Branch(r[0], r[1], r[2], r[3], line, r[5], r[6], r[8], r[9]))
+            out.append(Branch(r[0], r[1], r[2], r[3], line, r[5], r[6], r[8], r[9], tuple(r[10])))
 
     for ln, s in zip(lines, texts):
         last_line = ln
@@ -109,9 +112,13 @@ def branches(lines, texts) -> list[Branch]:
                 op, role = _kind(name, kind)
                 p = scalars.get(pred) if pred else None
                 open_.append([name, op, role, ln, ln, p[0] if p else None, p[1] if p else None, depth, len(open_),
-                              pred if op != "unknown" else None])
+                              pred if op != "unknown" else None, []])
             prev = ln
             continue
+        if open_ and s.endswith(");") and " = std::move(" in s:
+            lhs, _, rhs = s[:-2].partition(" = std::move(")
+            if rhs.startswith(open_[-1][0] + "_") and not lhs.startswith(open_[-1][0] + "_") and lhs.isidentifier():
+                open_[-1][10].append(lhs)
         ib = _item_bool(s)
         if ib is not None:
             scalars[ib[1]] = (ib[0], ln)

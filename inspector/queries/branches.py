@@ -51,6 +51,7 @@ class BranchContext:
     # the model inputs among what they start as (a torch map is lowered to such a loop over its batch)
     body_inputs: list[str] = field(default_factory=list)
     body_model_inputs: list[int] = field(default_factory=list)
+    carried: list[str] = field(default_factory=list)  # those of body_inputs the body's results replace, step to step
     sentence: str = ""  # the answer's body line (explain.branches)
     other: list[OtherBranchBound] = field(default_factory=list)  # the other branch's index checks
 
@@ -133,11 +134,23 @@ def branch_context(pkg: Package, model: str, mt) -> BranchContext | None:
         ctx.predicate_symbols = [s for s in m.symbols if s in b.condition.replace("(", " ").replace(")", " ").split()]
     if b.op == "while_loop":
         ctx.body_inputs, ctx.body_model_inputs = _carried(m, g, b)
+        ctx.carried = [x for x in ctx.body_inputs if x in b.replaces]
     ctx.other = _other_bounds(pkg, model, m, g, bs, b, mt)
     from ..explain.branches import branch_sentence
 
     ctx.sentence = branch_sentence(ctx, mt)
     return ctx
+
+
+def _handle_of(g, v: str) -> str | None:
+    """The tensor buffer ``v`` is a new handle to, one step (``aoti_torch_assign_tensors_out(src, &v_handle)``)."""
+    from ..dialects.base import Dialect
+
+    writers = [u for u, _, d in g.in_edges(v, data=True) if d.get("kind") == "writes"]
+    if len(writers) != 1 or g.nodes[writers[0]].get("target") not in Dialect.assign_calls:
+        return None
+    reads = [u for u, _, d in g.in_edges(writers[0], data=True) if d.get("kind") == "reads"]
+    return reads[0] if len(reads) == 1 else None
 
 
 def _carried(m: Model, g, b: Branch) -> tuple[list[str], list[int]]:
@@ -146,9 +159,7 @@ def _carried(m: Model, g, b: Branch) -> tuple[list[str], list[int]]:
     names, inputs = [], []
     for n, d in g.nodes(data=True):
         if d.get("type") == "buffer" and d["name"].startswith(b.prefix + "arg") and b.holds(d.get("line", -1)):
-            from .index_walk import assigned_from
-
-            src = assigned_from(g, n)
+            src = _handle_of(g, n)
             if src is not None:
                 names.append(g.nodes[src].get("name", src))
                 i = _input_of(g, src)

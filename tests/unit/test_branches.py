@@ -75,7 +75,7 @@ def test_loop_body_named_with_what_it_takes(capsys, name):
     b = _trace(capsys, name, "oob.log")["matches"][0]["branch"]
     assert (b["op"], b["role"]) == ("while_loop", "body") and b["subgraph"].startswith("while_loop_body_graph_0")
     assert b["predicate_kernel"] and b["body_inputs"] and b["body_model_inputs"]
-    assert "emb_weight" in b["body_inputs"]
+    assert "emb_weight" in b["body_inputs"] and "emb_weight" not in b["carried"] and len(b["carried"]) == 2
 
 
 def test_top_level_kernel_has_no_branch(capsys):

@@ -144,6 +144,7 @@ def inputs(name, scenario):
     raise KeyError(name)
 
 
+SILENT = "silently wrong (a float mask read as bool; no check fires)"
 PACKAGES = {
     "cond_two_tables_cpu": dict(model=cond_model, dynamic=None, runs=[
         ("good_true", {}, "no_failure", "x.sum() < 0: the true branch (emb_a, 100 rows)"),
@@ -158,15 +159,15 @@ PACKAGES = {
         ("oob", {}, "index_assert", "input 0 (ids)[3, 0] = 45 >= emb's 40 rows, in the map body (mapped over ids dim 0)")]),
     "mask_keep_true_cpu": dict(model=lambda: mask_model(True), dynamic=None, runs=[
         ("good", {}, "no_failure", None),
-        ("float01", {}, "unknown", "a float 0/1 mask where bool was compiled, no input checks: read as bool bytes"),
+        ("float01", {}, SILENT, "a float 0/1 mask where bool was compiled, no input checks: read as bool bytes"),
         ("float01_checked", {"AOTI_RUNTIME_CHECK_INPUTS": "1"}, "input_check", "input 1 (mask) dtype float32 for bool; fix mask.to(torch.bool) (keep where true)"),
-        ("additive", {}, "unknown", "an additive 0/-inf float mask, no input checks"),
+        ("additive", {}, SILENT, "an additive 0/-inf float mask, no input checks"),
         ("additive_checked", {"AOTI_RUNTIME_CHECK_INPUTS": "1"}, "input_check", "input 1 (mask) dtype float32 for bool; fix mask == 0 (keep where 0)")]),
     "mask_keep_false_cpu": dict(model=lambda: mask_model(False), dynamic=None, runs=[
         ("good", {}, "no_failure", None),
-        ("float01", {}, "unknown", "a float 0/1 mask where bool was compiled, no input checks"),
+        ("float01", {}, SILENT, "a float 0/1 mask where bool was compiled, no input checks"),
         ("float01_checked", {"AOTI_RUNTIME_CHECK_INPUTS": "1"}, "input_check", "input 1 (mask) dtype float32 for bool; fix mask.to(torch.bool) (True = masked out)"),
-        ("additive", {}, "unknown", "an additive 0/-inf float mask, no input checks"),
+        ("additive", {}, SILENT, "an additive 0/-inf float mask, no input checks"),
         ("additive_checked", {"AOTI_RUNTIME_CHECK_INPUTS": "1"}, "input_check", "input 1 (mask) dtype float32 for bool; fix mask != 0 (masked where -inf)")]),
 }
 

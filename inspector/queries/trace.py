@@ -77,6 +77,8 @@ class TraceResult:
             md["complete"] = m.complete
             md["assertion"] = assertion_dict(m.assertion)
             md["table"] = m.table.to_dict() if m.table is not None else None
+            if m.branch is None:  # a kernel at the top level (most): no key, as before issue 35 §3
+                del md["branch"]
             for o, od in zip(m.index_origin, md["index_origin"], strict=True):
                 od["path"] = path_names(o.path)
             md["snippet"] = [{"line": ln, "text": t} for ln, t in m.snippet]

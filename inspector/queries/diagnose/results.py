@@ -67,7 +67,10 @@ class InputCheck(JsonKeys):
     mask_line: int | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if self.mask_keeps is None and self.mask_kernel is None:  # not a float mask: no keys, as before
+            del d["mask_keeps"], d["mask_kernel"], d["mask_line"]
+        return d
 
 
 @dataclass(frozen=True)

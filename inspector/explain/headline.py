@@ -96,7 +96,25 @@ def _index_past(src: str, lim: str, tbl: str, computed: bool = False) -> list[st
 
 
 def trace_headline(v, t, budget: int = WIDTH) -> str:
-    """The first line of a trace's verdict (`causes.Verdict` ``v`` of match ``t``), within ``budget``."""
+    """The first line of a trace's verdict (`causes.Verdict` ``v`` of match ``t``), within ``budget``; where the
+    kernel runs in a torch.cond branch or a while_loop body, which one (`queries.branches.BranchContext`)."""
+    base = _verdict_headline(v, t, budget)
+    where = branch_words(getattr(t, "branch", None))
+    return fit(budget, f"{base} ({where})" if where else "", base)
+
+
+def branch_words(b) -> str | None:
+    """``false branch of torch.cond`` / ``a while_loop body``: where the failing kernel runs, short."""
+    if b is None:
+        return None
+    if b.op == "cond" and b.role in ("true", "false"):
+        return f"{b.role} branch of torch.cond"
+    if b.op == "while_loop":
+        return "a while_loop body" if b.role == "body" else "a while_loop condition"
+    return None
+
+
+def _verdict_headline(v, t, budget: int) -> str:
     var = t.assertion.index_var or "the index"
     src = short_source(v.source, var, getattr(t, "element", None))
     tbl = short_table(t.table)

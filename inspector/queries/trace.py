@@ -185,8 +185,9 @@ def trace_assert(pkg: Package, *, line: int | None = None, message: str | None =
             if k is not None:
                 mt.element = name_elements(slices[n], pkg.index(n), k, mt.assertion, r,
                                            mt.index_origin[0] if mt.index_origin else None, mt.bound, sizes)
-                if mt.decided is not None:  # the element named: the first line says it (`ids[2, 1]`)
-                    mt.headline = headline.trace_headline(mt.decided, mt, headline.MATCH_BUDGET)
+    for mt in matches:  # the element and the branch known: the first line says them (`ids[2, 1]`, false branch)
+        if mt.decided is not None and (mt.element is not None or mt.branch is not None):
+            mt.headline = headline.trace_headline(mt.decided, mt, headline.MATCH_BUDGET)
     if log_name:
         for mt in matches:
             mt.confirm = words.confirm_commands(str(pkg.path), log_name) if mt.confirm else []

@@ -330,3 +330,21 @@ def may_fail(kernel: str, message: str | None, more: int) -> str:
 
 def check_other(verdict: str) -> str:
     return fit(CHECK_BUDGET, verdict, "see below")
+
+
+def weights_not_loaded(n: int, where: str = "") -> str:
+    """A crash of a package built without its weights: what to call (doctor's words for the same fix)."""
+    budget = WIDTH - len("✗ weights_not_loaded: ")
+    return fit(budget, f"run without its {n} constant(s){where}: call load_constants(…) before the first run",
+               "run without its weights: call load_constants(…) before the first run")
+
+
+def nan_in_buffer(what: str, buf: str, writer: str | None) -> str:
+    budget = WIDTH - len("✗ nan_inf: ")
+    return fit(budget, f"{buf} holds {what}, written by {writer}" if writer else "", f"{buf} holds {what}",
+               "the NaN/Inf check compiled into the package fired")
+
+
+def nan_in_input(what: str, label: str) -> str:
+    budget = WIDTH - len("✗ nan_inf: ")
+    return fit(budget, f"{label} holds {what}: the input came in with it", f"an input holds {what}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ....explain import diagnose as say
+from ....explain import headline
 from ..results import Diagnosis, Evidence, step
 from .base import Observations, Rule, _ev
 from .traced import _nan_check
@@ -31,6 +32,7 @@ class NanInf(Rule):
             # read straight from an input (no buffer on the way): that input held it
             direct = any(o.input and not o.through_buffer for o in mt.index_origin)
             d.verdict = say.nan_kernel_verdict(obs.trace.verdict, mt.file_line, mt.call_sites, mt.source_nodes)
+            d.headline = mt.headline
             d.steps = ([step(say.NAN_CHECK_INPUT)] if direct else []) + [
                        step(say.NAN_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "2",
                                               "AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": mt.kernel}, "compile")]
@@ -39,6 +41,7 @@ class NanInf(Rule):
         if inp is not None:
             label = say.input_label(inp.index, inp.name, obs.ep.user_name(inp.index) if obs.ep else None)
             d.verdict = say.nan_input_verdict(what, label)
+            d.headline = headline.nan_in_input(what, label)
             d.steps = [step(say.NAN_CHECK_INPUT)]
             d.own_check = _one_check_of(obs, m, buf, evs)
             d.nan_input = inp.index
@@ -59,6 +62,7 @@ class NanInf(Rule):
                 except Exception:  # noqa: BLE001 - FX nodes are a bonus; the writer stands without them
                     nodes = []
             d.verdict = say.nan_buffer_verdict(what, buf or "a buffer", writer, line, nodes)
+            d.headline = headline.nan_in_buffer(what, buf or "a buffer", writer)
             d.steps = [step(say.NAN_PRINTER, {"AOT_INDUCTOR_DEBUG_INTERMEDIATE_VALUE_PRINTER": "2",
                                               **({"AOT_INDUCTOR_FILTERED_KERNELS_TO_PRINT": writer} if writer else {})},
                             "compile")]

@@ -332,9 +332,14 @@ def check_other(verdict: str) -> str:
     return fit(CHECK_BUDGET, verdict, "see below")
 
 
-def weights_not_loaded(n: int, where: str = "") -> str:
-    """A crash of a package built without its weights: what to call (doctor's words for the same fix)."""
+_WEIGHTS_WHERE = {"blob": " (the .so loaded without its weights blob)", "beside": " (they are beside the .so)", None: ""}
+
+
+def weights_not_loaded(n: int, kept: str | None = None) -> str:
+    """A crash of a package built without its weights: what to call (doctor's words for the same fix).  ``kept``:
+    where the package keeps them ("blob": a binary blob, "beside": pickled beside the .so; None: not in it)."""
     budget = WIDTH - len("✗ weights_not_loaded: ")
+    where = _WEIGHTS_WHERE[kept]
     return fit(budget, f"run without its {n} constant(s){where}: call load_constants(…) before the first run",
                "run without its weights: call load_constants(…) before the first run")
 

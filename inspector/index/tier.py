@@ -133,12 +133,23 @@ class TypedTier:
         """What the launcher of Triton ``kernel`` fixes (`inspector.parse.launch.LaunchConfig`: XBLOCK/YBLOCK from its
         grid, num_warps and shared memory from its ``launchKernel``, its pointers' element types); None for a kernel
         with no launcher, or one whose ``launchKernel`` is not there."""
-        from ..parse.launch import launch_config
+        from ..parse.launch import LaunchConfig, launch_config
 
+        part = f"launch-{kernel}"  # its own cache part: a cached trace names the element without the wrapper's scan
+        doc = self._parts.read(part)
+        if isinstance(doc, dict) and "config" in doc:
+            c = doc["config"]
+            try:
+                return None if c is None else LaunchConfig(c["kernel"], dict(c["blocks"]), c["num_warps"], c["shared"],
+                                                            dict(c["pointer_types"]), tuple(c["lines"]))
+            except (KeyError, TypeError):
+                pass  # a part of another shape: made again below
         r = self.wmap.launchers.get(kernel)
-        if r is None:
-            return None
-        return launch_config(kernel, self.wmap.lines[r.start: r.end + 1], r.start + 1)
+        found = None if r is None else launch_config(kernel, self.wmap.lines[r.start: r.end + 1], r.start + 1)
+        self._parts.write(part, {"config": None if found is None else {
+            "kernel": found.kernel, "blocks": found.blocks, "num_warps": found.num_warps, "shared": found.shared,
+            "pointer_types": found.pointer_types, "lines": list(found.lines)}})
+        return found
 
     def first_pointer_types(self) -> dict[str, str]:
         """kernel -> Triton's element type (``fp32``) of its first pointer parameter, from the ``'signature'`` of the
@@ -168,10 +179,20 @@ def _branches_of(self):
     """run_impl's inlined subgraphs (`inspector.parse.branches.Branch`: torch.cond's branches, while_loop's cond and
     body), wrapper order; made once, on first use (one look over the statements when there is none)."""
     if getattr(self, "_branches", None) is None:
-        from ..parse.branches import branches
+        from dataclasses import asdict
 
+        from ..parse.branches import Branch, branches
+
+        doc = self._parts.read("branches")  # its own cache part: a cached trace needs no scan of the wrapper
+        try:
+            if isinstance(doc, dict) and isinstance(doc.get("branches"), list):
+                self._branches = [Branch(**{**d, "replaces": tuple(d["replaces"])}) for d in doc["branches"]]
+                return self._branches
+        except (KeyError, TypeError):
+            pass  # a part of another shape: made again
         run = self.wmap.run
         self._branches = branches(run.line, run.text)
+        self._parts.write("branches", {"branches": [asdict(x) for x in self._branches]})
     return self._branches
 
 

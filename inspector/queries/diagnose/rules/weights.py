@@ -78,14 +78,14 @@ class WeightsNotLoaded(Rule):
         blob = weights_blob_member(obs.pkg, name)
         if blob:  # binary_blob: aoti_load_package loads the blob itself; a crash means the .so was loaded without it
             d.verdict = say.weights_blob_not_loaded_verdict(n, nbytes, blob[0].rsplit("/", 1)[-1], blob[1])
-            d.headline = headline.weights_not_loaded(n, " (the .so loaded without its weights blob)")
+            d.headline = headline.weights_not_loaded(n, "blob")
             d.steps = [step(say.WEIGHTS_BLOB_STEP), step(say.WEIGHTS_LOAD_STEP)]
             return
         disk = weights_on_disk(obs.pkg, name)
         if disk:  # pickle_weights: the package carries them; only the loader that reads them loads them
             _, pickled, disk_bytes = disk
             d.verdict = say.weights_beside_not_loaded_verdict(n, nbytes, len(pickled), disk_bytes, name)
-            d.headline = headline.weights_not_loaded(n, " (they are beside the .so)")
+            d.headline = headline.weights_not_loaded(n, "beside")
             d.steps = [step(say.weights_from_disk_step(name)), step(say.WEIGHTS_LOAD_STEP)]
             return
         d.verdict = say.weights_not_loaded_verdict(n, nbytes)

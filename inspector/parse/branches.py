@@ -95,6 +95,7 @@ def branches(lines, texts) -> list[Branch]:
     blocks: list[tuple[str, str | None]] = []  # open blocks: (kind, the tensor its condition reads)
     open_: list[list] = []  # [name, op, role, first, last, predicate, predicate_line, block depth, subgraph depth]
     last_line = 0
+    prev = 0  # the line before the current one (a subgraph comment on run_impl's first statement closes nothing)
 
     def close(depth: int, line: int, same: bool = False) -> None:
         while open_ and (open_[-1][7] > depth or (same and open_[-1][7] == depth)):
